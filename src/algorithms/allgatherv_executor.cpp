@@ -1,0 +1,105 @@
+#include "algorithms/allgatherv_executor.hpp"
+
+#include <climits>
+
+#include "algorithms/local_copy.hpp"
+
+namespace collshim {
+namespace {
+
+struct MessageView {
+  void* address = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+};
+
+// Describes the blocks of one transfer as (address, count, type). Returns count 0 for an empty message.
+int describe_message(const BlockTransfer& transfer, const AllgathervCall& call, MPI_Aint extent,
+                     CommContext& context, MessageView& view) {
+  char* const base = static_cast<char*>(call.recvbuf);
+  long long total = 0;
+  bool back_to_back = true;
+  MPI_Aint expected_next = 0;
+  for (std::size_t i = 0; i < transfer.blocks.size(); ++i) {
+    const int block = transfer.blocks[i];
+    const MPI_Aint displacement = call.displacement(block);
+    if (i > 0 && displacement != expected_next) back_to_back = false;
+    expected_next = displacement + call.count(block);
+    total += call.count(block);
+  }
+  view = {};
+  if (total == 0) return MPI_SUCCESS;
+  if (back_to_back && total <= INT_MAX) {
+    view.address = base + call.displacement(transfer.blocks.front()) * extent;
+    view.count = static_cast<int>(total);
+    view.type = call.recvtype;
+    return MPI_SUCCESS;
+  }
+  context.type_lengths.clear();
+  context.type_offsets.clear();
+  for (const int block : transfer.blocks) {
+    if (call.count(block) == 0) continue;
+    context.type_lengths.push_back(call.count(block));
+    context.type_offsets.push_back(call.displacement(block) * extent);
+  }
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int rc = PMPI_Type_create_hindexed(static_cast<int>(context.type_lengths.size()), context.type_lengths.data(),
+                                     context.type_offsets.data(), call.recvtype, &type);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = PMPI_Type_commit(&type);
+  if (rc != MPI_SUCCESS) return rc;
+  context.message_types.push_back(type);
+  view.address = base;
+  view.count = 1;
+  view.type = type;
+  return MPI_SUCCESS;
+}
+
+void free_message_types(CommContext& context) {
+  for (MPI_Datatype& type : context.message_types) PMPI_Type_free(&type);
+  context.message_types.clear();
+}
+
+}  // namespace
+
+int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call, CommContext& context) {
+  const int rank = context.rank();
+  MPI_Aint lower_bound = 0, extent = 0;
+  PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+
+  if (call.sendbuf != MPI_IN_PLACE) {
+    char* own = static_cast<char*>(call.recvbuf) + call.displacement(rank) * extent;
+    const int rc = copy_typed(call.sendbuf, call.sendcount, call.sendtype, own, call.count(rank), call.recvtype);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+
+  int step_index = 0;
+  for (const ScheduleStep& step : schedule.steps) {
+    // Steps complete before the next starts, so the tag only documents the step in traces.
+    const int tag = step_index++ & 0x7fff;
+    context.requests.clear();
+    int rc = MPI_SUCCESS;
+    MessageView view;
+    for (const BlockTransfer& recv : step.recvs) {
+      if ((rc = describe_message(recv, call, extent, context, view)) != MPI_SUCCESS) break;
+      if (view.count == 0) continue;
+      context.requests.push_back(MPI_REQUEST_NULL);
+      rc = PMPI_Irecv(view.address, view.count, view.type, recv.peer, tag, context.comm(), &context.requests.back());
+      if (rc != MPI_SUCCESS) break;
+    }
+    for (const BlockTransfer& send : step.sends) {
+      if (rc != MPI_SUCCESS) break;
+      if ((rc = describe_message(send, call, extent, context, view)) != MPI_SUCCESS) break;
+      if (view.count == 0) continue;
+      context.requests.push_back(MPI_REQUEST_NULL);
+      rc = PMPI_Isend(view.address, view.count, view.type, send.peer, tag, context.comm(), &context.requests.back());
+    }
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Waitall(static_cast<int>(context.requests.size()), context.requests.data(), MPI_STATUSES_IGNORE);
+    free_message_types(context);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace collshim

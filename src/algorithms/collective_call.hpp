@@ -1,0 +1,39 @@
+#pragma once
+// The arguments of one collective call, as the algorithms see them.
+#include <mpi.h>
+
+#include <cstddef>
+
+namespace collshim {
+
+// Allgather runs as Allgatherv with equal counts: recvcounts == nullptr means every block has
+// uniform_count elements at displacement rank * uniform_count (computed in MPI_Aint, so it cannot
+// overflow int the way an explicit displacement array would).
+struct AllgathervCall {
+  const void* sendbuf;  // MPI_IN_PLACE: the own block is already at its place in recvbuf
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  const int* recvcounts;
+  const int* displs;
+  int uniform_count;
+  MPI_Datatype recvtype;
+
+  int count(int block) const { return recvcounts ? recvcounts[block] : uniform_count; }
+  MPI_Aint displacement(int block) const {
+    return displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count;
+  }
+};
+
+struct AlltoallvCall {
+  const void* sendbuf;  // MPI_IN_PLACE: outgoing data is read from recvbuf before it is overwritten
+  const int* sendcounts;
+  const int* sdispls;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  const int* recvcounts;
+  const int* rdispls;
+  MPI_Datatype recvtype;
+};
+
+}  // namespace collshim

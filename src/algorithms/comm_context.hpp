@@ -1,0 +1,45 @@
+#pragma once
+// Per-communicator state of the algorithms: the shadow communicator all internal traffic uses, the
+// schedules generated for it, and scratch storage reused between calls so that repeated calls do not
+// allocate. Owned by the intercept layer's communicator cache.
+#include <mpi.h>
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace collshim {
+
+class CommContext {
+ public:
+  // Takes ownership of `shadow` (a PMPI_Comm_dup of the user's communicator) and frees it.
+  explicit CommContext(MPI_Comm shadow);
+  ~CommContext();
+  CommContext(const CommContext&) = delete;
+  CommContext& operator=(const CommContext&) = delete;
+
+  MPI_Comm comm() const { return comm_; }
+  int size() const { return size_; }
+  int rank() const { return rank_; }
+
+  // The schedule of `choice` for this rank, generated on first use.
+  const Schedule& schedule(const AlgorithmChoice& choice);
+
+  // Scratch storage; contents are meaningless between calls.
+  std::vector<MPI_Request> requests;
+  std::vector<MPI_Datatype> message_types;
+  std::vector<int> type_lengths;
+  std::vector<MPI_Aint> type_offsets;
+  std::vector<std::byte> staging;
+
+ private:
+  MPI_Comm comm_;
+  int size_ = 0;
+  int rank_ = 0;
+  std::vector<std::optional<Schedule>> schedules_;  // indexed by AlgorithmChoice::id
+};
+
+}  // namespace collshim

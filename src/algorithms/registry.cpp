@@ -1,0 +1,74 @@
+#include "algorithms/registry.hpp"
+
+#include <algorithm>
+
+#include "algorithms/alltoallv_algorithms.hpp"
+#include "algorithms/schedules.hpp"
+
+namespace collshim {
+
+using enum Collective;
+
+std::string_view collective_name(Collective collective) {
+  switch (collective) {
+    case allgather: return "allgather";
+    case allgatherv: return "allgatherv";
+    case alltoallv: return "alltoallv";
+  }
+  return "?";
+}
+
+std::string_view mpi_function_name(Collective collective) {
+  switch (collective) {
+    case allgather: return "MPI_Allgather";
+    case allgatherv: return "MPI_Allgatherv";
+    case alltoallv: return "MPI_Alltoallv";
+  }
+  return "?";
+}
+
+bool Algorithm::supports(Collective collective) const {
+  return std::find(collectives.begin(), collectives.end(), collective) != collectives.end();
+}
+
+const std::vector<Algorithm>& algorithms() {
+  static const std::vector<Algorithm> table = [] {
+    std::vector<Algorithm> list;
+    list.push_back({.name = "native",
+                    .summary = "pass the call to the MPI library unchanged",
+                    .collectives = {allgather, allgatherv, alltoallv},
+                    .passes_through = true});
+    list.push_back({.name = "ring",
+                    .summary = "classic ring: p-1 steps, neighbour traffic only",
+                    .collectives = {allgather, allgatherv},
+                    .make_schedule = ring_schedule});
+    list.push_back({.name = "linear",
+                    .summary = "every Irecv and Isend posted at once, one Waitall",
+                    .collectives = {alltoallv},
+                    .run_alltoallv = run_linear_alltoallv});
+    list.push_back({.name = "pairwise",
+                    .summary = "p-1 steps; in step k send to rank+k, receive from rank-k",
+                    .collectives = {alltoallv},
+                    .run_alltoallv = run_pairwise_alltoallv});
+    return list;
+  }();
+  return table;
+}
+
+const Algorithm* find_algorithm(std::string_view name) {
+  const auto& table = algorithms();
+  const auto found = std::find_if(table.begin(), table.end(), [&](const Algorithm& a) { return a.name == name; });
+  return found == table.end() ? nullptr : &*found;
+}
+
+std::string algorithm_names(Collective collective) {
+  std::string names;
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.supports(collective)) continue;
+    if (!names.empty()) names += ", ";
+    names += algorithm.name;
+  }
+  return names;
+}
+
+}  // namespace collshim

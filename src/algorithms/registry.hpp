@@ -1,0 +1,58 @@
+#pragma once
+// The algorithm registry: every algorithm the shim can run, with its parameters and eligibility.
+// Names and parameters are part of the user interface (COLLSHIM_ALLGATHER=bruck:radix=4, rule tables).
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/schedule.hpp"
+
+namespace collshim {
+
+enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2 };
+inline constexpr int collective_count = 3;
+std::string_view collective_name(Collective collective);   // "allgather"
+std::string_view mpi_function_name(Collective collective);  // "MPI_Allgather"
+
+// Parameter values stay text after validation; every declared parameter is present (defaults filled in).
+using Params = std::map<std::string, std::string, std::less<>>;
+int param_int(const Params& params, std::string_view name);
+
+struct ParamSpec {
+  std::string name;
+  std::string expected;  // what a valid value looks like, for error messages
+  std::string default_value;
+  std::function<bool(std::string_view)> accepts;
+};
+ParamSpec integer_param(std::string name, int min_value, int max_value, int default_value);
+
+struct AlltoallvCall;
+class CommContext;
+using ScheduleGenerator = std::function<Schedule(int p, int rank, const Params& params)>;
+using AlltoallvRunner = int (*)(const AlltoallvCall& call, CommContext& context);
+
+struct Algorithm {
+  std::string_view name;
+  std::string_view summary;
+  std::vector<Collective> collectives;
+  std::vector<ParamSpec> params;
+  // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default
+  // parameters) instead; the selector logs the substitution.
+  std::function<bool(int p, const Params& params)> eligible;
+  std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
+  std::string_view fallback;
+  ScheduleGenerator make_schedule;  // allgather family
+  AlltoallvRunner run_alltoallv = nullptr;
+  bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
+
+  bool supports(Collective collective) const;
+};
+
+const std::vector<Algorithm>& algorithms();
+const Algorithm* find_algorithm(std::string_view name);
+// Comma-separated names of the algorithms available for a collective, for error messages.
+std::string algorithm_names(Collective collective);
+
+}  // namespace collshim

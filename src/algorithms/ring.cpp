@@ -1,0 +1,21 @@
+// Classic ring Allgather: p-1 steps; in step s every rank passes on to rank+1 the block it received in
+// step s-1 (its own block in step 0). Cost (p-1)(alpha + m/p beta), neighbour traffic only.
+#include "algorithms/schedules.hpp"
+
+namespace collshim {
+
+Schedule ring_schedule(int p, int rank, const Params& /*params*/) {
+  Schedule schedule;
+  if (p <= 1) return schedule;
+  const int right = (rank + 1) % p;
+  const int left = (rank - 1 + p) % p;
+  for (int s = 0; s < p - 1; ++s) {
+    ScheduleStep step;
+    step.sends.push_back({right, {(rank - s + p) % p}});
+    step.recvs.push_back({left, {(rank - s - 1 + 2 * p) % p}});
+    schedule.steps.push_back(std::move(step));
+  }
+  return schedule;
+}
+
+}  // namespace collshim

@@ -1,0 +1,10 @@
+#pragma once
+// Schedule generators of the allgather family, one per file.
+#include "algorithms/registry.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace collshim {
+
+Schedule ring_schedule(int p, int rank, const Params& params);
+
+}  // namespace collshim

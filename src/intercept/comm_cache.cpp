@@ -1,0 +1,53 @@
+#include "intercept/comm_cache.hpp"
+
+#include <atomic>
+#include <memory>
+
+namespace collshim {
+namespace {
+
+std::atomic<long> live_context_count{0};
+
+// C ABI: MPI calls this when the user's communicator is freed (or its attribute deleted).
+extern "C" int delete_comm_context(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
+  std::unique_ptr<CommContext> owned(static_cast<CommContext*>(value));
+  --live_context_count;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+CommCache::CommCache() {
+  // No copy callback: a user's MPI_Comm_dup must get a fresh shadow, not share this one.
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_comm_context, &keyval_, nullptr);
+}
+
+CommCache::~CommCache() {
+  if (keyval_ == MPI_KEYVAL_INVALID) return;
+  // The predefined communicators outlive MPI_Finalize's user code; release their shadows while MPI
+  // still works. Contexts of user communicators never freed are released by MPI itself.
+  for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
+    void* value = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(comm, keyval_, &value, &found);
+    if (found) PMPI_Comm_delete_attr(comm, keyval_);
+  }
+  PMPI_Comm_free_keyval(&keyval_);
+}
+
+CommContext* CommCache::context(MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  PMPI_Comm_get_attr(comm, keyval_, &value, &found);
+  if (found) return static_cast<CommContext*>(value);
+  MPI_Comm shadow = MPI_COMM_NULL;
+  if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
+  auto context = std::make_unique<CommContext>(shadow);
+  if (PMPI_Comm_set_attr(comm, keyval_, context.get()) != MPI_SUCCESS) return nullptr;
+  ++live_context_count;
+  return context.release();  // owned by the attribute from here on
+}
+
+long CommCache::live_contexts() { return live_context_count.load(); }
+
+}  // namespace collshim

@@ -1,0 +1,29 @@
+#pragma once
+// The shim's process-wide state between MPI_Init and MPI_Finalize.
+#include <spdlog/logger.h>
+
+#include <memory>
+
+#include "intercept/comm_cache.hpp"
+#include "selector/selector.hpp"
+
+namespace collshim {
+
+class Runtime {
+ public:
+  Runtime(const EnvironmentSettings& settings, std::vector<std::string>& errors);
+
+  // Null before MPI_Init, after MPI_Finalize, and when COLLSHIM_DISABLE=1: then every call passes through.
+  static Runtime* active();
+  // Called right after PMPI_Init*. On a configuration error the job stops here: the first rank with
+  // an error prints it, every rank finalizes MPI and exits with status 1.
+  static void start();
+  // Called right before PMPI_Finalize.
+  static void stop();
+
+  Selector selector;
+  CommCache comms;
+  std::shared_ptr<spdlog::logger> log;
+};
+
+}  // namespace collshim

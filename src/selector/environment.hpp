@@ -1,0 +1,35 @@
+#pragma once
+// The per-job environment variables of DESIGN.md, read once at MPI_Init and validated there.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+
+namespace collshim {
+
+enum class LogLevel { off, warn, info, debug, trace };
+
+struct EnvironmentSettings {
+  bool disabled = false;
+  LogLevel log_level = LogLevel::off;
+  // Raw text of COLLSHIM_ALLGATHER, COLLSHIM_ALLGATHERV, COLLSHIM_ALLTOALLV, by Collective.
+  std::array<std::optional<std::string>, collective_count> forced;
+  std::vector<std::string> errors;  // each names the variable and its value
+};
+
+// Name of the forcing variable of a collective, e.g. "COLLSHIM_ALLGATHER".
+const char* forcing_variable(Collective collective);
+
+// `lookup` returns the value of a variable or nullptr (std::getenv in production, a map in tests).
+template <typename Lookup>
+EnvironmentSettings read_environment(Lookup lookup);
+EnvironmentSettings read_process_environment();
+
+// Parses one variable's value; exposed for tests.
+std::optional<LogLevel> parse_log_level(const std::string& text);
+
+}  // namespace collshim
+
+#include "selector/environment_impl.hpp"

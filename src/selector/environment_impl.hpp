@@ -1,0 +1,31 @@
+#pragma once
+// Template part of environment.hpp.
+namespace collshim {
+
+template <typename Lookup>
+EnvironmentSettings read_environment(Lookup lookup) {
+  EnvironmentSettings settings;
+  if (const char* disable = lookup("COLLSHIM_DISABLE")) {
+    const std::string value = disable;
+    if (value == "1") {
+      settings.disabled = true;
+      return settings;  // everything passes through; nothing else is read
+    }
+    if (value != "0" && !value.empty())
+      settings.errors.push_back("COLLSHIM_DISABLE=" + value + ": expected 1 (pass every call through) or 0");
+  }
+  if (const char* level = lookup("COLLSHIM_LOG")) {
+    if (auto parsed = parse_log_level(level)) {
+      settings.log_level = *parsed;
+    } else {
+      settings.errors.push_back(std::string("COLLSHIM_LOG=") + level +
+                                ": unknown log level; expected one of: off, warn, info, debug, trace");
+    }
+  }
+  for (int c = 0; c < collective_count; ++c) {
+    if (const char* value = lookup(forcing_variable(static_cast<Collective>(c)))) settings.forced[c] = value;
+  }
+  return settings;
+}
+
+}  // namespace collshim

@@ -1,0 +1,48 @@
+// Invariants of the registry that the selector and executor rely on.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "algorithms/algorithm_spec.hpp"
+
+namespace collshim {
+namespace {
+
+TEST(Registry, NamesAreUniqueAndEveryAlgorithmCanRun) {
+  std::set<std::string_view> names;
+  for (const Algorithm& algorithm : algorithms()) {
+    EXPECT_TRUE(names.insert(algorithm.name).second) << "duplicate " << algorithm.name;
+    EXPECT_FALSE(algorithm.collectives.empty()) << algorithm.name;
+    for (Collective c : algorithm.collectives) {
+      const bool runnable = algorithm.passes_through ||
+                            (c == Collective::alltoallv ? algorithm.run_alltoallv != nullptr
+                                                        : static_cast<bool>(algorithm.make_schedule));
+      EXPECT_TRUE(runnable) << algorithm.name << " cannot run " << collective_name(c);
+    }
+    for (const ParamSpec& param : algorithm.params) {
+      EXPECT_TRUE(param.accepts(param.default_value)) << algorithm.name << ":" << param.name;
+    }
+  }
+  EXPECT_TRUE(names.contains("native"));
+}
+
+TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollectives) {
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.eligible) continue;
+    EXPECT_FALSE(algorithm.eligibility.empty()) << algorithm.name;
+    const Algorithm* fallback = find_algorithm(algorithm.fallback);
+    ASSERT_NE(fallback, nullptr) << algorithm.name << " falls back to unknown '" << algorithm.fallback << "'";
+    EXPECT_FALSE(fallback->eligible) << algorithm.name << " falls back to a restricted algorithm";
+    for (Collective c : algorithm.collectives) EXPECT_TRUE(fallback->supports(c)) << algorithm.name;
+  }
+}
+
+TEST(Registry, NativeServesEveryCollective) {
+  const Algorithm* native = find_algorithm("native");
+  ASSERT_NE(native, nullptr);
+  EXPECT_TRUE(native->passes_through);
+  for (int c = 0; c < collective_count; ++c) EXPECT_TRUE(native->supports(static_cast<Collective>(c)));
+}
+
+}  // namespace
+}  // namespace collshim

@@ -1,0 +1,91 @@
+// Every allgather-family schedule, for every p from 1 to 130 and every parameter variant: the
+// simulation of all ranks must end with every block exactly once at every rank, never send a block
+// before it is held, and match the algorithm's cost formula (steps, messages, blocks per rank).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/schedule_simulation.hpp"
+
+namespace collshim {
+namespace {
+
+constexpr int max_procs = 130;
+
+struct CostFormula {
+  std::string spec;
+  // Returns an empty string if the stats match the formula for p, else what differs.
+  std::function<std::string(int p, const ScheduleStats& stats)> check;
+};
+
+std::string expect_equal(const char* what, long actual, long expected) {
+  if (actual == expected) return {};
+  return std::string(what) + " is " + std::to_string(actual) + ", formula says " + std::to_string(expected);
+}
+
+// Every rank sends the same number of messages and blocks.
+std::string per_rank(const char* what, const std::vector<long>& values, long expected) {
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    if (values[r] != expected)
+      return std::string(what) + " of rank " + std::to_string(r) + " is " + std::to_string(values[r]) +
+             ", formula says " + std::to_string(expected);
+  }
+  return {};
+}
+
+std::vector<CostFormula> cost_formulas() {
+  return {
+      {"ring",
+       [](int p, const ScheduleStats& s) {
+         // p-1 steps, one block per step.
+         auto e = expect_equal("steps", s.steps, p - 1);
+         if (e.empty()) e = per_rank("messages", s.messages_sent, p - 1);
+         if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
+         return e;
+       }},
+  };
+}
+
+class ScheduleTest : public ::testing::TestWithParam<CostFormula> {};
+
+TEST_P(ScheduleTest, EveryRankGetsEveryBlockOnceForAllProcessCounts) {
+  const CostFormula& formula = GetParam();
+  for (int p = 1; p <= max_procs; ++p) {
+    SpecParseResult parsed = parse_algorithm_spec(formula.spec, Collective::allgatherv);
+    ASSERT_TRUE(parsed.choice) << parsed.error;
+    const AlgorithmChoice& choice = *parsed.choice;
+    const Algorithm& algorithm = *choice.algorithm;
+    if (algorithm.eligible && !algorithm.eligible(p, choice.params)) continue;
+    const SimulationResult result =
+        simulate_allgather(p, [&](int rank) { return algorithm.make_schedule(p, rank, choice.params); });
+    ASSERT_TRUE(result.ok()) << formula.spec << " p=" << p << ": " << result.errors.front();
+    const std::string mismatch = formula.check(p, result.stats);
+    ASSERT_TRUE(mismatch.empty()) << formula.spec << " p=" << p << ": " << mismatch;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllgatherFamily, ScheduleTest, ::testing::ValuesIn(cost_formulas()),
+                         [](const auto& info) {
+                           std::string name = info.param.spec;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// Every registered allgather-family algorithm must appear in the table above.
+TEST(ScheduleTest, EveryScheduleAlgorithmHasACostFormula) {
+  const auto formulas = cost_formulas();
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.make_schedule) continue;
+    const bool covered = std::any_of(formulas.begin(), formulas.end(), [&](const CostFormula& f) {
+      return parse_algorithm_spec(f.spec, Collective::allgather).choice->algorithm == &algorithm;
+    });
+    EXPECT_TRUE(covered) << algorithm.name << " has no schedule test";
+  }
+}
+
+}  // namespace
+}  // namespace collshim
