@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that building and testing collshim needs. Run as root.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends \
+  build-essential cmake pkg-config ca-certificates \
+  libopenmpi-dev openmpi-bin \
+  libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev
