@@ -6,12 +6,12 @@
 namespace collshim {
 namespace {
 
-std::atomic<long> live_context_count{0};
+std::atomic<long> live_state_count{0};
 
 // C ABI: MPI calls this when the user's communicator is freed (or its attribute deleted).
 extern "C" int delete_comm_context(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
-  std::unique_ptr<CommContext> owned(static_cast<CommContext*>(value));
-  --live_context_count;
+  std::unique_ptr<CommState> owned(static_cast<CommState*>(value));
+  --live_state_count;
   return MPI_SUCCESS;
 }
 
@@ -35,19 +35,19 @@ CommCache::~CommCache() {
   PMPI_Comm_free_keyval(&keyval_);
 }
 
-CommContext* CommCache::context(MPI_Comm comm) {
+CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, keyval_, &value, &found);
-  if (found) return static_cast<CommContext*>(value);
+  if (found) return static_cast<CommState*>(value);
   MPI_Comm shadow = MPI_COMM_NULL;
   if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
-  auto context = std::make_unique<CommContext>(shadow);
-  if (PMPI_Comm_set_attr(comm, keyval_, context.get()) != MPI_SUCCESS) return nullptr;
-  ++live_context_count;
-  return context.release();  // owned by the attribute from here on
+  auto state = std::make_unique<CommState>(shadow, placement);
+  if (PMPI_Comm_set_attr(comm, keyval_, state.get()) != MPI_SUCCESS) return nullptr;
+  ++live_state_count;
+  return state.release();  // owned by the attribute from here on
 }
 
-long CommCache::live_contexts() { return live_context_count.load(); }
+long CommCache::live_states() { return live_state_count.load(); }
 
 }  // namespace collshim

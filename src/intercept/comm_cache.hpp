@@ -1,13 +1,23 @@
 #pragma once
 // Shadow communicators: the shim's traffic runs on a PMPI_Comm_dup of the user's communicator, so an
-// application's pending MPI_ANY_SOURCE/MPI_ANY_TAG receive can never match it. The dup and the
-// algorithms' per-communicator state hang off the user's communicator as an attribute; MPI calls our
-// delete callback when the user frees the communicator, and the state goes with it.
+// application's pending MPI_ANY_SOURCE/MPI_ANY_TAG receive can never match it. The dup, the detected
+// mapping, the decision cache and the algorithms' state hang off the user's communicator as one
+// attribute; MPI calls our delete callback when the user frees the communicator, and all of it goes.
 #include <mpi.h>
 
 #include "algorithms/comm_context.hpp"
+#include "selector/decision_cache.hpp"
+#include "selector/mapping_detection.hpp"
 
 namespace collshim {
+
+struct CommState {
+  CommState(MPI_Comm shadow, const ProcessPlacement& placement)
+      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)) {}
+  CommContext context;
+  CommMapping mapping;
+  DecisionCache decisions;
+};
 
 class CommCache {
  public:
@@ -16,12 +26,12 @@ class CommCache {
   CommCache(const CommCache&) = delete;
   CommCache& operator=(const CommCache&) = delete;
 
-  // The context of an intracommunicator, created on first use. Collective over `comm` the first time.
-  // Returns nullptr if the dup fails (the caller passes the call through).
-  CommContext* context(MPI_Comm comm);
+  // The state of an intracommunicator, created on first use: collective over `comm` then (a dup and
+  // one allgather of node ids). Returns nullptr if the dup fails (the caller passes the call through).
+  CommState* state(MPI_Comm comm, const ProcessPlacement& placement);
 
-  // Number of live contexts, for leak checks.
-  static long live_contexts();
+  // Number of live states, for leak checks.
+  static long live_states();
 
  private:
   int keyval_ = MPI_KEYVAL_INVALID;

@@ -25,9 +25,9 @@ struct Target {
   int size = 0;
 };
 
-Target intracommunicator_target(MPI_Comm comm) {
+Target intracommunicator_target(Collective collective, MPI_Comm comm) {
   Runtime* runtime = Runtime::active();
-  if (runtime == nullptr || comm == MPI_COMM_NULL) return {};
+  if (runtime == nullptr || runtime->selector.always_native(collective) || comm == MPI_COMM_NULL) return {};
   int inter = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return {};
   int size = 0;
@@ -43,24 +43,35 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
-// Runs `decision` if it is an algorithm of the shim; returns false when the call must pass through.
+// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
+const Decision& decide(Runtime& runtime, CommState& state, Collective collective, int p, long long block_bytes) {
+  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
+  const CommMapping& mapping = state.mapping;
+  const CallFacts facts{collective,    p,           block_bytes, mapping.mapping,
+                        mapping.nodes, mapping.ppn, mapping.oversubscribed};
+  const Decision decision = runtime.selector.decide(facts);
+  if (decision.choice != decision.requested) {
+    runtime.log->debug("{}: {} is not eligible for p={} (needs {}); running {} instead",
+                       mpi_function_name(collective), decision.requested->text(), p,
+                       decision.requested->algorithm->eligibility, decision.choice->text());
+  }
+  state.decisions.store(collective, block_bytes, decision);
+  return *state.decisions.find(collective, block_bytes);
+}
+
+// Runs the decided algorithm; returns false when the call must pass through.
 template <typename Run>
-bool run_decision(Runtime& runtime, Collective collective, MPI_Comm comm, int p, long long bytes_per_block,
-                  const Decision& decision, const Run& run, int& rc) {
+bool run_decision(Runtime& runtime, CommState& state, Collective collective, int p, long long block_bytes,
+                  const Run& run, int& rc) {
+  const Decision& decision = decide(runtime, state, collective, p, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
   if (runtime.log->should_log(spdlog::level::debug)) {
-    if (decision.choice != decision.requested) {
-      runtime.log->debug("{}: {} is not eligible for p={} (needs {}); running {} instead",
-                         mpi_function_name(collective), decision.requested->text(), p,
-                         decision.requested->algorithm->eligibility, choice.text());
-    }
-    runtime.log->debug("{}: p={} block_bytes={} algorithm={} ({})", mpi_function_name(collective), p,
-                       bytes_per_block, choice.text(), decision.reason);
+    runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
+                       p, block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes, choice.text(),
+                       decision.reason);
   }
   if (choice.algorithm->passes_through) return false;
-  CommContext* context = runtime.comms.context(comm);
-  if (context == nullptr) return false;
-  rc = run(choice, *context);
+  rc = run(choice, state.context);
   return true;
 }
 
@@ -68,24 +79,29 @@ bool run_decision(Runtime& runtime, Collective collective, MPI_Comm comm, int p,
 template <typename PassThrough>
 int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm comm,
                      const PassThrough& pass_through) {
-  const Target target = intracommunicator_target(comm);
+  const Target target = intracommunicator_target(collective, comm);
   if (target.runtime == nullptr || call.recvtype == MPI_DATATYPE_NULL ||
       (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)) ||
       (call.recvcounts ? !counts_valid(call.recvcounts, target.size) : call.uniform_count < 0) ||
       (call.recvcounts && call.displs == nullptr)) {
     return pass_through();
   }
+  CommState* state = target.runtime->comms.state(comm, target.runtime->placement);
+  if (state == nullptr) return pass_through();
+  // Every rank holds the same counts, so every rank computes the same size and decision.
   long long total_elements = 0;
-  for (int block = 0; block < target.size; ++block) total_elements += call.count(block);
-  const long long bytes_per_block = total_elements * type_size(call.recvtype) / target.size;
+  if (call.recvcounts) {
+    for (int block = 0; block < target.size; ++block) total_elements += call.recvcounts[block];
+  } else {
+    total_elements = static_cast<long long>(call.uniform_count) * target.size;
+  }
+  const long long block_bytes = total_elements * type_size(call.recvtype) / target.size;
 
-  const Decision decision = target.runtime->selector.decide(collective, target.size);
   int rc = MPI_SUCCESS;
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return run_allgatherv_schedule(context.schedule(choice), call, context);
   };
-  if (!run_decision(*target.runtime, collective, comm, target.size, bytes_per_block, decision, run, rc))
-    return pass_through();
+  if (!run_decision(*target.runtime, *state, collective, target.size, block_bytes, run, rc)) return pass_through();
   return rc;
 }
 
@@ -134,27 +150,35 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
   const auto pass_through = [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
-  const Target target = intracommunicator_target(comm);
+  const Target target = intracommunicator_target(Collective::alltoallv, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (target.runtime == nullptr || recvtype == MPI_DATATYPE_NULL || !counts_valid(recvcounts, target.size) ||
       rdispls == nullptr ||
       (!in_place && (sendtype == MPI_DATATYPE_NULL || !counts_valid(sendcounts, target.size) || sdispls == nullptr))) {
     return pass_through();
   }
-  // Counts are rank-local: the decision must not depend on them until an agreement step exists, so
-  // the logged size is this rank's own and only informative.
-  long long sent_elements = 0;
-  const int* counts = in_place ? recvcounts : sendcounts;
-  for (int peer = 0; peer < target.size; ++peer) sent_elements += counts[peer];
-  const long long bytes_per_block = sent_elements * type_size(in_place ? recvtype : sendtype) / target.size;
+  CommState* state = target.runtime->comms.state(comm, target.runtime->placement);
+  if (state == nullptr) return pass_through();
+  // Counts are rank-local, so a size-keyed decision needs a size every rank agrees on: the average
+  // block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on the
+  // shadow communicator (a latency-bound O(log p) step). Only paid when some Alltoallv rule tests
+  // block_bytes; otherwise the decision ignores the size and block_bytes is a constant 0.
+  long long block_bytes = 0;
+  if (target.runtime->selector.alltoallv_needs_agreed_size()) {
+    const int* counts = in_place ? recvcounts : sendcounts;
+    long long sent_bytes = 0;
+    for (int peer = 0; peer < target.size; ++peer) sent_bytes += counts[peer];
+    sent_bytes *= type_size(in_place ? recvtype : sendtype);
+    PMPI_Allreduce(MPI_IN_PLACE, &sent_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
+    block_bytes = sent_bytes / (static_cast<long long>(target.size) * target.size);
+  }
 
   const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  const Decision decision = target.runtime->selector.decide(Collective::alltoallv, target.size);
   int rc = MPI_SUCCESS;
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return choice.algorithm->run_alltoallv(call, context);
   };
-  if (!run_decision(*target.runtime, Collective::alltoallv, comm, target.size, bytes_per_block, decision, run, rc))
+  if (!run_decision(*target.runtime, *state, Collective::alltoallv, target.size, block_bytes, run, rc))
     return pass_through();
   return rc;
 }

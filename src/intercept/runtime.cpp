@@ -2,6 +2,7 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -35,29 +36,41 @@ std::shared_ptr<spdlog::logger> make_logger(LogLevel level) {
 
 }  // namespace
 
-Runtime::Runtime(const EnvironmentSettings& settings, std::vector<std::string>& errors)
-    : selector(settings, errors), log(make_logger(settings.log_level)) {}
+Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
+    : selector(settings, diagnostics), log(make_logger(settings.log_level)) {}
 
 Runtime* Runtime::active() { return current_runtime.get(); }
 
 void Runtime::start() {
   EnvironmentSettings settings = read_process_environment();
   if (settings.disabled) return;
-  std::vector<std::string> errors = settings.errors;
-  auto runtime = std::make_unique<Runtime>(settings, errors);
+  std::vector<RuleDiagnostic> diagnostics;
+  for (const std::string& error : settings.errors) diagnostics.push_back({{error, 0, 0}, {}, true});
+  auto runtime = std::make_unique<Runtime>(settings, diagnostics);
+  const bool has_error =
+      std::any_of(diagnostics.begin(), diagnostics.end(), [](const RuleDiagnostic& d) { return d.error; });
 
   // Ranks normally share one environment, but a rank must never run on while another stops: agree.
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int first_rank_with_error = errors.empty() ? INT_MAX : world_rank;
+  int first_rank_with_error = has_error ? world_rank : INT_MAX;
   PMPI_Allreduce(MPI_IN_PLACE, &first_rank_with_error, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  const int reporting_rank = first_rank_with_error == INT_MAX ? 0 : first_rank_with_error;
+  if (world_rank == reporting_rank) {
+    for (const RuleDiagnostic& d : diagnostics) {
+      const std::string text = d.message.empty() ? d.where.text() : d.text();
+      std::fprintf(stderr, "collshim: %s: %s\n", d.error ? "error" : "warning", text.c_str());
+    }
+    std::fflush(stderr);
+  }
   if (first_rank_with_error == INT_MAX) {
+    runtime->placement = detect_process_placement(settings.topology);
     current_runtime = std::move(runtime);
-    current_runtime->log->info("started; {} algorithms registered", algorithms().size());
+    current_runtime->log->info("started; {} algorithms registered, {} rules", algorithms().size(),
+                               current_runtime->selector.rules().rules().size());
     return;
   }
   if (world_rank == first_rank_with_error) {
-    for (const std::string& error : errors) std::fprintf(stderr, "collshim: error: %s\n", error.c_str());
     std::fprintf(stderr, "collshim: stopping the job at MPI_Init; fix the configuration above or unset it\n");
     std::fflush(stderr);
   }

@@ -11,17 +11,18 @@ namespace collshim {
 
 class Runtime {
  public:
-  Runtime(const EnvironmentSettings& settings, std::vector<std::string>& errors);
+  Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
 
   // Null before MPI_Init, after MPI_Finalize, and when COLLSHIM_DISABLE=1: then every call passes through.
   static Runtime* active();
   // Called right after PMPI_Init*. On a configuration error the job stops here: the first rank with
-  // an error prints it, every rank finalizes MPI and exits with status 1.
+  // an error prints it, every rank finalizes MPI and exits with status 1. Warnings are printed once.
   static void start();
   // Called right before PMPI_Finalize.
   static void stop();
 
   Selector selector;
+  ProcessPlacement placement;
   CommCache comms;
   std::shared_ptr<spdlog::logger> log;
 };

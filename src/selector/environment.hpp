@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "selector/mapping.hpp"
 
 namespace collshim {
 
@@ -16,6 +17,9 @@ struct EnvironmentSettings {
   LogLevel log_level = LogLevel::off;
   // Raw text of COLLSHIM_ALLGATHER, COLLSHIM_ALLGATHERV, COLLSHIM_ALLTOALLV, by Collective.
   std::array<std::optional<std::string>, collective_count> forced;
+  std::optional<std::string> config;             // COLLSHIM_CONFIG: rule files separated by ':'
+  std::optional<TopologyOverride> topology;      // COLLSHIM_TOPOLOGY
+  std::optional<std::string> report;             // COLLSHIM_REPORT
   std::vector<std::string> errors;  // each names the variable and its value
 };
 

@@ -22,6 +22,16 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 ": unknown log level; expected one of: off, warn, info, debug, trace");
     }
   }
+  if (const char* config = lookup("COLLSHIM_CONFIG")) settings.config = config;
+  if (const char* report = lookup("COLLSHIM_REPORT")) settings.report = report;
+  if (const char* topology = lookup("COLLSHIM_TOPOLOGY")) {
+    TopologyParseResult parsed = parse_topology_override(topology);
+    if (parsed.topology) {
+      settings.topology = parsed.topology;
+    } else {
+      settings.errors.push_back(std::string("COLLSHIM_TOPOLOGY=") + topology + ": " + parsed.error);
+    }
+  }
   for (int c = 0; c < collective_count; ++c) {
     if (const char* value = lookup(forcing_variable(static_cast<Collective>(c)))) settings.forced[c] = value;
   }

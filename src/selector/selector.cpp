@@ -1,28 +1,81 @@
 #include "selector/selector.hpp"
 
-namespace collshim {
+#include <sstream>
 
-Selector::Selector(const EnvironmentSettings& settings, std::vector<std::string>& errors) {
+namespace collshim {
+namespace {
+
+constexpr const char* default_config_name = "default";
+
+// COLLSHIM_CONFIG entries, in the order given; "default" names the shipped table.
+std::vector<std::string> split_config_list(const std::string& text) {
+  std::vector<std::string> files;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ':')) {
+    if (!item.empty()) files.push_back(item);
+  }
+  return files;
+}
+
+}  // namespace
+
+Selector::Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics) {
+  rule_files_ = settings.config ? split_config_list(*settings.config) : std::vector<std::string>{default_config_name};
+  if (settings.config && rule_files_.empty())
+    diagnostics.push_back({{"COLLSHIM_CONFIG=" + *settings.config, 0, 0}, "empty list of rule files", true});
+  for (const std::string& file : rule_files_) {
+    if (file == default_config_name) {
+      rules_.add_file_text(default_rules_yaml, "default.yaml (shipped)", diagnostics);
+    } else {
+      rules_.add_file(file, diagnostics);
+    }
+  }
+  finish(settings, diagnostics);
+}
+
+Selector::Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics)
+    : rules_(std::move(rules)) {
+  finish(settings, diagnostics);
+}
+
+void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics) {
+  rules_.check_shadowed(diagnostics);
   native_ = intern(*make_choice("native", {}, Collective::allgather).choice);
+  for (const Rule& rule : rules_.rules()) {
+    rule_choice_.push_back(intern(rule.use));
+    rule_label_.push_back(rule.where.text());
+    rule_reason_.push_back("rule at " + rule.where.text());
+  }
   for (int c = 0; c < collective_count; ++c) {
     const auto collective = static_cast<Collective>(c);
+    always_native_[c] = true;
+    for (std::size_t i = 0; i < rules_.rules().size(); ++i) {
+      if (rules_.rules()[i].collective == collective && !rule_choice_[i]->algorithm->passes_through)
+        always_native_[c] = false;
+    }
     if (!settings.forced[c]) continue;
     SpecParseResult parsed = parse_algorithm_spec(*settings.forced[c], collective);
     if (!parsed.choice) {
-      errors.push_back(std::string(forcing_variable(collective)) + "=" + *settings.forced[c] + ": " + parsed.error);
+      diagnostics.push_back(
+          {{std::string(forcing_variable(collective)) + "=" + *settings.forced[c], 0, 0}, parsed.error, true});
       continue;
     }
-    forced_[c] = intern(std::move(*parsed.choice));
+    forced_[c] = intern(*parsed.choice);
     forced_reason_[c] = std::string("forced by ") + forcing_variable(collective);
+    always_native_[c] = forced_[c]->algorithm->passes_through;
   }
+  alltoallv_needs_agreed_size_ = !forced_[static_cast<int>(Collective::alltoallv)] &&
+                                 rules_.tests_block_bytes(Collective::alltoallv);
 }
 
-const AlgorithmChoice* Selector::intern(AlgorithmChoice choice) {
+const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
   for (const AlgorithmChoice& existing : choices_) {
     if (existing.algorithm == choice.algorithm && existing.params == choice.params) return &existing;
   }
-  choice.id = static_cast<int>(choices_.size());
-  choices_.push_back(std::move(choice));
+  AlgorithmChoice copy = choice;
+  copy.id = static_cast<int>(choices_.size());
+  choices_.push_back(std::move(copy));
   const AlgorithmChoice* interned = &choices_.back();
   fallback_.push_back(nullptr);
   if (!interned->algorithm->fallback.empty()) {
@@ -34,18 +87,25 @@ const AlgorithmChoice* Selector::intern(AlgorithmChoice choice) {
   return interned;
 }
 
-Decision Selector::decide(Collective collective, int comm_size) const {
-  const AlgorithmChoice* requested = forced_[static_cast<int>(collective)];
-  const char* reason = forced_reason_[static_cast<int>(collective)].c_str();
-  if (requested == nullptr) {
-    requested = native_;
-    reason = "no rule selects an algorithm";
+Decision Selector::decide(const CallFacts& facts) const {
+  Decision decision;
+  const int c = static_cast<int>(facts.collective);
+  if (forced_[c]) {
+    decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), "forced"};
+  } else {
+    decision = {native_, native_, "no rule matches", "default"};
+    const auto& rules = rules_.rules();
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+      if (rules[i].collective == facts.collective && rules[i].when.matches(facts)) {
+        decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), rule_label_[i].c_str()};
+        break;
+      }
+    }
   }
-  const Algorithm& algorithm = *requested->algorithm;
-  if (algorithm.eligible && !algorithm.eligible(comm_size, requested->params)) {
-    return {fallback_[requested->id], requested, reason};
-  }
-  return {requested, requested, reason};
+  const Algorithm& algorithm = *decision.requested->algorithm;
+  if (algorithm.eligible && !algorithm.eligible(facts.procs, decision.requested->params))
+    decision.choice = fallback_[decision.requested->id];
+  return decision;
 }
 
 }  // namespace collshim

@@ -1,39 +1,62 @@
 #pragma once
-// Decides which algorithm runs a call. Today: a forcing variable, else `native`; the rule table of
-// DESIGN.md plugs in here. Every input of a decision is known identically on all ranks of the call.
+// Decides which algorithm runs a call: a forcing variable beats every rule; otherwise the first
+// matching rule of the rule tables; otherwise `native`. Every input of a decision is known
+// identically on all ranks of the call (Alltoallv sizes are agreed first; see entry_points.cpp).
 #include <array>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "selector/environment.hpp"
+#include "selector/rule_table.hpp"
 
 namespace collshim {
 
 struct Decision {
-  const AlgorithmChoice* choice;     // what runs
-  const AlgorithmChoice* requested;  // what the configuration asked for; differs after a fallback
-  const char* reason;                // why `requested` was chosen, for the debug log
+  const AlgorithmChoice* choice = nullptr;     // what runs
+  const AlgorithmChoice* requested = nullptr;  // what the configuration asked for; differs after a fallback
+  const char* reason = "";                     // why `requested` was chosen
+  const char* rule_label = "";                 // "file:line:column" of the rule, "forced" or "default"
 };
 
 class Selector {
  public:
-  // Validates the forcing variables; problems are appended to `errors`, each naming its variable.
-  Selector(const EnvironmentSettings& settings, std::vector<std::string>& errors);
+  // Reads the forcing variables and the rule files of COLLSHIM_CONFIG (default: the shipped rules).
+  // Problems are appended to `diagnostics`, each naming its variable or file:line:column.
+  Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
+  // For tests and tools: an explicit rule table instead of COLLSHIM_CONFIG.
+  Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics);
 
-  Decision decide(Collective collective, int comm_size) const;
+  Decision decide(const CallFacts& facts) const;
 
-  // All choices the selector can return, indexed by AlgorithmChoice::id.
+  // True when nothing can ever choose an algorithm other than native for `collective`: calls then
+  // pass through without touching per-communicator state.
+  bool always_native(Collective collective) const { return always_native_[static_cast<int>(collective)]; }
+  // True when an Alltoallv decision depends on the size, which ranks must then agree on.
+  bool alltoallv_needs_agreed_size() const { return alltoallv_needs_agreed_size_; }
+
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
+  const RuleTable& rules() const { return rules_; }
+  // Rule files in the order given, for reports; "default" is the shipped table.
+  const std::vector<std::string>& rule_files() const { return rule_files_; }
 
  private:
-  const AlgorithmChoice* intern(AlgorithmChoice choice);
+  void finish(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
+  const AlgorithmChoice* intern(const AlgorithmChoice& choice);
 
-  std::deque<AlgorithmChoice> choices_;  // deque: pointers stay valid as it grows
-  std::vector<const AlgorithmChoice*> fallback_;  // by choice id; null when the algorithm has none
+  RuleTable rules_;
+  std::vector<std::string> rule_files_;
+  std::vector<const AlgorithmChoice*> rule_choice_;  // by rule index
+  std::vector<std::string> rule_reason_;             // "rule at file:line:column"
+  std::vector<std::string> rule_label_;              // "file:line:column"
+  std::deque<AlgorithmChoice> choices_;              // deque: pointers stay valid as it grows
+  std::vector<const AlgorithmChoice*> fallback_;     // by choice id; null when the algorithm has none
   std::array<const AlgorithmChoice*, collective_count> forced_{};
-  std::array<std::string, collective_count> forced_reason_;  // "forced by COLLSHIM_ALLGATHER"
+  std::array<std::string, collective_count> forced_reason_;
+  std::array<bool, collective_count> always_native_{};
+  bool alltoallv_needs_agreed_size_ = false;
   const AlgorithmChoice* native_ = nullptr;
 };
 

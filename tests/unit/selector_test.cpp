@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 
 #include "selector/selector.hpp"
 
@@ -41,32 +42,115 @@ TEST(Environment, ReadsLogLevels) {
   EXPECT_EQ(environment({{"COLLSHIM_LOG", "warn"}}).log_level, LogLevel::warn);
 }
 
+// Selector over an explicit rule table (text), so tests never depend on the shipped defaults.
+struct Built {
+  std::vector<RuleDiagnostic> diagnostics;
+  std::unique_ptr<Selector> selector;
+};
+Built build(const std::map<std::string, std::string>& variables, const std::vector<std::string>& files = {}) {
+  Built built;
+  RuleTable table;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    table.add_file_text(files[i], "f" + std::to_string(i) + ".yaml", built.diagnostics);
+  built.selector = std::make_unique<Selector>(environment(variables), std::move(table), built.diagnostics);
+  return built;
+}
+
+CallFacts facts(Collective c, int procs, long long bytes = 64, MappingClass mapping = MappingClass::sequential,
+                int nodes = 2) {
+  return {c, procs, bytes, mapping, nodes, procs / nodes + 1, false};
+}
+
+std::string_view chosen(const Built& b, const CallFacts& f) { return b.selector->decide(f).choice->algorithm->name; }
+
 TEST(Selector, ForcingVariableChoosesTheAlgorithmOfItsCollectiveOnly) {
-  std::vector<std::string> errors;
-  const Selector selector(environment({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLTOALLV", "pairwise"}}), errors);
-  EXPECT_TRUE(errors.empty());
-  EXPECT_EQ(selector.decide(Collective::allgather, 5).choice->algorithm->name, "ring");
-  EXPECT_EQ(selector.decide(Collective::allgatherv, 5).choice->algorithm->name, "native");
-  EXPECT_EQ(selector.decide(Collective::alltoallv, 5).choice->algorithm->name, "pairwise");
+  const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLTOALLV", "pairwise"}});
+  EXPECT_TRUE(b.diagnostics.empty());
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 5)), "ring");
+  EXPECT_EQ(chosen(b, facts(Collective::allgatherv, 5)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 5)), "pairwise");
+  EXPECT_TRUE(b.selector->always_native(Collective::allgatherv));
+  EXPECT_FALSE(b.selector->always_native(Collective::allgather));
 }
 
 TEST(Selector, RepeatedDecisionsReturnTheSameInternedChoice) {
-  std::vector<std::string> errors;
-  const Selector selector(environment({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLGATHERV", "ring"}}), errors);
-  const Decision a = selector.decide(Collective::allgather, 8);
-  const Decision b = selector.decide(Collective::allgatherv, 8);
-  EXPECT_EQ(a.choice, b.choice);
-  EXPECT_EQ(a.choice->id, b.choice->id);
-  EXPECT_EQ(&selector.choices()[a.choice->id], a.choice);
+  const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLGATHERV", "ring"}});
+  const Decision x = b.selector->decide(facts(Collective::allgather, 8));
+  const Decision y = b.selector->decide(facts(Collective::allgatherv, 8));
+  EXPECT_EQ(x.choice, y.choice);
+  EXPECT_EQ(&b.selector->choices()[x.choice->id], x.choice);
 }
 
 TEST(Selector, BadForcingValuesAreErrorsNamingTheVariable) {
-  std::vector<std::string> errors;
-  const Selector selector(environment({{"COLLSHIM_ALLGATHERV", "brick"}, {"COLLSHIM_ALLTOALLV", "ring"}}), errors);
-  ASSERT_EQ(errors.size(), 2u);
-  EXPECT_EQ(errors[0].rfind("COLLSHIM_ALLGATHERV=brick: unknown algorithm 'brick' for allgatherv", 0), 0u)
-      << errors[0];
-  EXPECT_EQ(errors[1].rfind("COLLSHIM_ALLTOALLV=ring: unknown algorithm 'ring' for alltoallv", 0), 0u) << errors[1];
+  const auto b = build({{"COLLSHIM_ALLGATHERV", "brick"}, {"COLLSHIM_ALLTOALLV", "ring"}});
+  ASSERT_EQ(b.diagnostics.size(), 2u);
+  EXPECT_EQ(b.diagnostics[0].text().rfind("COLLSHIM_ALLGATHERV=brick: unknown algorithm 'brick' for allgatherv", 0), 0u)
+      << b.diagnostics[0].text();
+  EXPECT_EQ(b.diagnostics[1].text().rfind("COLLSHIM_ALLTOALLV=ring: unknown algorithm 'ring' for alltoallv", 0), 0u)
+      << b.diagnostics[1].text();
+}
+
+const char* by_size_and_mapping = R"(version: 1
+rules:
+  - collective: allgather
+    when: { block_bytes: -1KiB, mapping: cyclic }
+    use: ring
+  - collective: allgather
+    when: { block_bytes: 64KiB- }
+    use: ring
+  - collective: alltoallv
+    when: { procs: 4-8 }
+    use: pairwise
+)";
+
+TEST(Selector, FirstMatchingRuleWinsAndNoMatchMeansNative) {
+  const auto b = build({}, {by_size_and_mapping});
+  ASSERT_TRUE(b.diagnostics.empty()) << b.diagnostics[0].text();
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 8, 1024, MappingClass::cyclic)), "ring");
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 8, 1025, MappingClass::cyclic)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 8, 512, MappingClass::sequential)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 8, 65536, MappingClass::sequential)), "ring");
+  EXPECT_EQ(chosen(b, facts(Collective::allgatherv, 8, 65536)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 3)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 4)), "pairwise");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 8)), "pairwise");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 9)), "native");
+  const Decision d = b.selector->decide(facts(Collective::alltoallv, 4));
+  EXPECT_STREQ(d.rule_label, "f0.yaml:9:5");
+  EXPECT_STREQ(d.reason, "rule at f0.yaml:9:5");
+  EXPECT_FALSE(b.selector->alltoallv_needs_agreed_size());
+}
+
+TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
+  const char* site = "version: 1\nrules:\n  - { collective: allgather, use: native }\n";
+  const char* job = "version: 1\nrules:\n  - { collective: allgather, when: { procs: 5 }, use: ring }\n";
+  const auto b = build({}, {site, job});
+  ASSERT_TRUE(b.diagnostics.empty()) << b.diagnostics[0].text();
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 5)), "ring");
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 6)), "native");
+  const auto reversed = build({}, {job, site});
+  EXPECT_EQ(chosen(reversed, facts(Collective::allgather, 5)), "native");
+  ASSERT_EQ(reversed.diagnostics.size(), 1u);  // the job rule is now shadowed by the site's catch-all
+  EXPECT_FALSE(reversed.diagnostics[0].error);
+  const auto forced = build({{"COLLSHIM_ALLGATHER", "native"}}, {site, job});
+  EXPECT_EQ(chosen(forced, facts(Collective::allgather, 5)), "native");
+  EXPECT_STREQ(forced.selector->decide(facts(Collective::allgather, 5)).reason, "forced by COLLSHIM_ALLGATHER");
+}
+
+TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
+  const auto b = build({}, {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  EXPECT_TRUE(b.selector->alltoallv_needs_agreed_size());
+  EXPECT_FALSE(b.selector->always_native(Collective::alltoallv));
+  const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
+                            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  EXPECT_FALSE(forced.selector->alltoallv_needs_agreed_size());
+}
+
+TEST(Selector, ShippedDefaultRulesLoadWithoutProblems) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const Selector selector(environment({}), diagnostics);
+  for (const auto& d : diagnostics) ADD_FAILURE() << d.text();
+  EXPECT_EQ(selector.rule_files(), std::vector<std::string>{"default"});
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+#pragma once
+// Rule tables (DESIGN.md "Rule table"): YAML files of rules, tried in order, first match wins.
+// Parsing validates everything up front and reports problems as file:line:column messages.
+#include <climits>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "selector/mapping.hpp"
+
+namespace collshim {
+
+// Where a problem is: file:line:column in a rule file, or (line 0) an environment setting such as
+// "COLLSHIM_ALLGATHER=brick".
+struct SourceLocation {
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+  std::string text() const;  // "file:line:column", or just file when line is 0
+};
+
+// Inclusive range; the YAML forms are "a-b", "a-", "-b" and "a".
+struct Range {
+  long long low = 0;
+  long long high = LLONG_MAX;
+  bool contains(long long value) const { return value >= low && value <= high; }
+  bool covers(const Range& other) const { return other.low >= low && other.high <= high; }
+};
+
+// What a rule can test. block_bytes is the average bytes per rank block: total received / p for the
+// allgathers, total exchanged / p^2 for Alltoallv.
+struct CallFacts {
+  Collective collective;
+  int procs = 1;
+  long long block_bytes = 0;
+  MappingClass mapping = MappingClass::single_node;
+  int nodes = 1;
+  int ppn = 1;
+  bool oversubscribed = false;
+};
+
+struct RuleConditions {
+  std::optional<Range> procs, block_bytes, nodes, ppn;
+  std::optional<std::vector<MappingClass>> mapping;  // any of these
+  std::optional<bool> oversubscribed;
+
+  bool matches(const CallFacts& facts) const;
+  bool covers(const RuleConditions& other) const;  // every call `other` matches, this matches too
+};
+
+struct Rule {
+  Collective collective;
+  RuleConditions when;
+  AlgorithmChoice use;
+  SourceLocation where;  // of the rule's first key
+};
+
+struct RuleDiagnostic {
+  SourceLocation where;
+  std::string message;
+  bool error = true;  // false: a warning
+  std::string text() const;  // "file:line:column: message"
+};
+
+// The rules of all files, in the order they are tried.
+class RuleTable {
+ public:
+  // Parses YAML text; `file` names it in messages. Appends problems to `diagnostics`; rules of a
+  // file with errors are still added where they parsed, but the caller must not run with errors.
+  void add_file_text(const std::string& text, const std::string& file, std::vector<RuleDiagnostic>& diagnostics);
+  // Reads and parses a file.
+  void add_file(const std::string& path, std::vector<RuleDiagnostic>& diagnostics);
+  // Files added later take precedence: their rules are tried first.
+  const std::vector<Rule>& rules() const { return rules_; }
+  // Warns about every rule that an earlier-tried rule of the same collective always pre-empts.
+  void check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const;
+  const Rule* match(const CallFacts& facts) const;
+  // True when some rule of `collective` tests block_bytes (Alltoallv then needs an agreed size).
+  bool tests_block_bytes(Collective collective) const;
+  bool empty() const { return rules_.empty(); }
+
+ private:
+  std::vector<Rule> rules_;
+};
+
+// Parses sizes like "4KiB", "1MiB", "512", "512B"; nullopt if malformed.
+std::optional<long long> parse_byte_size(std::string_view text);
+
+// The shipped config/default.yaml, compiled into the library.
+extern const char* const default_rules_yaml;
+
+}  // namespace collshim

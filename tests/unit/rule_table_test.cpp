@@ -1,0 +1,215 @@
+// Rule-table parsing: every error kind names file:line:column and says what was expected; ranges
+// match at their boundaries; shadowed rules are warnings.
+#include <gtest/gtest.h>
+
+#include "selector/rule_table.hpp"
+
+namespace collshim {
+namespace {
+
+std::vector<RuleDiagnostic> problems(const std::string& text, RuleTable* table_out = nullptr) {
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file_text(text, "site.yaml", diagnostics);
+  table.check_shadowed(diagnostics);
+  if (table_out) *table_out = std::move(table);
+  return diagnostics;
+}
+
+// Exactly one error, at line:column, whose text contains `what`.
+void expect_error(const std::string& yaml, int line, int column, const std::string& what) {
+  const auto found = problems(yaml);
+  ASSERT_EQ(found.size(), 1u) << yaml << (found.empty() ? "" : "\nfirst: " + found[0].text());
+  EXPECT_TRUE(found[0].error);
+  EXPECT_EQ(found[0].where.file, "site.yaml");
+  EXPECT_EQ(found[0].where.line, line) << found[0].text();
+  EXPECT_EQ(found[0].where.column, column) << found[0].text();
+  EXPECT_NE(found[0].text().find(what), std::string::npos) << found[0].text();
+  EXPECT_EQ(found[0].text().rfind("site.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": ", 0), 0u);
+}
+
+const std::string head = "version: 1\nrules:\n";
+
+TEST(RuleTable, ParsesTheDesignExample) {
+  RuleTable table;
+  const auto found = problems(head +
+                                  "  - collective: allgather\n"
+                                  "    when:\n"
+                                  "      procs: 64-\n"
+                                  "      block_bytes: 1KiB-256KiB\n"
+                                  "      mapping: sequential\n"
+                                  "      nodes: 2-\n"
+                                  "    use: ring\n"
+                                  "  - collective: alltoallv\n"
+                                  "    when: { block_bytes: -1KiB, oversubscribed: true, ppn: 4 }\n"
+                                  "    use: { algorithm: pairwise }\n",
+                              &table);
+  ASSERT_TRUE(found.empty()) << found[0].text();
+  ASSERT_EQ(table.rules().size(), 2u);
+  const Rule& first = table.rules()[0];
+  EXPECT_EQ(first.collective, Collective::allgather);
+  EXPECT_EQ(first.where.line, 3);
+  EXPECT_EQ(first.where.column, 5);
+  EXPECT_EQ(first.when.procs->low, 64);
+  EXPECT_EQ(first.when.block_bytes->low, 1024);
+  EXPECT_EQ(first.when.block_bytes->high, 256 * 1024);
+  EXPECT_EQ(first.use.algorithm->name, "ring");
+  EXPECT_TRUE(table.tests_block_bytes(Collective::alltoallv));
+  EXPECT_FALSE(table.tests_block_bytes(Collective::allgatherv));
+}
+
+TEST(RuleTable, RangesMatchAtTheirBoundaries) {
+  RuleTable table;
+  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 4-8, block_bytes: 1KiB-2KiB }, use: ring }\n",
+                       &table).empty());
+  CallFacts f{Collective::allgather, 4, 1024, MappingClass::sequential, 1, 4, false};
+  EXPECT_TRUE(table.match(f));
+  f.procs = 8;
+  f.block_bytes = 2048;
+  EXPECT_TRUE(table.match(f));
+  f.procs = 3;
+  EXPECT_FALSE(table.match(f));
+  f.procs = 9;
+  EXPECT_FALSE(table.match(f));
+  f.procs = 8;
+  f.block_bytes = 1023;
+  EXPECT_FALSE(table.match(f));
+  f.block_bytes = 2049;
+  EXPECT_FALSE(table.match(f));
+  f.block_bytes = 1500;
+  f.collective = Collective::allgatherv;
+  EXPECT_FALSE(table.match(f));
+}
+
+TEST(RuleTable, SizesAndSingleValues) {
+  EXPECT_EQ(parse_byte_size("512"), 512);
+  EXPECT_EQ(parse_byte_size("512B"), 512);
+  EXPECT_EQ(parse_byte_size("4KiB"), 4096);
+  EXPECT_EQ(parse_byte_size("1MiB"), 1 << 20);
+  EXPECT_EQ(parse_byte_size("2GiB"), 2LL << 30);
+  EXPECT_FALSE(parse_byte_size("4KB"));
+  EXPECT_FALSE(parse_byte_size("4k"));
+  EXPECT_FALSE(parse_byte_size("KiB"));
+  RuleTable table;
+  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 6 }, use: ring }\n", &table).empty());
+  EXPECT_EQ(table.rules()[0].when.procs->low, 6);
+  EXPECT_EQ(table.rules()[0].when.procs->high, 6);
+}
+
+TEST(RuleTable, MalformedYaml) { expect_error(head + "  - collective: [allgather\n", 4, 1, "malformed YAML"); }
+
+TEST(RuleTable, UnknownTopLevelKey) {
+  expect_error("version: 1\nrule:\n  - {}\nrules: []\n", 2, 1, "unknown key 'rule', expected 'version' or 'rules'");
+}
+
+TEST(RuleTable, BadOrMissingVersion) {
+  expect_error("version: 2\nrules: []\n", 1, 10, "unsupported version '2', expected 1");
+  expect_error("rules: []\n", 1, 1, "missing 'version: 1'");
+}
+
+TEST(RuleTable, RulesNotAList) { expect_error("version: 1\nrules: ring\n", 2, 8, "'rules' must be a list"); }
+
+TEST(RuleTable, UnknownRuleKey) {
+  expect_error(head + "  - collective: allgather\n    usе: ring\n    use: ring\n", 4, 5,
+               "unknown key 'usе' in rule, expected collective, when or use");
+}
+
+TEST(RuleTable, UnknownCollective) {
+  expect_error(head + "  - collective: allreduce\n    use: ring\n", 3, 17,
+               "unknown collective 'allreduce', expected allgather, allgatherv or alltoallv");
+}
+
+TEST(RuleTable, MissingUse) {
+  expect_error(head + "  - collective: allgather\n    when: { procs: 4 }\n", 3, 5, "rule has no 'use'");
+}
+
+TEST(RuleTable, UnknownCondition) {
+  expect_error(head + "  - collective: allgather\n    when: { cores: 4 }\n    use: ring\n", 4, 13,
+               "unknown condition 'cores', expected procs, block_bytes, mapping, nodes, ppn or oversubscribed");
+}
+
+TEST(RuleTable, UnknownAlgorithm) {
+  expect_error(head + "  - collective: allgather\n    use: brick\n", 4, 10,
+               "unknown algorithm 'brick' for allgather; expected one of: native, ring");
+}
+
+TEST(RuleTable, AlgorithmOfAnotherCollective) {
+  expect_error(head + "  - collective: alltoallv\n    use: ring\n", 4, 10, "unknown algorithm 'ring' for alltoallv");
+}
+
+TEST(RuleTable, UnknownParameter) {
+  expect_error(head + "  - collective: allgather\n    use: { algorithm: ring, radix: 4 }\n", 4, 10,
+               "unknown parameter 'radix' for ring");
+}
+
+TEST(RuleTable, UseMapWithoutAlgorithm) {
+  expect_error(head + "  - collective: allgather\n    use: { radix: 4 }\n", 4, 10, "'use' map has no 'algorithm'");
+}
+
+TEST(RuleTable, BadUnit) {
+  expect_error(head + "  - collective: allgather\n    when: { block_bytes: 4KB- }\n    use: ring\n", 4, 26,
+               "bad range '4KB-' for block_bytes, expected a-b, a-, -b or a, with sizes like 512, 512B, 4KiB");
+}
+
+TEST(RuleTable, BadRangeSyntax) {
+  expect_error(head + "  - collective: allgather\n    when: { procs: four }\n    use: ring\n", 4, 20,
+               "bad range 'four' for procs");
+  expect_error(head + "  - collective: allgather\n    when: { procs: \"-\" }\n    use: ring\n", 4, 20,
+               "bad range '-' for procs");
+}
+
+TEST(RuleTable, ImpossibleRange) {
+  expect_error(head + "  - collective: allgather\n    when: { procs: 64-8 }\n    use: ring\n", 4, 20,
+               "impossible range '64-8' for procs: the low end is above the high end");
+  expect_error(head + "  - collective: allgather\n    when: { nodes: -0 }\n    use: ring\n", 4, 20,
+               "impossible range '-0' for nodes: values start at 1");
+}
+
+TEST(RuleTable, UnknownMapping) {
+  expect_error(head + "  - collective: allgather\n    when: { mapping: [sequential, roundrobin] }\n    use: ring\n", 4,
+               35, "unknown mapping 'roundrobin', expected single_node, sequential, cyclic or irregular");
+}
+
+TEST(RuleTable, BadOversubscribed) {
+  expect_error(head + "  - collective: allgather\n    when: { oversubscribed: sometimes }\n    use: ring\n", 4, 29,
+               "bad value 'sometimes' for oversubscribed, expected true or false");
+}
+
+TEST(RuleTable, DuplicateKey) {
+  expect_error(head + "  - collective: allgather\n    use: ring\n    use: native\n", 5, 5, "key 'use' given twice");
+}
+
+TEST(RuleTable, UnreadableFile) {
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file("/nonexistent/rules.yaml", diagnostics);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].text(), "/nonexistent/rules.yaml:1:1: cannot read the rule file");
+}
+
+TEST(RuleTable, ShadowedRulesAreWarnings) {
+  const auto found = problems(head +
+                              "  - { collective: allgather, when: { block_bytes: -4KiB }, use: native }\n"
+                              "  - { collective: allgather, when: { block_bytes: 1KiB-2KiB, procs: 8- }, use: ring }\n"
+                              "  - { collective: allgatherv, when: { block_bytes: 1KiB-2KiB }, use: ring }\n"
+                              "  - { collective: allgather, when: { block_bytes: 2KiB-8KiB }, use: ring }\n");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_FALSE(found[0].error);
+  EXPECT_EQ(found[0].text(),
+            "site.yaml:4:5: rule can never match: every call it matches is taken first by the rule at site.yaml:3:5");
+}
+
+TEST(RuleTable, MappingListsAndCatchAllsShadow) {
+  const auto found = problems(head +
+                              "  - { collective: allgather, when: { mapping: [sequential, cyclic] }, use: native }\n"
+                              "  - { collective: allgather, when: { mapping: cyclic, nodes: 4- }, use: ring }\n"
+                              "  - { collective: allgather, when: { mapping: irregular }, use: ring }\n"
+                              "  - { collective: allgather, use: native }\n"
+                              "  - { collective: allgather, when: { oversubscribed: true }, use: ring }\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].where.line, 4);
+  EXPECT_EQ(found[1].where.line, 7);
+}
+
+}  // namespace
+}  // namespace collshim
