@@ -298,6 +298,61 @@ bool RuleConditions::matches(const CallFacts& facts) const {
   return true;
 }
 
+namespace {
+
+std::string size_text(long long bytes) {
+  for (const auto& [unit, scale] : {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}}) {
+    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
+  }
+  return std::to_string(bytes);
+}
+
+std::string range_text(const Range& range, const RangeKind& kind) {
+  auto end = [&](long long v) { return kind.sizes ? size_text(v) : std::to_string(v); };
+  if (range.low == range.high) return end(range.low);
+  const std::string low = range.low == kind.minimum ? "" : end(range.low);
+  const std::string high = range.high == LLONG_MAX ? "" : end(range.high);
+  return low + "-" + high;
+}
+
+std::string mapping_list_text(const std::vector<MappingClass>& mapping) {
+  if (mapping.size() == 1) return std::string(mapping_name(mapping[0]));
+  std::string text = "[";
+  for (std::size_t i = 0; i < mapping.size(); ++i) text += (i ? ", " : "") + std::string(mapping_name(mapping[i]));
+  return text + "]";
+}
+
+}  // namespace
+
+std::string RuleConditions::mismatch(const CallFacts& facts) const {
+  auto outside = [](const char* name, long long value, const Range& range, const RangeKind& kind) {
+    return std::string(name) + " " + std::to_string(value) + " is outside " + range_text(range, kind);
+  };
+  if (procs && !procs->contains(facts.procs)) return outside("procs", facts.procs, *procs, count_kind);
+  if (block_bytes && !block_bytes->contains(facts.block_bytes))
+    return outside("block_bytes", facts.block_bytes, *block_bytes, size_kind);
+  if (nodes && !nodes->contains(facts.nodes)) return outside("nodes", facts.nodes, *nodes, count_kind);
+  if (ppn && !ppn->contains(facts.ppn)) return outside("ppn", facts.ppn, *ppn, count_kind);
+  if (oversubscribed && *oversubscribed != facts.oversubscribed)
+    return std::string("oversubscribed is ") + (facts.oversubscribed ? "true" : "false");
+  if (mapping && std::find(mapping->begin(), mapping->end(), facts.mapping) == mapping->end())
+    return "mapping " + std::string(mapping_name(facts.mapping)) + " is not " + mapping_list_text(*mapping);
+  return {};
+}
+
+std::string RuleConditions::text() const {
+  std::vector<std::string> parts;
+  if (procs) parts.push_back("procs: " + range_text(*procs, count_kind));
+  if (block_bytes) parts.push_back("block_bytes: " + range_text(*block_bytes, size_kind));
+  if (mapping) parts.push_back("mapping: " + mapping_list_text(*mapping));
+  if (nodes) parts.push_back("nodes: " + range_text(*nodes, count_kind));
+  if (ppn) parts.push_back("ppn: " + range_text(*ppn, count_kind));
+  if (oversubscribed) parts.push_back(std::string("oversubscribed: ") + (*oversubscribed ? "true" : "false"));
+  std::string text = "{";
+  for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : " ") + parts[i];
+  return text + (parts.empty() ? "}" : " }");
+}
+
 bool RuleConditions::covers(const RuleConditions& other) const {
   if (!collshim::covers(procs, other.procs, count_kind) || !collshim::covers(nodes, other.nodes, count_kind) ||
       !collshim::covers(ppn, other.ppn, count_kind) || !collshim::covers(block_bytes, other.block_bytes, size_kind))

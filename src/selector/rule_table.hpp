@@ -47,6 +47,10 @@ struct RuleConditions {
   std::optional<bool> oversubscribed;
 
   bool matches(const CallFacts& facts) const;
+  // Why a call does not match ("block_bytes 4096 is outside 1KiB-256KiB"), or "" when it does. For
+  // explanations only: matches() is the allocation-free version of the same test.
+  std::string mismatch(const CallFacts& facts) const;
+  std::string text() const;  // the conditions in rule-file syntax, "{}" for none
   bool covers(const RuleConditions& other) const;  // every call `other` matches, this matches too
 };
 

@@ -213,3 +213,35 @@ TEST(RuleTable, MappingListsAndCatchAllsShadow) {
 
 }  // namespace
 }  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// mismatch() explains exactly the calls that matches() rejects.
+TEST(RuleTable, ExplanationsAgreeWithMatching) {
+  RuleTable table;
+  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 4-8, block_bytes: 1KiB-, mapping: "
+                              "[cyclic, irregular], nodes: 2-, ppn: -4, oversubscribed: false }, use: ring }\n",
+                       &table)
+                  .empty());
+  const RuleConditions& when = table.rules()[0].when;
+  EXPECT_EQ(when.text(), "{ procs: 4-8, block_bytes: 1KiB-, mapping: [cyclic, irregular], nodes: 2-, ppn: -4, "
+                         "oversubscribed: false }");
+  int matched = 0;
+  for (int procs : {3, 4, 8, 9})
+    for (long long bytes : {1023LL, 1024LL})
+      for (MappingClass mapping : {MappingClass::sequential, MappingClass::cyclic, MappingClass::irregular})
+        for (int nodes : {1, 2})
+          for (int ppn : {4, 5})
+            for (bool over : {false, true}) {
+              const CallFacts f{Collective::allgather, procs, bytes, mapping, nodes, ppn, over};
+              EXPECT_EQ(when.matches(f), when.mismatch(f).empty());
+              matched += when.matches(f);
+            }
+  EXPECT_EQ(matched, 2 * 1 * 2 * 1 * 1 * 1);
+  EXPECT_EQ(when.mismatch({Collective::allgather, 6, 512, MappingClass::cyclic, 2, 2, false}),
+            "block_bytes 512 is outside 1KiB-");
+}
+
+}  // namespace
+}  // namespace collshim
