@@ -1,6 +1,7 @@
 // The MPI entry points of libcollshim.so: the only C ABI of the shim. Each collective checks what it
 // can cheaply, asks the selector, and either hands the call to the MPI library (PMPI_*) unchanged or
-// runs a registry algorithm on the communicator's shadow.
+// runs a registry algorithm on the communicator's shadow. With COLLSHIM_REPORT set, every decided
+// call is timed and counted for the end-of-run report.
 #include <mpi.h>
 
 #include "algorithms/allgatherv_executor.hpp"
@@ -17,24 +18,6 @@ int type_size(MPI_Datatype type) {
   return size;
 }
 
-// Everything an algorithm needs before it may take a call. Anything else (null handles, negative
-// counts, intercommunicators) goes to the MPI library, which raises the error native MPI would raise
-// through the communicator's error handler.
-struct Target {
-  Runtime* runtime = nullptr;
-  int size = 0;
-};
-
-Target intracommunicator_target(Collective collective, MPI_Comm comm) {
-  Runtime* runtime = Runtime::active();
-  if (runtime == nullptr || runtime->selector.always_native(collective) || comm == MPI_COMM_NULL) return {};
-  int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return {};
-  int size = 0;
-  PMPI_Comm_size(comm, &size);
-  return {runtime, size};
-}
-
 bool counts_valid(const int* counts, int p) {
   if (counts == nullptr) return false;
   for (int i = 0; i < p; ++i) {
@@ -43,12 +26,25 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
+// The runtime if the shim may take this call, else nullptr (pass through). Calls nothing can ever
+// route to an algorithm skip everything else, unless the report wants to count them.
+Runtime* runtime_for(Collective collective, MPI_Comm comm) {
+  Runtime* runtime = Runtime::active();
+  if (runtime == nullptr || (runtime->selector.always_native(collective) && !runtime->profile)) return nullptr;
+  // Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
+  // would raise through the communicator's error handler, or runs its intercommunicator algorithm.
+  if (comm == MPI_COMM_NULL) return nullptr;
+  int inter = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return nullptr;
+  return runtime;
+}
+
 // The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
-const Decision& decide(Runtime& runtime, CommState& state, Collective collective, int p, long long block_bytes) {
+const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
   if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
   const CommMapping& mapping = state.mapping;
-  const CallFacts facts{collective,    p,           block_bytes, mapping.mapping,
-                        mapping.nodes, mapping.ppn, mapping.oversubscribed};
+  const int p = state.context.size();
+  const CallFacts facts{collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn, mapping.oversubscribed};
   const Decision decision = runtime.selector.decide(facts);
   if (decision.choice != decision.requested) {
     runtime.log->debug("{}: {} is not eligible for p={} (needs {}); running {} instead",
@@ -59,50 +55,56 @@ const Decision& decide(Runtime& runtime, CommState& state, Collective collective
   return *state.decisions.find(collective, block_bytes);
 }
 
-// Runs the decided algorithm; returns false when the call must pass through.
-template <typename Run>
-bool run_decision(Runtime& runtime, CommState& state, Collective collective, int p, long long block_bytes,
-                  const Run& run, int& rc) {
-  const Decision& decision = decide(runtime, state, collective, p, block_bytes);
+// Runs the decided algorithm, or the MPI library's own, and records the call for the report.
+template <typename Run, typename PassThrough>
+int run_decided(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
+                long long received_bytes, const Run& run, const PassThrough& pass_through) {
+  const Decision& decision = decide(runtime, state, collective, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
   if (runtime.log->should_log(spdlog::level::debug)) {
     runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
-                       p, block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes, choice.text(),
-                       decision.reason);
+                       state.context.size(), block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes,
+                       choice.text(), decision.reason);
   }
-  if (choice.algorithm->passes_through) return false;
-  rc = run(choice, state.context);
-  return true;
+  const double start = runtime.profile ? PMPI_Wtime() : 0.0;
+  const int rc = choice.algorithm->passes_through ? pass_through() : run(choice, state.context);
+  if (runtime.profile) {
+    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, decision.rule_index,
+                         size_bucket(block_bytes)};
+    runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
+  }
+  return rc;
 }
 
 // A template, not std::function: the pass-through path must not allocate.
 template <typename PassThrough>
 int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm comm,
                      const PassThrough& pass_through) {
-  const Target target = intracommunicator_target(collective, comm);
-  if (target.runtime == nullptr || call.recvtype == MPI_DATATYPE_NULL ||
-      (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)) ||
-      (call.recvcounts ? !counts_valid(call.recvcounts, target.size) : call.uniform_count < 0) ||
+  Runtime* runtime = runtime_for(collective, comm);
+  if (runtime == nullptr || call.recvtype == MPI_DATATYPE_NULL ||
+      (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0))) {
+    return pass_through();
+  }
+  int p = 0;
+  PMPI_Comm_size(comm, &p);
+  if ((call.recvcounts ? !counts_valid(call.recvcounts, p) : call.uniform_count < 0) ||
       (call.recvcounts && call.displs == nullptr)) {
     return pass_through();
   }
-  CommState* state = target.runtime->comms.state(comm, target.runtime->placement);
+  CommState* state = runtime->comms.state(comm, runtime->placement);
   if (state == nullptr) return pass_through();
   // Every rank holds the same counts, so every rank computes the same size and decision.
   long long total_elements = 0;
   if (call.recvcounts) {
-    for (int block = 0; block < target.size; ++block) total_elements += call.recvcounts[block];
+    for (int block = 0; block < p; ++block) total_elements += call.recvcounts[block];
   } else {
-    total_elements = static_cast<long long>(call.uniform_count) * target.size;
+    total_elements = static_cast<long long>(call.uniform_count) * p;
   }
-  const long long block_bytes = total_elements * type_size(call.recvtype) / target.size;
-
-  int rc = MPI_SUCCESS;
+  const long long received_bytes = total_elements * type_size(call.recvtype);
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return run_allgatherv_schedule(context.schedule(choice), call, context);
   };
-  if (!run_decision(*target.runtime, *state, collective, target.size, block_bytes, run, rc)) return pass_through();
-  return rc;
+  return run_decided(*runtime, *state, collective, received_bytes / p, received_bytes, run, pass_through);
 }
 
 }  // namespace
@@ -150,35 +152,35 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
   const auto pass_through = [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
-  const Target target = intracommunicator_target(Collective::alltoallv, comm);
+  Runtime* runtime = runtime_for(Collective::alltoallv, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (target.runtime == nullptr || recvtype == MPI_DATATYPE_NULL || !counts_valid(recvcounts, target.size) ||
-      rdispls == nullptr ||
-      (!in_place && (sendtype == MPI_DATATYPE_NULL || !counts_valid(sendcounts, target.size) || sdispls == nullptr))) {
+  if (runtime == nullptr || recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
+    return pass_through();
+  int p = 0;
+  PMPI_Comm_size(comm, &p);
+  if (!counts_valid(recvcounts, p) || rdispls == nullptr ||
+      (!in_place && (!counts_valid(sendcounts, p) || sdispls == nullptr))) {
     return pass_through();
   }
-  CommState* state = target.runtime->comms.state(comm, target.runtime->placement);
+  CommState* state = runtime->comms.state(comm, runtime->placement);
   if (state == nullptr) return pass_through();
+  long long received_elements = 0;
+  for (int peer = 0; peer < p; ++peer) received_elements += recvcounts[peer];
+  const long long received_bytes = received_elements * type_size(recvtype);
   // Counts are rank-local, so a size-keyed decision needs a size every rank agrees on: the average
   // block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on the
   // shadow communicator (a latency-bound O(log p) step). Only paid when some Alltoallv rule tests
-  // block_bytes; otherwise the decision ignores the size and block_bytes is a constant 0.
-  long long block_bytes = 0;
-  if (target.runtime->selector.alltoallv_needs_agreed_size()) {
-    const int* counts = in_place ? recvcounts : sendcounts;
-    long long sent_bytes = 0;
-    for (int peer = 0; peer < target.size; ++peer) sent_bytes += counts[peer];
-    sent_bytes *= type_size(in_place ? recvtype : sendtype);
-    PMPI_Allreduce(MPI_IN_PLACE, &sent_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
-    block_bytes = sent_bytes / (static_cast<long long>(target.size) * target.size);
+  // block_bytes; otherwise the decision ignores the size, and the report buckets the call by this
+  // rank's own average received block.
+  long long block_bytes = received_bytes / p;
+  if (runtime->selector.alltoallv_needs_agreed_size()) {
+    long long total_bytes = received_bytes;
+    PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
+    block_bytes = total_bytes / (static_cast<long long>(p) * p);
   }
-
   const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  int rc = MPI_SUCCESS;
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return choice.algorithm->run_alltoallv(call, context);
   };
-  if (!run_decision(*target.runtime, *state, Collective::alltoallv, target.size, block_bytes, run, rc))
-    return pass_through();
-  return rc;
+  return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
 }

@@ -1,9 +1,14 @@
 #include "intercept/runtime.hpp"
 
+#include "profile/report.hpp"
+#include "profile/report_exchange.hpp"
+
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 
@@ -37,7 +42,50 @@ std::shared_ptr<spdlog::logger> make_logger(LogLevel level) {
 }  // namespace
 
 Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
-    : selector(settings, diagnostics), log(make_logger(settings.log_level)) {}
+    : selector(settings, diagnostics), log(make_logger(settings.log_level)) {
+  if (settings.report && !settings.report->empty()) {
+    profile = std::make_unique<Profile>();
+    report_target = *settings.report;
+  }
+}
+
+void Runtime::write_report() {
+  CommState* world = comms.state(MPI_COMM_WORLD, placement);
+  if (world == nullptr) return;
+  const auto per_rank = gather_profile_rows(profile->rows(), world->context.comm());
+  if (world->context.rank() != 0) return;
+
+  ReportHeader header;
+  header.ranks = world->context.size();
+  header.nodes = world->mapping.nodes;
+  header.ppn = world->mapping.ppn;
+  header.mapping = std::string(mapping_name(world->mapping.mapping));
+  header.oversubscribed = world->mapping.oversubscribed;
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  PMPI_Get_library_version(version, &length);
+  (void)length;
+  header.mpi_library = version;  // the returned length may count the terminating NUL
+  while (!header.mpi_library.empty() && std::isspace(static_cast<unsigned char>(header.mpi_library.back())))
+    header.mpi_library.pop_back();
+  header.mpi_library = header.mpi_library.substr(0, header.mpi_library.find('\n'));
+  header.rule_files = selector.rule_files();
+  ReportNames names;
+  for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
+  for (const Rule& rule : selector.rules().rules()) names.rules.push_back(rule.where.text());
+
+  const bool json = report_target.size() >= 5 && report_target.ends_with(".json");
+  const std::vector<MergedRow> rows = merge_rows(per_rank);
+  const std::string text = json ? format_json_report(header, rows, names) : format_text_report(header, rows, names);
+  if (report_target == "stderr") {
+    std::fputs(text.c_str(), stderr);
+    std::fflush(stderr);
+    return;
+  }
+  std::ofstream out(report_target);
+  out << text;
+  if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n", report_target.c_str());
+}
 
 Runtime* Runtime::active() { return current_runtime.get(); }
 
@@ -79,6 +127,9 @@ void Runtime::start() {
   std::exit(1);
 }
 
-void Runtime::stop() { current_runtime.reset(); }
+void Runtime::stop() {
+  if (current_runtime && current_runtime->profile) current_runtime->write_report();
+  current_runtime.reset();
+}
 
 }  // namespace collshim

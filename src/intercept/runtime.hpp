@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "intercept/comm_cache.hpp"
+#include "profile/profile.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim {
@@ -25,6 +26,11 @@ class Runtime {
   ProcessPlacement placement;
   CommCache comms;
   std::shared_ptr<spdlog::logger> log;
+  std::unique_ptr<Profile> profile;  // only with COLLSHIM_REPORT
+  std::string report_target;         // "stderr" or a path; ".json" means JSON
+
+ private:
+  void write_report();
 };
 
 }  // namespace collshim

@@ -91,13 +91,14 @@ Decision Selector::decide(const CallFacts& facts) const {
   Decision decision;
   const int c = static_cast<int>(facts.collective);
   if (forced_[c]) {
-    decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), "forced"};
+    decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), "forced", Decision::forced_rule};
   } else {
-    decision = {native_, native_, "no rule matches", "default"};
+    decision = {native_, native_, "no rule matches", "default", Decision::no_rule};
     const auto& rules = rules_.rules();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].collective == facts.collective && rules[i].when.matches(facts)) {
-        decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), rule_label_[i].c_str()};
+        decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), rule_label_[i].c_str(),
+                    static_cast<int>(i)};
         break;
       }
     }

@@ -19,6 +19,9 @@ struct Decision {
   const AlgorithmChoice* requested = nullptr;  // what the configuration asked for; differs after a fallback
   const char* reason = "";                     // why `requested` was chosen
   const char* rule_label = "";                 // "file:line:column" of the rule, "forced" or "default"
+  int rule_index = no_rule;                    // index in rules(), or no_rule / forced_rule
+  static constexpr int no_rule = -1;
+  static constexpr int forced_rule = -2;
 };
 
 class Selector {

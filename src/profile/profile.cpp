@@ -1,0 +1,40 @@
+#include "profile/profile.hpp"
+
+#include <bit>
+#include <cstdint>
+
+namespace collshim {
+
+int size_bucket(long long block_bytes) {
+  if (block_bytes <= 0) return -1;
+  return std::bit_width(static_cast<std::uint64_t>(block_bytes)) - 1;
+}
+
+std::string bucket_text(int bucket) {
+  if (bucket < 0) return "0B";
+  auto size = [](int power) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    return std::to_string(1LL << (power % 10)) + units[power / 10];
+  };
+  return size(bucket) + "-" + size(bucket + 1);
+}
+
+void Profile::record(const ProfileKey& key, long long bytes, double seconds) {
+  const std::lock_guard lock(mutex_);
+  for (ProfileRow& row : rows_) {
+    if (row.key == key) {
+      ++row.counts.calls;
+      row.counts.bytes += bytes;
+      row.counts.seconds += seconds;
+      return;
+    }
+  }
+  rows_.push_back({key, {1, bytes, seconds}});
+}
+
+std::vector<ProfileRow> Profile::rows() const {
+  const std::lock_guard lock(mutex_);
+  return rows_;
+}
+
+}  // namespace collshim

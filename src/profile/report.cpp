@@ -1,0 +1,123 @@
+#include "profile/report.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace collshim {
+namespace {
+
+std::string rule_name(int index, const ReportNames& names) {
+  if (index == -1) return "none matched";
+  if (index == -2) return "forced";
+  return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
+}
+
+std::string choice_name(int id, const ReportNames& names) {
+  return id >= 0 && id < static_cast<int>(names.choices.size()) ? names.choices[id] : "?";
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank) {
+  auto order = [](const ProfileKey& k) {
+    return std::tuple(k.comm_size, k.collective, k.bucket, k.choice_id, k.rule_index);
+  };
+  std::map<decltype(order(ProfileKey{})), MergedRow> merged;
+  for (const auto& rows : per_rank) {
+    for (const ProfileRow& row : rows) {
+      MergedRow& m = merged[order(row.key)];
+      m.key = row.key;
+      m.calls_max = std::max(m.calls_max, row.counts.calls);
+      m.calls_total += row.counts.calls;
+      m.bytes += row.counts.bytes;
+      m.seconds_total += row.counts.seconds;
+      m.seconds_max = std::max(m.seconds_max, row.counts.seconds);
+    }
+  }
+  std::vector<MergedRow> result;
+  for (auto& [order_key, row] : merged) result.push_back(row);
+  return result;
+}
+
+std::string format_text_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names) {
+  std::string files;
+  for (const auto& f : h.rule_files) files += (files.empty() ? "" : ", ") + f;
+  std::string out = fmt::format(
+      "collshim report: {} ranks, {} node(s), up to {} per node, mapping {}, {}\n"
+      "MPI library: {}\nrule files: {}\n",
+      h.ranks, h.nodes, h.ppn, h.mapping, h.oversubscribed ? "oversubscribed" : "not oversubscribed", h.mpi_library,
+      files.empty() ? "(none)" : files);
+  const std::vector<std::string> titles = {"ranks", "collective", "block size", "algorithm", "rule",
+                                           "calls", "bytes",      "time total s", "time max s"};
+  std::vector<std::vector<std::string>> table;
+  for (const MergedRow& r : rows) {
+    table.push_back({std::to_string(r.key.comm_size), std::string(collective_name(static_cast<Collective>(r.key.collective))),
+                     bucket_text(r.key.bucket), choice_name(r.key.choice_id, names), rule_name(r.key.rule_index, names),
+                     std::to_string(r.calls_max), std::to_string(r.bytes), fmt::format("{:.6f}", r.seconds_total),
+                     fmt::format("{:.6f}", r.seconds_max)});
+  }
+  std::vector<std::size_t> width(titles.size());
+  for (std::size_t c = 0; c < titles.size(); ++c) {
+    width[c] = titles[c].size();
+    for (const auto& line : table) width[c] = std::max(width[c], line[c].size());
+  }
+  auto emit = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const bool numeric = c == 0 || c >= 5;
+      line += (c ? "  " : "") + (numeric ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  };
+  emit(titles);
+  for (const auto& line : table) emit(line);
+  if (rows.empty()) out += "(no intercepted calls)\n";
+  out += "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
+         "time: inside the calls, summed over ranks and the largest single rank\n";
+  return out;
+}
+
+std::string format_json_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names) {
+  std::string files;
+  for (const auto& f : h.rule_files) files += (files.empty() ? "" : ", ") + json_string(f);
+  std::string out = fmt::format(
+      "{{\n  \"format\": \"collshim-report\",\n  \"version\": 1,\n  \"ranks\": {},\n  \"nodes\": {},\n  \"ppn\": {},\n"
+      "  \"mapping\": {},\n  \"oversubscribed\": {},\n  \"mpi_library\": {},\n  \"rule_files\": [{}],\n  \"rows\": [",
+      h.ranks, h.nodes, h.ppn, json_string(h.mapping), h.oversubscribed ? "true" : "false", json_string(h.mpi_library),
+      files);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const MergedRow& r = rows[i];
+    out += fmt::format(
+        "{}\n    {{\"comm_size\": {}, \"collective\": {}, \"algorithm\": {}, \"rule\": {}, \"bucket_low_bytes\": {}, "
+        "\"bucket\": {}, \"calls\": {}, \"calls_total\": {}, \"bytes\": {}, \"time_total_s\": {:.9f}, "
+        "\"time_max_s\": {:.9f}}}",
+        i ? "," : "", r.key.comm_size, json_string(std::string(collective_name(static_cast<Collective>(r.key.collective)))),
+        json_string(choice_name(r.key.choice_id, names)), json_string(rule_name(r.key.rule_index, names)),
+        r.key.bucket < 0 ? 0 : (1LL << r.key.bucket), json_string(bucket_text(r.key.bucket)), r.calls_max,
+        r.calls_total, r.bytes, r.seconds_total, r.seconds_max);
+  }
+  out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+}  // namespace collshim

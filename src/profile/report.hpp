@@ -1,0 +1,43 @@
+#pragma once
+// The end-of-run report: rows of every rank merged, formatted as an aligned text table or as JSON
+// (format documented in README.md, "Report"). Pure functions; the exchange between ranks is in
+// report_exchange.hpp.
+#include <string>
+#include <vector>
+
+#include "profile/profile.hpp"
+
+namespace collshim {
+
+struct ReportHeader {
+  int ranks = 1;
+  int nodes = 1;
+  int ppn = 1;
+  std::string mapping;
+  bool oversubscribed = false;
+  std::string mpi_library;
+  std::vector<std::string> rule_files;
+};
+
+// How to name what the keys refer to.
+struct ReportNames {
+  std::vector<std::string> choices;  // by AlgorithmChoice::id
+  std::vector<std::string> rules;    // by rule index: "file:line:column"
+};
+
+struct MergedRow {
+  ProfileKey key;
+  long long calls_max = 0;    // most calls any one rank made: for one communicator, the number of operations
+  long long calls_total = 0;  // summed over ranks
+  long long bytes = 0;        // bytes received, summed over ranks
+  double seconds_total = 0;   // time inside the calls, summed over ranks
+  double seconds_max = 0;     // the largest per-rank total
+};
+
+// Merges the rows of every rank (index = rank), sorted by communicator size, collective, bucket.
+std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank);
+
+std::string format_text_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names);
+std::string format_json_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names);
+
+}  // namespace collshim

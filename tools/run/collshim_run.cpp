@@ -1,0 +1,103 @@
+// collshim-run: runs an MPI launch command with the shim preloaded and configured.
+//   collshim-run [--config FILE]... [--report PATH] [--force allgather=sparbit]... [--log LEVEL]
+//                [--topology SPEC] [--disable] -- mpirun -np 8 ./app args
+// The library is found next to this program (build tree) or in the install prefix's library
+// directory; COLLSHIM_LIBRARY overrides. The exit status is the command's.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path find_library() {
+  if (const char* explicit_path = std::getenv("COLLSHIM_LIBRARY")) return explicit_path;
+  const fs::path self = fs::canonical("/proc/self/exe").parent_path();
+  for (const fs::path& candidate : {self / "libcollshim.so", self / ".." / COLLSHIM_INSTALL_LIBDIR / "libcollshim.so",
+                                    self / ".." / "lib" / "libcollshim.so"}) {
+    if (fs::exists(candidate)) return fs::canonical(candidate);
+  }
+  return {};
+}
+
+void set(const std::string& name, const std::string& value, std::vector<std::string>& exported) {
+  setenv(name.c_str(), value.c_str(), 1);
+  exported.push_back(name);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Run an MPI launch command under collshim"};
+  std::vector<std::string> configs, forces;
+  std::string report, log_level, topology;
+  bool disable = false;
+  app.add_option("--config", configs, "rule file (repeatable; later files take precedence; 'default' = shipped)");
+  app.add_option("--report", report, "write the end-of-run report: 'stderr' or a path (.json for JSON)");
+  app.add_option("--force", forces, "force an algorithm, e.g. allgather=sparbit or alltoallv=grid:dims=2 (repeatable)");
+  app.add_option("--log", log_level, "log level")->check(CLI::IsMember({"off", "warn", "info", "debug", "trace"}));
+  app.add_option("--topology", topology, "fake mapping for tests, e.g. nodes=4,mapping=cyclic");
+  app.add_flag("--disable", disable, "load the shim but pass every call through");
+  app.prefix_command();  // everything after the options (and "--") is the command
+  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> command = app.remaining();
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) {
+    std::cerr << "collshim-run: no command given; usage: collshim-run [options] -- mpirun -np N ./app\n";
+    return 2;
+  }
+
+  const fs::path library = find_library();
+  if (library.empty()) {
+    std::cerr << "collshim-run: cannot find libcollshim.so next to " << fs::canonical("/proc/self/exe").string()
+              << " or in ../" << COLLSHIM_INSTALL_LIBDIR << "; set COLLSHIM_LIBRARY\n";
+    return 2;
+  }
+  std::vector<std::string> exported;
+  const char* preload = std::getenv("LD_PRELOAD");
+  set("LD_PRELOAD", library.string() + (preload && *preload ? std::string(":") + preload : ""), exported);
+  if (!configs.empty()) {
+    std::string joined;
+    for (const std::string& c : configs) joined += (joined.empty() ? "" : ":") + c;
+    set("COLLSHIM_CONFIG", joined, exported);
+  }
+  if (!report.empty()) set("COLLSHIM_REPORT", report, exported);
+  if (!log_level.empty()) set("COLLSHIM_LOG", log_level, exported);
+  if (!topology.empty()) set("COLLSHIM_TOPOLOGY", topology, exported);
+  if (disable) set("COLLSHIM_DISABLE", "1", exported);
+  for (const std::string& force : forces) {
+    const auto equals = force.find('=');
+    const std::string collective = force.substr(0, equals);
+    std::string variable;
+    if (collective == "allgather") variable = "COLLSHIM_ALLGATHER";
+    if (collective == "allgatherv") variable = "COLLSHIM_ALLGATHERV";
+    if (collective == "alltoallv") variable = "COLLSHIM_ALLTOALLV";
+    if (equals == std::string::npos || variable.empty()) {
+      std::cerr << "collshim-run: --force " << force
+                << ": expected COLLECTIVE=ALGORITHM with COLLECTIVE allgather, allgatherv or alltoallv\n";
+      return 2;
+    }
+    set(variable, force.substr(equals + 1), exported);
+  }
+  // Open MPI forwards only the variables it is told about to remote nodes; this list is what
+  // `mpirun -x NAME` would add. MPICH's Hydra forwards the whole environment by default.
+  std::string forward = std::getenv("OMPI_MCA_mca_base_env_list") ? std::getenv("OMPI_MCA_mca_base_env_list") : "";
+  for (const std::string& name : exported) forward += (forward.empty() ? "" : ";") + name;
+  setenv("OMPI_MCA_mca_base_env_list", forward.c_str(), 1);
+
+  std::vector<char*> args;
+  for (std::string& word : command) args.push_back(word.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  std::cerr << "collshim-run: cannot run " << command.front() << ": " << std::strerror(errno) << "\n";
+  return 127;
+}
