@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/alltoallv_algorithms.hpp"
+#include "algorithms/recursive_multiplying.hpp"
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
@@ -42,6 +43,19 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
                     .make_schedule = ring_schedule});
+    // k = 4: the paper's pipelining model with its measured overlap ratio (alpha_p/alpha_r ~ 4 on
+    // ARCHER) puts the optimum near 4-5 peers per stage, and 4 divides the usual power-of-two p.
+    // A `factors` list is a schedule for one p; for any other p the choice falls back to the
+    // automatic plan (k = 4) rather than to a different algorithm.
+    list.push_back({.name = "recursive_multiplying",
+                    .summary = "stages of groups of up to k ranks exchange all they hold; collapse/expand "
+                               "when p has a prime factor above k",
+                    .collectives = {allgather, allgatherv},
+                    .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param()},
+                    .eligible = recursive_multiplying_eligible,
+                    .eligibility = "p equal to the product of `factors`",
+                    .fallback = "recursive_multiplying",
+                    .make_schedule = recursive_multiplying_schedule});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv},

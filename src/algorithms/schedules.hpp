@@ -6,5 +6,6 @@
 namespace collshim {
 
 Schedule ring_schedule(int p, int rank, const Params& params);
+Schedule recursive_multiplying_schedule(int p, int rank, const Params& params);
 
 }  // namespace collshim

@@ -32,8 +32,16 @@ TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollecti
     EXPECT_FALSE(algorithm.eligibility.empty()) << algorithm.name;
     const Algorithm* fallback = find_algorithm(algorithm.fallback);
     ASSERT_NE(fallback, nullptr) << algorithm.name << " falls back to unknown '" << algorithm.fallback << "'";
-    EXPECT_FALSE(fallback->eligible) << algorithm.name << " falls back to a restricted algorithm";
     for (Collective c : algorithm.collectives) EXPECT_TRUE(fallback->supports(c)) << algorithm.name;
+    // The selector runs the fallback with its default parameters, so those must take every p (an
+    // algorithm may fall back to its own defaults, e.g. a fixed factor list to automatic factors).
+    if (!fallback->eligible) continue;
+    const auto defaults = make_choice(fallback->name, {}, fallback->collectives.front());
+    ASSERT_TRUE(defaults.choice) << defaults.error;
+    for (int p = 1; p <= 1024; ++p) {
+      EXPECT_TRUE(fallback->eligible(p, defaults.choice->params))
+          << algorithm.name << " falls back to " << fallback->name << ", which is restricted at p=" << p;
+    }
   }
 }
 

@@ -3,10 +3,13 @@
 // before it is held, and match the algorithm's cost formula (steps, messages, blocks per rank).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
+#include <tuple>
 #include <string>
 
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/recursive_multiplying.hpp"
 #include "algorithms/schedule_simulation.hpp"
 
 namespace collshim {
@@ -35,6 +38,114 @@ std::string per_rank(const char* what, const std::vector<long>& values, long exp
   return {};
 }
 
+// Recursive multiplying, independently of the generator's search: the fewest (stages, sum of f-1) over
+// every way to write n as a product of factors in [2, k], by plain enumeration of non-increasing
+// factor sequences. stages = -1 when n has a prime factor above k.
+struct FactorCost {
+  int stages = -1;
+  int messages = 0;
+};
+FactorCost enumerate_factorisations(int n, int k, int max_factor) {
+  if (n == 1) return {0, 0};
+  FactorCost best;
+  for (int f = std::min(max_factor, k); f >= 2; --f) {
+    if (n % f != 0) continue;
+    const FactorCost rest = enumerate_factorisations(n / f, k, f);
+    if (rest.stages < 0) continue;
+    const FactorCost here{rest.stages + 1, rest.messages + f - 1};
+    if (best.stages < 0 || std::tie(here.stages, here.messages) < std::tie(best.stages, best.messages)) best = here;
+  }
+  return best;
+}
+
+// Steps and critical-path messages of the cheapest plan: the factorisation of p if there is one, else
+// the cheapest collapse of groups of B <= k ranks (2 extra steps, B-1 messages each) to a factorable q.
+FactorCost cheapest_recursive_multiplying(int p, int k) {
+  if (const FactorCost direct = enumerate_factorisations(p, k, p); direct.stages >= 0) return direct;
+  FactorCost best;
+  for (int base = 2; base <= k; ++base) {
+    for (int groups = 1; groups * base <= p; ++groups) {
+      const FactorCost inner = enumerate_factorisations(p - groups * (base - 1), k, p);
+      if (inner.stages < 0) continue;
+      const FactorCost here{inner.stages + 2, inner.messages + 2 * (base - 1)};
+      if (best.stages < 0 || std::tie(here.stages, here.messages) < std::tie(best.stages, best.messages)) best = here;
+    }
+  }
+  return best;
+}
+
+// What each rank sends under a plan: a rank collapsed away sends its own block once; in stage i a
+// virtual rank sends the blocks of its m-sub-cuboid to f-1 peers; a survivor also sends the p-1 blocks
+// its B-1 group members lack.
+std::string check_recursive_multiplying(int p, const RecursiveMultiplyingPlan& plan, const ScheduleStats& s) {
+  const int base = plan.collapse_base, groups = plan.collapse_groups, shift = groups * (base - 1);
+  long product = 1;
+  for (int f : plan.factors) product *= f;
+  auto e = expect_equal("product of factors", product, p - shift);
+  if (e.empty()) e = expect_equal("steps", s.steps, static_cast<long>(plan.factors.size()) + (groups > 0 ? 2 : 0));
+  const auto size_of = [&](long w) { return w < groups ? base : 1; };  // blocks a virtual rank stands for
+  for (int r = 0; r < p && e.empty(); ++r) {
+    long messages = 0, blocks = 0;
+    const bool collapsed = r < groups * base && r % base != base - 1;
+    if (collapsed) {
+      messages = blocks = 1;
+    } else {
+      const long w = r < groups * base ? r / base : r - shift;
+      long m = 1;
+      for (int f : plan.factors) {
+        long cuboid = 0;
+        for (long v = w / m * m; v < w / m * m + m; ++v) cuboid += size_of(v);
+        messages += f - 1;
+        blocks += (f - 1) * cuboid;
+        m *= f;
+      }
+      if (w < groups) {
+        messages += base - 1;
+        blocks += static_cast<long>(base - 1) * (p - 1);
+      }
+    }
+    e = expect_equal(("messages of rank " + std::to_string(r)).c_str(), s.messages_sent[r], messages);
+    if (e.empty()) e = expect_equal(("blocks of rank " + std::to_string(r)).c_str(), s.blocks_sent[r], blocks);
+  }
+  return e;
+}
+
+CostFormula recursive_multiplying_formula(int k) {
+  const std::string spec = k == 4 ? "recursive_multiplying" : "recursive_multiplying:k=" + std::to_string(k);
+  return {spec, [k](int p, const ScheduleStats& s) {
+            const RecursiveMultiplyingPlan plan = plan_recursive_multiplying(p, k);
+            for (int f : plan.factors) {
+              if (f > k) return "factor " + std::to_string(f) + " exceeds k";
+            }
+            if (plan.collapse_base > k) return std::string("collapse groups exceed k");
+            // The plan is the cheapest there is: fewest steps, then fewest critical-path messages.
+            const FactorCost cheapest = cheapest_recursive_multiplying(p, k);
+            auto e = expect_equal("steps of the plan", plan.steps(), cheapest.stages);
+            if (e.empty()) e = expect_equal("critical messages of the plan", plan.critical_messages(), cheapest.messages);
+            if (e.empty() && k == 2) {
+              // MPICH's recursive doubling (paper Eq. 2): floor(log2 p) stages, +2 unless p is a power of two.
+              long log2 = 0;
+              while ((2L << log2) <= p) ++log2;
+              e = expect_equal("steps", s.steps, log2 + ((p & (p - 1)) == 0 ? 0 : 2));
+            }
+            if (e.empty()) e = check_recursive_multiplying(p, plan, s);
+            return e;
+          }};
+}
+
+// A fixed factor list runs exactly its stages, p-1 blocks per rank, at the one p it multiplies to.
+CostFormula recursive_multiplying_factors_formula(const std::string& factors) {
+  return {"recursive_multiplying:factors=" + factors, [factors](int p, const ScheduleStats& s) {
+            const std::vector<int> list = parse_factor_list(factors).value();
+            long messages = 0;
+            for (int f : list) messages += f - 1;
+            auto e = expect_equal("steps", s.steps, static_cast<long>(list.size()));
+            if (e.empty()) e = per_rank("messages", s.messages_sent, messages);
+            if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
+            return e;
+          }};
+}
+
 std::vector<CostFormula> cost_formulas() {
   return {
       {"ring",
@@ -45,6 +156,14 @@ std::vector<CostFormula> cost_formulas() {
          if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
          return e;
        }},
+      recursive_multiplying_formula(2),
+      recursive_multiplying_formula(3),
+      recursive_multiplying_formula(4),
+      recursive_multiplying_formula(8),
+      recursive_multiplying_factors_formula("8x3x4"),
+      recursive_multiplying_factors_formula("2x5"),
+      recursive_multiplying_factors_formula("3x2x2"),
+      recursive_multiplying_factors_formula("7"),
   };
 }
 

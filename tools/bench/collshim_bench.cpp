@@ -1,0 +1,414 @@
+// collshim-bench: times MPI_Allgather or MPI_Allgatherv natively and with collshim's algorithms, side
+// by side in one run, over a sweep of block sizes, the way the OSU micro-benchmarks do (warm-up calls,
+// then timed calls each preceded by a barrier; time per call averaged over the calls, then min/avg/max
+// over ranks).
+//
+// Native is PMPI_Allgather(v), so a preloaded shim cannot intercept it. The algorithms run in this
+// process through the shim's own executor on a CommContext over a duplicate of MPI_COMM_WORLD, exactly
+// the code path libcollshim.so takes, so no environment variables or restarts are needed. Timed calls
+// interleave the implementations (call i of every implementation before call i+1 of any), so a noisy
+// machine's drift hits all of them alike and the ratios stay meaningful.
+//
+// Every algorithm's result is compared bit for bit with native's once per size; a mismatch is an
+// error (exit status 1), since the time of a wrong answer means nothing.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/allgatherv_executor.hpp"
+#include "algorithms/comm_context.hpp"
+
+namespace {
+
+using collshim::AlgorithmChoice;
+using collshim::Collective;
+
+struct Options {
+  std::string collective = "allgather";
+  std::vector<std::string> algorithms;
+  std::int64_t min_bytes = 1;
+  std::int64_t max_bytes = 1 << 20;
+  int iterations = 100;
+  int warmup = 10;
+  std::string distribution = "uniform";
+  bool csv = false;
+};
+
+const std::vector<std::string> distributions = {"uniform",   "broadcast",         "spike",
+                                                "half_full", "linear_decreasing", "geometric"};
+
+// Bytes per rank for base block size c (Sparbit thesis 6.1.3, after Traeff et al. 2008). The same on
+// every rank. log p is natural: the thesis gives the geometric total as about p*c, the harmonic sum.
+std::vector<long long> block_sizes(const std::string& distribution, int p, long long c) {
+  std::vector<long long> sizes(p, c);
+  if (p == 1) return sizes;
+  for (int i = 0; i < p; ++i) {
+    if (distribution == "broadcast") sizes[i] = i == 0 ? c : 0;
+    if (distribution == "spike") sizes[i] = i == 0 ? p * c : p * c / (p - 1);
+    if (distribution == "half_full") sizes[i] = i % 2 == 0 ? 2 * c : 0;
+    if (distribution == "linear_decreasing") sizes[i] = 2 * c * (p - 1 - i) / (p - 1);
+    if (distribution == "geometric")
+      sizes[i] = static_cast<long long>(static_cast<double>(p) * c / ((i + 1.5) * std::log(static_cast<double>(p))));
+  }
+  return sizes;
+}
+
+// Byte `offset` of rank `owner`'s block; depends on the size step so a stale buffer cannot pass.
+unsigned char pattern(int owner, long long offset, int salt) {
+  return static_cast<unsigned char>(owner * 131 + offset * 7 + salt * 29 + 1);
+}
+
+// Splits the --algorithms values into specs. Specs contain commas themselves ("bruck:radix=4,x=1"),
+// so a comma-separated item with '=' but no ':' continues the previous spec's parameters.
+std::vector<std::string> split_specs(const std::vector<std::string>& values) {
+  std::vector<std::string> specs;
+  for (const std::string& value : values) {
+    std::stringstream items(value);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+      if (item.empty()) continue;
+      const bool continues = item.find('=') != std::string::npos && item.find(':') == std::string::npos;
+      if (continues && !specs.empty())
+        specs.back() += "," + item;
+      else
+        specs.push_back(item);
+    }
+  }
+  return specs;
+}
+
+struct Implementation {
+  std::string label;
+  const AlgorithmChoice* choice = nullptr;  // null: native
+  double seconds = 0;                       // this rank's total over the timed calls
+  bool mismatch = false;                    // on any rank, this size
+};
+
+struct Buffers {
+  std::vector<int> counts, displs;
+  std::vector<unsigned char> send, recv, reference;
+  long long total = 0;
+};
+
+class Bench {
+ public:
+  Bench(const Options& options, Collective collective, std::vector<AlgorithmChoice> choices,
+        std::vector<std::string> notes, MPI_Comm comm)
+      : options_(options), collective_(collective), choices_(std::move(choices)), notes_(std::move(notes)), comm_(comm) {
+    MPI_Comm_size(comm_, &p_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm shadow = MPI_COMM_NULL;
+    MPI_Comm_dup(comm_, &shadow);
+    context_ = std::make_unique<collshim::CommContext>(shadow);
+    implementations_.push_back({"native", nullptr});
+    for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice});
+  }
+
+  // Returns the number of mismatches.
+  int run() {
+    print_header();
+    int salt = 0;
+    for (long long c = options_.min_bytes; c <= options_.max_bytes; c *= 2) run_size(c, ++salt);
+    if (rank_ == 0)
+      std::printf("%scollshim-bench: %d results verified against native, %d mismatches\n", options_.csv ? "# " : "",
+                  verified_, mismatches_);
+    return mismatches_;
+  }
+
+ private:
+  bool prepare(long long c, int salt, Buffers& b) {
+    const std::vector<long long> sizes =
+        collective_ == Collective::allgather ? std::vector<long long>(p_, c) : block_sizes(options_.distribution, p_, c);
+    b.counts.assign(p_, 0);
+    b.displs.assign(p_, 0);
+    for (int i = 0; i < p_; ++i) {
+      if (sizes[i] > INT_MAX || b.total > INT_MAX) return false;
+      b.counts[i] = static_cast<int>(sizes[i]);
+      b.displs[i] = static_cast<int>(b.total);
+      b.total += sizes[i];
+    }
+    if (b.total > INT_MAX) return false;
+    b.send.resize(b.counts[rank_]);
+    for (int i = 0; i < b.counts[rank_]; ++i) b.send[i] = pattern(rank_, i, salt);
+    b.recv.assign(b.total, 0);
+    b.reference.assign(b.total, 0);
+    return true;
+  }
+
+  int call(const Implementation& impl, Buffers& b) {
+    const int own = b.counts[rank_];
+    const bool uniform = collective_ == Collective::allgather;
+    if (impl.choice == nullptr) {
+      return uniform ? PMPI_Allgather(b.send.data(), own, MPI_BYTE, b.recv.data(), own, MPI_BYTE, comm_)
+                     : PMPI_Allgatherv(b.send.data(), own, MPI_BYTE, b.recv.data(), b.counts.data(), b.displs.data(),
+                                       MPI_BYTE, comm_);
+    }
+    const collshim::AllgathervCall call{b.send.data(),
+                                        own,
+                                        MPI_BYTE,
+                                        b.recv.data(),
+                                        uniform ? nullptr : b.counts.data(),
+                                        uniform ? nullptr : b.displs.data(),
+                                        own,
+                                        MPI_BYTE};
+    return collshim::run_allgatherv_schedule(context_->schedule(*impl.choice), call, *context_);
+  }
+
+  void check_rc(int rc, const Implementation& impl) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    std::fprintf(stderr, "collshim-bench: error: %s failed on rank %d: %s\n", impl.label.c_str(), rank_, text);
+    MPI_Abort(comm_, 2);
+  }
+
+  // One untimed call per implementation into a poisoned buffer: native must produce the pattern every
+  // rank sent, every algorithm exactly native's bytes.
+  void verify(Buffers& b, long long c, int salt) {
+    std::fill(b.recv.begin(), b.recv.end(), 0xA5);
+    check_rc(call(implementations_[0], b), implementations_[0]);
+    bool native_ok = true;
+    for (int owner = 0; owner < p_; ++owner) {
+      for (int i = 0; i < b.counts[owner]; ++i) native_ok &= b.recv[b.displs[owner] + i] == pattern(owner, i, salt);
+    }
+    int native_bad = native_ok ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &native_bad, 1, MPI_INT, MPI_MAX, comm_);
+    if (native_bad) {
+      if (rank_ == 0) std::fprintf(stderr, "collshim-bench: error: native MPI gave an unexpected result\n");
+      MPI_Abort(comm_, 2);
+    }
+    b.reference = b.recv;
+    for (std::size_t i = 1; i < implementations_.size(); ++i) {
+      Implementation& impl = implementations_[i];
+      std::fill(b.recv.begin(), b.recv.end(), 0xA5);
+      check_rc(call(impl, b), impl);
+      int bad_ranks = b.recv == b.reference ? 0 : 1;
+      MPI_Allreduce(MPI_IN_PLACE, &bad_ranks, 1, MPI_INT, MPI_SUM, comm_);
+      impl.mismatch = bad_ranks > 0;
+      ++verified_;
+      if (impl.mismatch) {
+        ++mismatches_;
+        if (rank_ == 0)
+          std::fprintf(stderr, "collshim-bench: error: MISMATCH: %s differs from native at %lld bytes on %d of %d ranks\n",
+                       impl.label.c_str(), c, bad_ranks, p_);
+      }
+    }
+  }
+
+  void run_size(long long c, int salt) {
+    Buffers b;
+    if (!prepare(c, salt, b)) {
+      if (rank_ == 0) std::printf("# %lld bytes: skipped, the gathered data exceeds INT_MAX bytes\n", c);
+      return;
+    }
+    verify(b, c, salt);
+    for (Implementation& impl : implementations_) {
+      impl.seconds = 0;
+      for (int i = 0; i < options_.warmup; ++i) check_rc(call(impl, b), impl);
+    }
+    for (int i = 0; i < options_.iterations; ++i) {
+      for (Implementation& impl : implementations_) {
+        MPI_Barrier(comm_);
+        const double start = MPI_Wtime();
+        const int rc = call(impl, b);
+        impl.seconds += MPI_Wtime() - start;
+        check_rc(rc, impl);
+      }
+    }
+    // Microseconds per call on this rank, then min/avg/max over ranks at rank 0.
+    const std::size_t n = implementations_.size();
+    std::vector<double> mine(n), low(n), sum(n), high(n);
+    for (std::size_t i = 0; i < n; ++i) mine[i] = implementations_[i].seconds * 1e6 / options_.iterations;
+    MPI_Reduce(mine.data(), low.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MIN, 0, comm_);
+    MPI_Reduce(mine.data(), sum.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, 0, comm_);
+    MPI_Reduce(mine.data(), high.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, comm_);
+    if (rank_ == 0) print_row(c, b.total, low, sum, high);
+  }
+
+  void print_header() {
+    if (rank_ != 0) return;
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(library, &length);
+    std::string first_line(library, std::find(library, library + length, '\n'));
+    const std::string name(collshim::mpi_function_name(collective_));
+    const std::string what =
+        collective_ == Collective::allgatherv ? name + " (" + options_.distribution + ")" : name;
+    std::printf("# collshim-bench: %s on %d ranks, %s\n", what.c_str(), p_, first_line.c_str());
+    std::printf("# %d warm-up and %d timed calls per size, barrier before each, implementations interleaved\n",
+                options_.warmup, options_.iterations);
+    for (const auto& note : notes_) std::printf("# %s\n", note.c_str());
+    if (options_.csv) {
+      std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,verified\n");
+      return;
+    }
+    std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
+    std::printf("# bytes: per-rank block%s\n",
+                collective_ == Collective::allgatherv ? " size c of the distribution; total: bytes gathered" : "");
+    std::printf("%10s", "bytes");
+    if (collective_ == Collective::allgatherv) std::printf(" %12s", "total");
+    for (const Implementation& impl : implementations_) std::printf(" %*s", column_width(impl), impl.label.c_str());
+    std::printf("  best\n");
+  }
+
+  static int column_width(const Implementation& impl) {
+    return std::max<int>(static_cast<int>(impl.label.size()), impl.choice ? 17 : 10);
+  }
+
+  void print_row(long long c, long long total, const std::vector<double>& low, const std::vector<double>& sum,
+                 const std::vector<double>& high) {
+    const double native = high[0];
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < implementations_.size(); ++i) {
+      if (!implementations_[i].mismatch && high[i] < high[best]) best = i;
+    }
+    if (options_.csv) {
+      for (std::size_t i = 0; i < implementations_.size(); ++i) {
+        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s\n", std::string(collshim::collective_name(collective_)).c_str(),
+                    collective_ == Collective::allgatherv ? options_.distribution.c_str() : "", p_, c, total,
+                    implementations_[i].label.c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
+                    implementations_[i].mismatch ? "MISMATCH" : "ok");
+      }
+      return;
+    }
+    std::printf("%10lld", c);
+    if (collective_ == Collective::allgatherv) std::printf(" %12lld", total);
+    for (std::size_t i = 0; i < implementations_.size(); ++i) {
+      const Implementation& impl = implementations_[i];
+      char cell[64];
+      if (impl.mismatch)
+        std::snprintf(cell, sizeof cell, "MISMATCH");
+      else if (impl.choice == nullptr)
+        std::snprintf(cell, sizeof cell, "%.2f", high[i]);
+      else
+        std::snprintf(cell, sizeof cell, "%.2f (%.2fx)", high[i], high[i] / native);
+      std::printf(" %*s", column_width(impl), cell);
+    }
+    std::printf("  %s\n", implementations_[best].label.c_str());
+  }
+
+ private:
+  const Options& options_;
+  Collective collective_;
+  std::vector<AlgorithmChoice> choices_;  // Implementation::choice points here: never resized
+  std::vector<std::string> notes_;
+  MPI_Comm comm_;
+  int p_ = 0, rank_ = 0;
+  std::unique_ptr<collshim::CommContext> context_;
+  std::vector<Implementation> implementations_;
+  int verified_ = 0, mismatches_ = 0;
+};
+
+// The algorithms to run: the requested specs, or every schedule algorithm of the collective with its
+// defaults. Ineligible choices are dropped with a note naming what the shim would run instead.
+std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& options, Collective collective, int p,
+                                                               std::vector<std::string>& notes, std::string& error) {
+  std::vector<std::string> specs = split_specs(options.algorithms);
+  if (options.algorithms.empty()) {
+    for (const collshim::Algorithm& algorithm : collshim::algorithms()) {
+      if (algorithm.make_schedule && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
+    }
+  }
+  std::vector<AlgorithmChoice> choices;
+  for (const std::string& spec : specs) {
+    auto parsed = collshim::parse_algorithm_spec(spec, collective);
+    if (!parsed.choice) {
+      error = "--algorithms " + spec + ": " + parsed.error;
+      return std::nullopt;
+    }
+    AlgorithmChoice& choice = *parsed.choice;
+    if (choice.algorithm->passes_through) continue;  // native is always the baseline
+    if (!choice.algorithm->make_schedule) {
+      error = "--algorithms " + spec + ": not a schedule algorithm, collshim-bench cannot run it directly";
+      return std::nullopt;
+    }
+    if (choice.algorithm->eligible && !choice.algorithm->eligible(p, choice.params)) {
+      notes.push_back(choice.text() + " skipped: not eligible for p=" + std::to_string(p) + " (needs " +
+                      std::string(choice.algorithm->eligibility) + "); the shim would run " +
+                      std::string(choice.algorithm->fallback));
+      continue;
+    }
+    const bool duplicate = std::any_of(choices.begin(), choices.end(),
+                                       [&](const AlgorithmChoice& c) { return c.text() == choice.text(); });
+    if (duplicate) continue;
+    choice.id = static_cast<int>(choices.size());  // CommContext caches schedules by id
+    choices.push_back(std::move(choice));
+  }
+  return choices;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, p = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+
+  Options options;
+  CLI::App app{"Times MPI_Allgather(v) natively and with collshim's algorithms, side by side.", "collshim-bench"};
+  app.add_option("--collective", options.collective, "collective to time")
+      ->check(CLI::IsMember({"allgather", "allgatherv"}))
+      ->capture_default_str();
+  app.add_option("--algorithms", options.algorithms,
+                 "algorithm specs, e.g. ring recursive_multiplying:k=8 (default: every allgather-family algorithm)");
+  app.add_option("--min-bytes", options.min_bytes, "smallest block, e.g. 1, 4KiB")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{INT_MAX}))
+      ->capture_default_str();
+  app.add_option("--max-bytes", options.max_bytes, "largest block (sizes double from --min-bytes)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{INT_MAX}))
+      ->capture_default_str();
+  app.add_option("--iterations", options.iterations, "timed calls per size and implementation")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--warmup", options.warmup, "untimed calls first")->check(CLI::Range(0, 1000000))->capture_default_str();
+  auto* distribution = app.add_option("--distribution", options.distribution, "allgatherv block sizes")
+                           ->check(CLI::IsMember(distributions))
+                           ->capture_default_str();
+  app.add_flag("--csv", options.csv, "print CSV rows instead of the table");
+
+  int status = 0;
+  try {
+    app.parse(argc, argv);
+    if (options.min_bytes > options.max_bytes) throw CLI::ValidationError("--min-bytes", "exceeds --max-bytes");
+    if (distribution->count() > 0 && options.collective != "allgatherv")
+      throw CLI::ValidationError("--distribution", "applies to --collective allgatherv only");
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    status = app.exit(e, out, err);
+    if (rank == 0) std::fputs((out.str() + err.str()).c_str(), status == 0 ? stdout : stderr);
+    MPI_Finalize();
+    return status;
+  }
+
+  const Collective collective = options.collective == "allgather" ? Collective::allgather : Collective::allgatherv;
+  std::vector<std::string> notes;
+  std::string error;
+  auto choices = resolve_algorithms(options, collective, p, notes, error);
+  if (!choices) {
+    if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", error.c_str());
+    MPI_Finalize();
+    return 2;
+  }
+  {
+    Bench bench(options, collective, std::move(*choices), std::move(notes), MPI_COMM_WORLD);
+    status = bench.run() > 0 ? 1 : 0;
+  }  // the CommContext frees its communicator before MPI_Finalize
+  MPI_Finalize();
+  return status;
+}
