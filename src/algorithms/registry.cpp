@@ -42,6 +42,11 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
                     .make_schedule = ring_schedule});
+    list.push_back({.name = "sparbit",
+                    .summary = "Loch's Sparbit: Bruck's exchange with halving distances, ceil(log2 p) steps",
+                    .collectives = {allgather, allgatherv},
+                    .params = {integer_param("coalesce", 0, 1, 0)},
+                    .make_schedule = sparbit_schedule});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv},

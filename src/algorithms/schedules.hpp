@@ -6,5 +6,6 @@
 namespace collshim {
 
 Schedule ring_schedule(int p, int rank, const Params& params);
+Schedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
 
 }  // namespace collshim

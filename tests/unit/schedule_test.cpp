@@ -35,6 +35,21 @@ std::string per_rank(const char* what, const std::vector<long>& values, long exp
   return {};
 }
 
+// ceil(log_k p) by repeated multiplication, independent of the generators' loops.
+long ceil_log(long k, long p) {
+  long steps = 0;
+  for (long reach = 1; reach < p; reach *= k) ++steps;
+  return steps;
+}
+
+// Steps, messages per rank and blocks per rank all as given.
+std::string expect_costs(const ScheduleStats& s, long steps, long messages, long blocks) {
+  auto e = expect_equal("steps", s.steps, steps);
+  if (e.empty()) e = per_rank("messages", s.messages_sent, messages);
+  if (e.empty()) e = per_rank("blocks", s.blocks_sent, blocks);
+  return e;
+}
+
 std::vector<CostFormula> cost_formulas() {
   return {
       {"ring",
@@ -45,6 +60,13 @@ std::vector<CostFormula> cost_formulas() {
          if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
          return e;
        }},
+      // Sparbit sends data-ignore blocks per step, p-1 in all (thesis 1.6). Per-block messages: p-1.
+      {"sparbit", [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), p - 1, p - 1); }},
+      // Coalesced: one message per step that has something to send. The first step sends the own
+      // block (d = 2^(L-1) is never an ignored distance, since 2^L - p < 2^(L-1)), so data is 2 after
+      // it and data - ignore >= 1 from then on: no step is empty, ceil(log2 p) messages.
+      {"sparbit:coalesce=1",
+       [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), ceil_log(2, p), p - 1); }},
   };
 }
 
