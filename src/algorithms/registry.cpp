@@ -42,6 +42,13 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
                     .make_schedule = ring_schedule});
+    // 64 is far beyond any useful radix (a stage posts radix-1 messages); radix >= p is one stage of
+    // p-1 direct messages.
+    list.push_back({.name = "bruck",
+                    .summary = "radix-k Bruck: ceil(log_k p) stages of up to k-1 messages, any p",
+                    .collectives = {allgather, allgatherv},
+                    .params = {integer_param("radix", 2, 64, 2)},
+                    .make_schedule = bruck_schedule});
     list.push_back({.name = "sparbit",
                     .summary = "Loch's Sparbit: Bruck's exchange with halving distances, ceil(log2 p) steps",
                     .collectives = {allgather, allgatherv},

@@ -6,6 +6,7 @@
 namespace collshim {
 
 Schedule ring_schedule(int p, int rank, const Params& params);
+Schedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
 Schedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
 
 }  // namespace collshim

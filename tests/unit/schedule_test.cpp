@@ -3,6 +3,7 @@
 // before it is held, and match the algorithm's cost formula (steps, messages, blocks per rank).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -50,6 +51,18 @@ std::string expect_costs(const ScheduleStats& s, long steps, long messages, long
   return e;
 }
 
+// Radix-k Bruck: stage s has distance D = k^s and one message per j in 1..k-1 with j*D < p, that is
+// min(k-1, ceil(p/D)-1) messages; every rank receives each of the other p-1 blocks once.
+CostFormula bruck_formula(int radix) {
+  return {radix == 2 ? std::string("bruck") : "bruck:radix=" + std::to_string(radix),
+          [radix](int p, const ScheduleStats& s) {
+            long messages = 0;
+            for (long distance = 1; distance < p; distance *= radix)
+              messages += std::min<long>(radix - 1, (p + distance - 1) / distance - 1);
+            return expect_costs(s, ceil_log(radix, p), messages, p - 1);
+          }};
+}
+
 std::vector<CostFormula> cost_formulas() {
   return {
       {"ring",
@@ -60,6 +73,10 @@ std::vector<CostFormula> cost_formulas() {
          if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
          return e;
        }},
+      bruck_formula(2),
+      bruck_formula(3),
+      bruck_formula(4),
+      bruck_formula(8),
       // Sparbit sends data-ignore blocks per step, p-1 in all (thesis 1.6). Per-block messages: p-1.
       {"sparbit", [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), p - 1, p - 1); }},
       // Coalesced: one message per step that has something to send. The first step sends the own
