@@ -42,6 +42,22 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
                     .make_schedule = ring_schedule});
+    // Fallbacks follow Open MPI's coll/base, which switches neighbor exchange to the ring at odd p
+    // and recursive doubling to Bruck (radix 2) at non-power-of-two p.
+    list.push_back({.name = "neighbor_exchange",
+                    .summary = "Chen et al.: p/2 pairwise steps with alternating neighbours, 2 blocks per step",
+                    .collectives = {allgather, allgatherv},
+                    .eligible = [](int p, const Params&) { return p % 2 == 0; },
+                    .eligibility = "p even",
+                    .fallback = "ring",
+                    .make_schedule = neighbor_exchange_schedule});
+    list.push_back({.name = "recursive_doubling",
+                    .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
+                    .collectives = {allgather, allgatherv},
+                    .eligible = [](int p, const Params&) { return p > 0 && (p & (p - 1)) == 0; },
+                    .eligibility = "p a power of two",
+                    .fallback = "bruck",
+                    .make_schedule = recursive_doubling_schedule});
     // 64 is far beyond any useful radix (a stage posts radix-1 messages); radix >= p is one stage of
     // p-1 direct messages.
     list.push_back({.name = "bruck",

@@ -73,6 +73,12 @@ std::vector<CostFormula> cost_formulas() {
          if (e.empty()) e = per_rank("blocks", s.blocks_sent, p - 1);
          return e;
        }},
+      // Chen et al.: p/2 steps, one message each; one block in step 0, two in each later step:
+      // 1 + 2(p/2 - 1) = p-1 blocks.
+      {"neighbor_exchange", [](int p, const ScheduleStats& s) { return expect_costs(s, p / 2, p / 2, p - 1); }},
+      // log2 p steps, one message each, 2^s blocks in step s: 2^log2(p) - 1 = p-1 blocks.
+      {"recursive_doubling",
+       [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), ceil_log(2, p), p - 1); }},
       bruck_formula(2),
       bruck_formula(3),
       bruck_formula(4),
