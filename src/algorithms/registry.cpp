@@ -56,6 +56,34 @@ const std::vector<Algorithm>& algorithms() {
                     .eligibility = "p equal to the product of `factors`",
                     .fallback = "recursive_multiplying",
                     .make_schedule = recursive_multiplying_schedule});
+    // Fallbacks follow Open MPI's coll/base, which switches neighbor exchange to the ring at odd p
+    // and recursive doubling to Bruck (radix 2) at non-power-of-two p.
+    list.push_back({.name = "neighbor_exchange",
+                    .summary = "Chen et al.: p/2 pairwise steps with alternating neighbours, 2 blocks per step",
+                    .collectives = {allgather, allgatherv},
+                    .eligible = [](int p, const Params&) { return p % 2 == 0; },
+                    .eligibility = "p even",
+                    .fallback = "ring",
+                    .make_schedule = neighbor_exchange_schedule});
+    list.push_back({.name = "recursive_doubling",
+                    .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
+                    .collectives = {allgather, allgatherv},
+                    .eligible = [](int p, const Params&) { return p > 0 && (p & (p - 1)) == 0; },
+                    .eligibility = "p a power of two",
+                    .fallback = "bruck",
+                    .make_schedule = recursive_doubling_schedule});
+    // 64 is far beyond any useful radix (a stage posts radix-1 messages); radix >= p is one stage of
+    // p-1 direct messages.
+    list.push_back({.name = "bruck",
+                    .summary = "radix-k Bruck: ceil(log_k p) stages of up to k-1 messages, any p",
+                    .collectives = {allgather, allgatherv},
+                    .params = {integer_param("radix", 2, 64, 2)},
+                    .make_schedule = bruck_schedule});
+    list.push_back({.name = "sparbit",
+                    .summary = "Loch's Sparbit: Bruck's exchange with halving distances, ceil(log2 p) steps",
+                    .collectives = {allgather, allgatherv},
+                    .params = {integer_param("coalesce", 0, 1, 0)},
+                    .make_schedule = sparbit_schedule});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv},

@@ -7,5 +7,9 @@ namespace collshim {
 
 Schedule ring_schedule(int p, int rank, const Params& params);
 Schedule recursive_multiplying_schedule(int p, int rank, const Params& params);
+Schedule neighbor_exchange_schedule(int p, int rank, const Params& params);  // p even
+Schedule recursive_doubling_schedule(int p, int rank, const Params& params);  // p a power of two
+Schedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
+Schedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
 
 }  // namespace collshim

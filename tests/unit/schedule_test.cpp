@@ -146,6 +146,33 @@ CostFormula recursive_multiplying_factors_formula(const std::string& factors) {
           }};
 }
 
+// ceil(log_k p) by repeated multiplication, independent of the generators' loops.
+long ceil_log(long k, long p) {
+  long steps = 0;
+  for (long reach = 1; reach < p; reach *= k) ++steps;
+  return steps;
+}
+
+// Steps, messages per rank and blocks per rank all as given.
+std::string expect_costs(const ScheduleStats& s, long steps, long messages, long blocks) {
+  auto e = expect_equal("steps", s.steps, steps);
+  if (e.empty()) e = per_rank("messages", s.messages_sent, messages);
+  if (e.empty()) e = per_rank("blocks", s.blocks_sent, blocks);
+  return e;
+}
+
+// Radix-k Bruck: stage s has distance D = k^s and one message per j in 1..k-1 with j*D < p, that is
+// min(k-1, ceil(p/D)-1) messages; every rank receives each of the other p-1 blocks once.
+CostFormula bruck_formula(int radix) {
+  return {radix == 2 ? std::string("bruck") : "bruck:radix=" + std::to_string(radix),
+          [radix](int p, const ScheduleStats& s) {
+            long messages = 0;
+            for (long distance = 1; distance < p; distance *= radix)
+              messages += std::min<long>(radix - 1, (p + distance - 1) / distance - 1);
+            return expect_costs(s, ceil_log(radix, p), messages, p - 1);
+          }};
+}
+
 std::vector<CostFormula> cost_formulas() {
   return {
       {"ring",
@@ -164,6 +191,23 @@ std::vector<CostFormula> cost_formulas() {
       recursive_multiplying_factors_formula("2x5"),
       recursive_multiplying_factors_formula("3x2x2"),
       recursive_multiplying_factors_formula("7"),
+      // Chen et al.: p/2 steps, one message each; one block in step 0, two in each later step:
+      // 1 + 2(p/2 - 1) = p-1 blocks.
+      {"neighbor_exchange", [](int p, const ScheduleStats& s) { return expect_costs(s, p / 2, p / 2, p - 1); }},
+      // log2 p steps, one message each, 2^s blocks in step s: 2^log2(p) - 1 = p-1 blocks.
+      {"recursive_doubling",
+       [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), ceil_log(2, p), p - 1); }},
+      bruck_formula(2),
+      bruck_formula(3),
+      bruck_formula(4),
+      bruck_formula(8),
+      // Sparbit sends data-ignore blocks per step, p-1 in all (thesis 1.6). Per-block messages: p-1.
+      {"sparbit", [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), p - 1, p - 1); }},
+      // Coalesced: one message per step that has something to send. The first step sends the own
+      // block (d = 2^(L-1) is never an ignored distance, since 2^L - p < 2^(L-1)), so data is 2 after
+      // it and data - ignore >= 1 from then on: no step is empty, ceil(log2 p) messages.
+      {"sparbit:coalesce=1",
+       [](int p, const ScheduleStats& s) { return expect_costs(s, ceil_log(2, p), ceil_log(2, p), p - 1); }},
   };
 }
 
