@@ -13,15 +13,6 @@
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
-namespace {
-
-int wrap(long long value, int p) {
-  const long long m = value % p;
-  return static_cast<int>(m < 0 ? m + p : m);
-}
-
-}  // namespace
-
 Schedule bruck_schedule(int p, int rank, const Params& params) {
   const int radix = param_int(params, "radix");
   Schedule schedule;
@@ -31,13 +22,13 @@ Schedule bruck_schedule(int p, int rank, const Params& params) {
     for (long long j = 1; j < radix && j * distance < p; ++j) {
       const long long offset = j * distance;
       const long long count = std::min<long long>(distance, p - offset);
-      BlockTransfer send{wrap(rank - offset, p), {}};
-      BlockTransfer recv{wrap(rank + offset, p), {}};
+      BlockTransfer send{wrap_rank(rank - offset, p), {}};
+      BlockTransfer recv{wrap_rank(rank + offset, p), {}};
       send.blocks.reserve(count);
       recv.blocks.reserve(count);
       for (long long i = 0; i < count; ++i) {
-        send.blocks.push_back(wrap(rank + i, p));
-        recv.blocks.push_back(wrap(rank + offset + i, p));
+        send.blocks.push_back(wrap_rank(rank + i, p));
+        recv.blocks.push_back(wrap_rank(rank + offset + i, p));
       }
       step.sends.push_back(std::move(send));
       step.recvs.push_back(std::move(recv));

@@ -5,6 +5,12 @@
 
 namespace collshim {
 
+// value mod p in [0, p), for rank arithmetic that may go negative or past p.
+inline int wrap_rank(long long value, int p) {
+  const long long m = value % p;
+  return static_cast<int>(m < 0 ? m + p : m);
+}
+
 Schedule ring_schedule(int p, int rank, const Params& params);
 Schedule recursive_multiplying_schedule(int p, int rank, const Params& params);
 Schedule neighbor_exchange_schedule(int p, int rank, const Params& params);  // p even

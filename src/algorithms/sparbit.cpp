@@ -12,15 +12,6 @@
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
-namespace {
-
-int wrap(long long value, int p) {
-  const long long m = value % p;
-  return static_cast<int>(m < 0 ? m + p : m);
-}
-
-}  // namespace
-
 Schedule sparbit_schedule(int p, int rank, const Params& params) {
   Schedule schedule;
   // Algorithm 1 line 3 would compute 2^-1 for p = 1; there is nothing to exchange anyway.
@@ -38,16 +29,16 @@ Schedule sparbit_schedule(int p, int rank, const Params& params) {
   schedule.steps.reserve(steps);
   for (int i = 0; i < steps; ++i) {
     const int ignore = (static_cast<unsigned>(d) & ignore_steps) != 0 ? 1 : 0;
-    const int to = wrap(rank + d, p);
-    const int from = wrap(rank - d, p);
+    const int to = wrap_rank(rank + d, p);
+    const int from = wrap_rank(rank - d, p);
     ScheduleStep step;
     if (coalesce) {
       step.sends.push_back({to, {}});
       step.recvs.push_back({from, {}});
     }
     for (long long j = 0; j < data - ignore; ++j) {
-      const int send_block = wrap(rank - 2 * j * d, p);
-      const int recv_block = wrap(rank - (2 * j + 1) * d, p);
+      const int send_block = wrap_rank(rank - 2 * j * d, p);
+      const int recv_block = wrap_rank(rank - (2 * j + 1) * d, p);
       if (coalesce) {
         step.sends.back().blocks.push_back(send_block);
         step.recvs.back().blocks.push_back(recv_block);
