@@ -31,7 +31,7 @@ class AlltoallvSendSide {
 };
 
 // Exchanges with the peer itself: a local copy from the send side to the receive side.
-int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, int rank);
+int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, const CommContext& context);
 // The receive address of the block from `peer`.
 void* alltoallv_recv_address(const AlltoallvCall& call, MPI_Aint recv_extent, int peer);
 

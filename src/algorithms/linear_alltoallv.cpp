@@ -14,7 +14,7 @@ int run_linear_alltoallv(const AlltoallvCall& call, CommContext& context) {
   int rc = MPI_SUCCESS;
   const AlltoallvSendSide send(call, context, rc);
   if (rc != MPI_SUCCESS) return rc;
-  if ((rc = copy_own_alltoallv_block(call, send, rank)) != MPI_SUCCESS) return rc;
+  if ((rc = copy_own_alltoallv_block(call, send, context)) != MPI_SUCCESS) return rc;
 
   MPI_Aint lower_bound = 0, recv_extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &recv_extent);
