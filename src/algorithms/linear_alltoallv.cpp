@@ -8,7 +8,7 @@ namespace {
 constexpr int alltoallv_tag = 1;
 }
 
-int run_linear_alltoallv(const AlltoallvCall& call, CommContext& context) {
+int run_linear_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& /*choice*/, CommContext& context) {
   const int p = context.size();
   const int rank = context.rank();
   int rc = MPI_SUCCESS;

@@ -152,7 +152,7 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
   const Decision decision = target.runtime->selector.decide(Collective::alltoallv, target.size);
   int rc = MPI_SUCCESS;
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return choice.algorithm->run_alltoallv(call, context);
+    return choice.algorithm->run_alltoallv(call, choice, context);
   };
   if (!run_decision(*target.runtime, Collective::alltoallv, comm, target.size, bytes_per_block, decision, run, rc))
     return pass_through();
