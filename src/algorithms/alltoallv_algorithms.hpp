@@ -8,6 +8,7 @@ namespace collshim {
 
 int run_linear_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 int run_pairwise_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 
 // Where the outgoing blocks of an Alltoallv live. With MPI_IN_PLACE they are first copied out of
 // recvbuf into the context's staging buffer, since receiving overwrites them.
