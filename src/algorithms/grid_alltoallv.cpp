@@ -141,7 +141,10 @@ int plan_for(const AlgorithmChoice& choice, CommContext& context, GridPlan*& pla
     const std::optional<GridDims> dims = parse_grid_dims(choice.params.at("dims"));
     if (!dims) return MPI_ERR_ARG;  // validated when the choice was made
     const int rc = GridPlan::create(context.comm(), grid_shape(context.size(), *dims), slot);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+      slot.reset();  // frees what was split; a later call starts over
+      return rc;
+    }
   }
   plan = slot.get();
   return MPI_SUCCESS;
@@ -187,7 +190,7 @@ int GridPlan::create(MPI_Comm shadow, const std::vector<int>& dims, std::unique_
           std::lower_bound(last_group.begin(), last_group.end(), at) - last_group.begin());
     }
   }
-  plan = std::move(made);  // kept even on error, so its communicators are freed with the context
+  plan = std::move(made);  // handed over even on error: its owner frees the communicators split so far
   return rc;
 }
 
