@@ -29,6 +29,9 @@
 // Example p = 7, dims = 2: shape 2 x 4 (one hole at (1,3)); rows {0,1,2,3} {4,5,6}; columns
 // {0,4} {1,5} {2,6}, and rank 3, whose column has no row-1 member, joins column 0: {0,3,4}.
 // 3 -> 6 goes 3 -> 4 (phase 0) -> 6 (phase 1); 6 -> 3 goes 6 -> 2 -> 3.
+// p = 14, dims = 2: shape 3 x 5, rows {0..4} {5..9} {10..13} (hole at (2,4)); columns {0,5,10} ...
+// {3,8,13}; ranks 4 and 9 sit on the column through the hole and join columns 0 and 1:
+// {0,4,5,10} and {1,6,9,11}. Start-ups per rank: 5 to 7 instead of 13.
 #include <optional>
 #include <span>
 #include <string_view>
