@@ -69,7 +69,8 @@ int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call
 
   if (call.sendbuf != MPI_IN_PLACE) {
     char* own = static_cast<char*>(call.recvbuf) + call.displacement(rank) * extent;
-    const int rc = copy_typed(call.sendbuf, call.sendcount, call.sendtype, own, call.count(rank), call.recvtype);
+    const int rc = copy_typed(call.sendbuf, call.sendcount, call.sendtype, own, call.count(rank), call.recvtype,
+                              context.comm(), rank);
     if (rc != MPI_SUCCESS) return rc;
   }
 

@@ -6,8 +6,9 @@
 
 namespace collshim {
 
-int run_linear_alltoallv(const AlltoallvCall& call, CommContext& context);
-int run_pairwise_alltoallv(const AlltoallvCall& call, CommContext& context);
+int run_linear_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_pairwise_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 
 // Where the outgoing blocks of an Alltoallv live. With MPI_IN_PLACE they are first copied out of
 // recvbuf into the context's staging buffer, since receiving overwrites them.
@@ -31,7 +32,7 @@ class AlltoallvSendSide {
 };
 
 // Exchanges with the peer itself: a local copy from the send side to the receive side.
-int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, int rank);
+int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, const CommContext& context);
 // The receive address of the block from `peer`.
 void* alltoallv_recv_address(const AlltoallvCall& call, MPI_Aint recv_extent, int peer);
 

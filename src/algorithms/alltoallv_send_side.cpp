@@ -50,11 +50,12 @@ void* alltoallv_recv_address(const AlltoallvCall& call, MPI_Aint recv_extent, in
   return static_cast<char*>(call.recvbuf) + static_cast<MPI_Aint>(call.rdispls[peer]) * recv_extent;
 }
 
-int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, int rank) {
+int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, const CommContext& context) {
+  const int rank = context.rank();
   MPI_Aint lower_bound = 0, extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
   return copy_typed(send.address(rank), send.count(rank), send.type(), alltoallv_recv_address(call, extent, rank),
-                    call.recvcounts[rank], call.recvtype);
+                    call.recvcounts[rank], call.recvtype, context.comm(), rank);
 }
 
 }  // namespace collshim

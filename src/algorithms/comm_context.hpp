@@ -5,10 +5,12 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/grid_alltoallv.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
@@ -34,6 +36,11 @@ class CommContext {
   std::vector<int> type_lengths;
   std::vector<MPI_Aint> type_offsets;
   std::vector<std::byte> staging;
+
+  // Grid Alltoallv: a plan (dimension communicators) per grid choice, indexed by AlgorithmChoice::id
+  // and created collectively on the choice's first call; forwarding buffers shared by all choices.
+  std::vector<std::unique_ptr<GridPlan>> grid_plans;
+  GridBuffers grid_buffers;
 
  private:
   MPI_Comm comm_;

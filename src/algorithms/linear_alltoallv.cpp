@@ -8,13 +8,13 @@ namespace {
 constexpr int alltoallv_tag = 1;
 }
 
-int run_linear_alltoallv(const AlltoallvCall& call, CommContext& context) {
+int run_linear_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& /*choice*/, CommContext& context) {
   const int p = context.size();
   const int rank = context.rank();
   int rc = MPI_SUCCESS;
   const AlltoallvSendSide send(call, context, rc);
   if (rc != MPI_SUCCESS) return rc;
-  if ((rc = copy_own_alltoallv_block(call, send, rank)) != MPI_SUCCESS) return rc;
+  if ((rc = copy_own_alltoallv_block(call, send, context)) != MPI_SUCCESS) return rc;
 
   MPI_Aint lower_bound = 0, recv_extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &recv_extent);

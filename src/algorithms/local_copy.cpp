@@ -14,7 +14,7 @@ bool is_contiguous(MPI_Datatype type) {
 }
 
 int copy_typed(const void* source, int send_count, MPI_Datatype send_type, void* destination, int recv_count,
-               MPI_Datatype recv_type) {
+               MPI_Datatype recv_type, MPI_Comm comm, int self_rank) {
   if (send_count == 0 && recv_count == 0) return MPI_SUCCESS;
   if (send_type == recv_type && send_count == recv_count && is_contiguous(send_type)) {
     MPI_Aint true_lb = 0, true_extent = 0;
@@ -26,8 +26,8 @@ int copy_typed(const void* source, int send_count, MPI_Datatype send_type, void*
     return MPI_SUCCESS;
   }
   // Different layouts: let the MPI library do the type conversion through a message to self.
-  return PMPI_Sendrecv(source, send_count, send_type, 0, 0, destination, recv_count, recv_type, 0, 0,
-                       MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(source, send_count, send_type, self_rank, 0, destination, recv_count, recv_type, self_rank, 0,
+                       comm, MPI_STATUS_IGNORE);
 }
 
 }  // namespace collshim

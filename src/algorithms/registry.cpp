@@ -4,11 +4,22 @@
 
 #include "algorithms/alltoallv_algorithms.hpp"
 #include "algorithms/recursive_multiplying.hpp"
+
+#include "algorithms/grid_routing.hpp"
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
 
 using enum Collective;
+
+namespace {
+
+ParamSpec grid_dims_param() {
+  return ParamSpec{"dims", "an integer from 2 to " + std::to_string(grid_max_dims) + ", or hypercube", "2",
+                   [](std::string_view value) { return parse_grid_dims(value).has_value(); }};
+}
+
+}  // namespace
 
 std::string_view collective_name(Collective collective) {
   switch (collective) {
@@ -92,6 +103,13 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "p-1 steps; in step k send to rank+k, receive from rank-k",
                     .collectives = {alltoallv},
                     .run_alltoallv = run_pairwise_alltoallv});
+    // Eligible for every p: shapes that do not fit p get holes (grid_routing.hpp).
+    list.push_back({.name = "grid",
+                    .summary = "k-dimensional grid indirection: about sum(d_j - 1) start-ups instead of p-1, "
+                               "each byte forwarded up to k times",
+                    .collectives = {alltoallv},
+                    .params = {grid_dims_param()},
+                    .run_alltoallv = run_grid_alltoallv});
     return list;
   }();
   return table;

@@ -29,9 +29,11 @@ struct ParamSpec {
 ParamSpec integer_param(std::string name, int min_value, int max_value, int default_value);
 
 struct AlltoallvCall;
+struct AlgorithmChoice;
 class CommContext;
 using ScheduleGenerator = std::function<Schedule(int p, int rank, const Params& params)>;
-using AlltoallvRunner = int (*)(const AlltoallvCall& call, CommContext& context);
+// Gets the whole choice: its parameters, and its id to key per-communicator state on.
+using AlltoallvRunner = int (*)(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 
 struct Algorithm {
   std::string_view name;

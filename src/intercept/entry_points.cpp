@@ -180,7 +180,7 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
   }
   const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return choice.algorithm->run_alltoallv(call, context);
+    return choice.algorithm->run_alltoallv(call, choice, context);
   };
   return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
 }

@@ -53,5 +53,23 @@ TEST(AlgorithmSpec, IntegerParametersCheckRangeAndSyntax) {
   EXPECT_EQ(radix.default_value, "2");
 }
 
+TEST(AlgorithmSpec, GridDimsIsACountOrHypercube) {
+  const auto grid = parse_algorithm_spec("grid", Collective::alltoallv);
+  ASSERT_TRUE(grid.choice) << grid.error;
+  EXPECT_EQ(grid.choice->params.at("dims"), "2");
+  EXPECT_EQ(grid.choice->text(), "grid");
+  EXPECT_EQ(parse_algorithm_spec("grid:dims=2", Collective::alltoallv).choice->text(), "grid");
+  EXPECT_EQ(parse_algorithm_spec("grid:dims=3", Collective::alltoallv).choice->text(), "grid:dims=3");
+  EXPECT_EQ(parse_algorithm_spec("grid:dims=hypercube", Collective::alltoallv).choice->text(), "grid:dims=hypercube");
+  for (const char* bad : {"grid:dims=1", "grid:dims=17", "grid:dims=cube", "grid:dims="}) {
+    const auto result = parse_algorithm_spec(bad, Collective::alltoallv);
+    EXPECT_FALSE(result.choice) << bad;
+    EXPECT_NE(result.error.find("for grid parameter 'dims'; expected an integer from 2 to 16, or hypercube"),
+              std::string::npos)
+        << result.error;
+  }
+  EXPECT_FALSE(parse_algorithm_spec("grid", Collective::allgather).choice) << "grid is an Alltoallv algorithm";
+}
+
 }  // namespace
 }  // namespace collshim
