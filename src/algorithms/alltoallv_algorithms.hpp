@@ -31,9 +31,26 @@ class AlltoallvSendSide {
   int type_size_ = 0;
 };
 
-// Exchanges with the peer itself: a local copy from the send side to the receive side.
-int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, const CommContext& context);
 // The receive address of the block from `peer`.
 void* alltoallv_recv_address(const AlltoallvCall& call, MPI_Aint recv_extent, int peer);
+
+// A direct exchange (every block goes straight to its destination, as in linear and pairwise):
+// construction copies the rank's own block; post_recv/post_send start one peer's message unless it
+// carries no bytes. MPI requires the byte counts of each pair to agree, so both sides skip alike.
+class DirectAlltoallv {
+ public:
+  // Returns an MPI error code through `status`.
+  DirectAlltoallv(const AlltoallvCall& call, CommContext& context, int tag, int& status);
+  int post_recv(int source, MPI_Request* request) const;
+  int post_send(int destination, MPI_Request* request) const;
+
+ private:
+  const AlltoallvCall& call_;
+  const CommContext& context_;
+  AlltoallvSendSide send_;
+  MPI_Aint recv_extent_ = 0;
+  int recv_type_size_ = 0;
+  int tag_;
+};
 
 }  // namespace collshim

@@ -50,12 +50,30 @@ void* alltoallv_recv_address(const AlltoallvCall& call, MPI_Aint recv_extent, in
   return static_cast<char*>(call.recvbuf) + static_cast<MPI_Aint>(call.rdispls[peer]) * recv_extent;
 }
 
-int copy_own_alltoallv_block(const AlltoallvCall& call, const AlltoallvSendSide& send, const CommContext& context) {
+DirectAlltoallv::DirectAlltoallv(const AlltoallvCall& call, CommContext& context, int tag, int& status)
+    : call_(call), context_(context), send_(call, context, status), tag_(tag) {
+  if (status != MPI_SUCCESS) return;
+  MPI_Aint lower_bound = 0;
+  PMPI_Type_get_extent(call.recvtype, &lower_bound, &recv_extent_);
+  PMPI_Type_size(call.recvtype, &recv_type_size_);
   const int rank = context.rank();
-  MPI_Aint lower_bound = 0, extent = 0;
-  PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
-  return copy_typed(send.address(rank), send.count(rank), send.type(), alltoallv_recv_address(call, extent, rank),
-                    call.recvcounts[rank], call.recvtype, context.comm(), rank);
+  status = copy_typed(send_.address(rank), send_.count(rank), send_.type(),
+                      alltoallv_recv_address(call, recv_extent_, rank), call.recvcounts[rank], call.recvtype,
+                      context.comm(), rank);
+}
+
+int DirectAlltoallv::post_recv(int source, MPI_Request* request) const {
+  *request = MPI_REQUEST_NULL;
+  if (static_cast<long long>(call_.recvcounts[source]) * recv_type_size_ == 0) return MPI_SUCCESS;
+  return PMPI_Irecv(alltoallv_recv_address(call_, recv_extent_, source), call_.recvcounts[source], call_.recvtype,
+                    source, tag_, context_.comm(), request);
+}
+
+int DirectAlltoallv::post_send(int destination, MPI_Request* request) const {
+  *request = MPI_REQUEST_NULL;
+  if (static_cast<long long>(send_.count(destination)) * send_.type_size() == 0) return MPI_SUCCESS;
+  return PMPI_Isend(send_.address(destination), send_.count(destination), send_.type(), destination, tag_,
+                    context_.comm(), request);
 }
 
 }  // namespace collshim
