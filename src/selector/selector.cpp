@@ -90,6 +90,9 @@ const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
 Decision Selector::decide(const CallFacts& facts) const {
   Decision decision;
   const int c = static_cast<int>(facts.collective);
+  // One process has nothing to exchange: every algorithm is a local copy, so the MPI library does it
+  // (and its result, even where it departs from the standard, stays the user's result).
+  if (facts.procs == 1) return {native_, native_, "one process: nothing to exchange", "single", Decision::no_rule};
   if (forced_[c]) {
     decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), "forced", Decision::forced_rule};
   } else {

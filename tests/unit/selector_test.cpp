@@ -73,6 +73,15 @@ TEST(Selector, ForcingVariableChoosesTheAlgorithmOfItsCollectiveOnly) {
   EXPECT_FALSE(b.selector->always_native(Collective::allgather));
 }
 
+TEST(Selector, OneProcessAlwaysPassesThrough) {
+  const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}}, {"version: 1\nrules:\n  - { collective: alltoallv, use: pairwise }\n"});
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 1, 64, MappingClass::single_node, 1)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 1, 64, MappingClass::single_node, 1)), "native");
+  EXPECT_EQ(chosen(b, facts(Collective::allgather, 2)), "ring");
+  EXPECT_STREQ(b.selector->decide(facts(Collective::allgather, 1, 64, MappingClass::single_node, 1)).reason,
+               "one process: nothing to exchange");
+}
+
 TEST(Selector, RepeatedDecisionsReturnTheSameInternedChoice) {
   const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLGATHERV", "ring"}});
   const Decision x = b.selector->decide(facts(Collective::allgather, 8));
