@@ -26,17 +26,12 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
-// The runtime if the shim may take this call, else nullptr (pass through). Calls nothing can ever
-// route to an algorithm skip everything else, unless the report wants to count them.
-Runtime* runtime_for(Collective collective, MPI_Comm comm) {
-  Runtime* runtime = Runtime::active();
-  if (runtime == nullptr || (runtime->selector.always_native(collective) && !runtime->profile)) return nullptr;
-  // Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
-  // would raise through the communicator's error handler, or runs its intercommunicator algorithm.
-  if (comm == MPI_COMM_NULL) return nullptr;
+// Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
+// would raise through the communicator's error handler, or runs its intercommunicator algorithm.
+bool usable_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return false;
   int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return nullptr;
-  return runtime;
+  return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 
 // The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
@@ -78,10 +73,9 @@ int run_decided(Runtime& runtime, CommState& state, Collective collective, long 
 
 // A template, not std::function: the pass-through path must not allocate.
 template <typename PassThrough>
-int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm comm,
+int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCall& call, MPI_Comm comm,
                      const PassThrough& pass_through) {
-  Runtime* runtime = runtime_for(collective, comm);
-  if (runtime == nullptr || call.recvtype == MPI_DATATYPE_NULL ||
+  if (!usable_comm(comm) || call.recvtype == MPI_DATATYPE_NULL ||
       (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0))) {
     return pass_through();
   }
@@ -107,54 +101,35 @@ int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm
   return run_decided(*runtime, *state, collective, received_bytes / p, received_bytes, run, pass_through);
 }
 
-}  // namespace
-}  // namespace collshim
-
-using namespace collshim;
-
-COLLSHIM_EXPORT int MPI_Init(int* argc, char*** argv) {
-  const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) Runtime::start();
-  return rc;
-}
-
-COLLSHIM_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) Runtime::start();
-  return rc;
-}
-
-COLLSHIM_EXPORT int MPI_Finalize() {
-  Runtime::stop();
-  return PMPI_Finalize();
-}
-
-COLLSHIM_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+// The entry points below pass a call straight to the MPI library when nothing can route it to an
+// algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
+// in these out-of-line functions, so the fast path does not pay for their stack frames.
+[[gnu::noinline]] int allgather_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype};
-  return allgatherv_entry(Collective::allgather, call, comm, [&] {
+  return allgatherv_entry(runtime, Collective::allgather, call, comm, [&] {
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   });
 }
 
-COLLSHIM_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                   MPI_Comm comm) {
+[[gnu::noinline]] int allgatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, const int recvcounts[], const int displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm) {
   const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype};
-  return allgatherv_entry(Collective::allgatherv, call, comm, [&] {
+  return allgatherv_entry(runtime, Collective::allgatherv, call, comm, [&] {
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   });
 }
 
-COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+[[gnu::noinline]] int alltoallv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[],
+                                     const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                     MPI_Comm comm) {
   const auto pass_through = [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
-  Runtime* runtime = runtime_for(Collective::alltoallv, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (runtime == nullptr || recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
+  if (!usable_comm(comm) || recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
     return pass_through();
   int p = 0;
   PMPI_Comm_size(comm, &p);
@@ -183,4 +158,58 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
     return choice.algorithm->run_alltoallv(call, context);
   };
   return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
+}
+
+// Null when the call passes straight through.
+Runtime* runtime_for(Collective collective) {
+  Runtime* runtime = Runtime::active();
+  return runtime == nullptr || runtime->passes_through(collective) ? nullptr : runtime;
+}
+
+}  // namespace
+}  // namespace collshim
+
+using namespace collshim;
+
+COLLSHIM_EXPORT int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) Runtime::start();
+  return rc;
+}
+
+COLLSHIM_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) Runtime::start();
+  return rc;
+}
+
+COLLSHIM_EXPORT int MPI_Finalize() {
+  Runtime::stop();
+  return PMPI_Finalize();
+}
+
+COLLSHIM_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::allgather);
+  if (runtime == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+COLLSHIM_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                   MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::allgatherv);
+  if (runtime == nullptr)
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  return allgatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::alltoallv);
+  if (runtime == nullptr)
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                        comm);
 }
