@@ -34,6 +34,25 @@ bool usable_comm(MPI_Comm comm) {
   return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 
+// The communicator of a call: its size `p`, and its state if the shim already has it at hand (a
+// repeated call on the same communicator; no MPI call then, since only a valid intracommunicator
+// has a state). Otherwise `state` is null and the communicator is checked. False: pass through.
+bool look_up_comm(Runtime& runtime, MPI_Comm comm, CommState*& state, int& p) {
+  state = runtime.comms.recent(comm);
+  if (state != nullptr) {
+    p = state->context.size();  // the size of the shadow, a dup of `comm`
+    return true;
+  }
+  if (!usable_comm(comm)) return false;
+  PMPI_Comm_size(comm, &p);
+  return true;
+}
+
+// The state of a communicator look_up_comm() accepted, created on first use (collective).
+CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
+  return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
+}
+
 // The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
 const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
   if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
@@ -75,17 +94,17 @@ int run_decided(Runtime& runtime, CommState& state, Collective collective, long 
 template <typename PassThrough>
 int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCall& call, MPI_Comm comm,
                      const PassThrough& pass_through) {
-  if (!usable_comm(comm) || call.recvtype == MPI_DATATYPE_NULL ||
+  CommState* state = nullptr;
+  int p = 0;
+  if (!look_up_comm(*runtime, comm, state, p) || call.recvtype == MPI_DATATYPE_NULL ||
       (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0))) {
     return pass_through();
   }
-  int p = 0;
-  PMPI_Comm_size(comm, &p);
   if ((call.recvcounts ? !counts_valid(call.recvcounts, p) : call.uniform_count < 0) ||
       (call.recvcounts && call.displs == nullptr)) {
     return pass_through();
   }
-  CommState* state = runtime->comms.state(comm, runtime->placement);
+  state = comm_state(*runtime, comm, state);
   if (state == nullptr) return pass_through();
   // Every rank holds the same counts, so every rank computes the same size and decision.
   long long total_elements = 0;
@@ -129,15 +148,16 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (!usable_comm(comm) || recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
-    return pass_through();
+  CommState* state = nullptr;
   int p = 0;
-  PMPI_Comm_size(comm, &p);
+  if (!look_up_comm(*runtime, comm, state, p) || recvtype == MPI_DATATYPE_NULL ||
+      (!in_place && sendtype == MPI_DATATYPE_NULL))
+    return pass_through();
   if (!counts_valid(recvcounts, p) || rdispls == nullptr ||
       (!in_place && (!counts_valid(sendcounts, p) || sdispls == nullptr))) {
     return pass_through();
   }
-  CommState* state = runtime->comms.state(comm, runtime->placement);
+  state = comm_state(*runtime, comm, state);
   if (state == nullptr) return pass_through();
   long long received_elements = 0;
   for (int peer = 0; peer < p; ++peer) received_elements += recvcounts[peer];
