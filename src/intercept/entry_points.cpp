@@ -53,9 +53,9 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
   return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
 }
 
-// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
-const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
-  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
+// A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
+[[gnu::noinline]] const Decision& decide_and_store(Runtime& runtime, CommState& state, Collective collective,
+                                                   long long block_bytes) {
   const CommMapping& mapping = state.mapping;
   const int p = state.context.size();
   const CallFacts facts{collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn, mapping.oversubscribed};
@@ -69,17 +69,27 @@ const Decision& decide(Runtime& runtime, CommState& state, Collective collective
   return *state.decisions.find(collective, block_bytes);
 }
 
+// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
+const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
+  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
+  return decide_and_store(runtime, state, collective, block_bytes);
+}
+
+// The debug log line of every decided call (COLLSHIM_LOG=debug); out of line, off the hot path.
+[[gnu::noinline, gnu::cold]] void log_decision(Runtime& runtime, const CommState& state, Collective collective,
+                                               long long block_bytes, const Decision& decision) {
+  runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
+                     state.context.size(), block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes,
+                     decision.choice->text(), decision.reason);
+}
+
 // Runs the decided algorithm, or the MPI library's own, and records the call for the report.
 template <typename Run, typename PassThrough>
 int run_decided(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
                 long long received_bytes, const Run& run, const PassThrough& pass_through) {
   const Decision& decision = decide(runtime, state, collective, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
-  if (runtime.log->should_log(spdlog::level::debug)) {
-    runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
-                       state.context.size(), block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes,
-                       choice.text(), decision.reason);
-  }
+  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, state, collective, block_bytes, decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   const int rc = choice.algorithm->passes_through ? pass_through() : run(choice, state.context);
   if (runtime.profile) {
