@@ -7,10 +7,12 @@ namespace collshim {
 namespace {
 
 std::atomic<long> live_state_count{0};
+CommCache* live_cache = nullptr;  // between CommCache's constructor and destructor
 
 // C ABI: MPI calls this when the user's communicator is freed (or its attribute deleted).
 extern "C" int delete_comm_context(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
   std::unique_ptr<CommState> owned(static_cast<CommState*>(value));
+  CommCache::forget(owned.get());
   --live_state_count;
   return MPI_SUCCESS;
 }
@@ -20,9 +22,20 @@ extern "C" int delete_comm_context(MPI_Comm /*comm*/, int /*keyval*/, void* valu
 CommCache::CommCache() {
   // No copy callback: a user's MPI_Comm_dup must get a fresh shadow, not share this one.
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_comm_context, &keyval_, nullptr);
+  live_cache = this;
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  use_recent_ = level != MPI_THREAD_MULTIPLE;
+}
+
+void CommCache::forget(const CommState* state) {
+  if (live_cache == nullptr || live_cache->recent_state_ != state) return;
+  live_cache->recent_comm_ = MPI_COMM_NULL;
+  live_cache->recent_state_ = nullptr;
 }
 
 CommCache::~CommCache() {
+  live_cache = nullptr;
   if (keyval_ == MPI_KEYVAL_INVALID) return;
   // The predefined communicators outlive MPI_Finalize's user code; release their shadows while MPI
   // still works. Contexts of user communicators never freed are released by MPI itself.
@@ -39,13 +52,20 @@ CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, keyval_, &value, &found);
-  if (found) return static_cast<CommState*>(value);
-  MPI_Comm shadow = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
-  auto state = std::make_unique<CommState>(shadow, placement);
-  if (PMPI_Comm_set_attr(comm, keyval_, state.get()) != MPI_SUCCESS) return nullptr;
-  ++live_state_count;
-  return state.release();  // owned by the attribute from here on
+  CommState* state = static_cast<CommState*>(value);
+  if (!found) {
+    MPI_Comm shadow = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
+    auto created = std::make_unique<CommState>(shadow, placement);
+    if (PMPI_Comm_set_attr(comm, keyval_, created.get()) != MPI_SUCCESS) return nullptr;
+    ++live_state_count;
+    state = created.release();  // owned by the attribute from here on
+  }
+  if (use_recent_) {
+    recent_comm_ = comm;
+    recent_state_ = state;
+  }
+  return state;
 }
 
 long CommCache::live_states() { return live_state_count.load(); }

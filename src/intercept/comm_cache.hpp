@@ -28,13 +28,28 @@ class CommCache {
 
   // The state of an intracommunicator, created on first use: collective over `comm` then (a dup and
   // one allgather of node ids). Returns nullptr if the dup fails (the caller passes the call through).
+  // Only for intracommunicators: recent() relies on it.
   CommState* state(MPI_Comm comm, const ProcessPlacement& placement);
+
+  // The state of `comm` if state() returned it last: a repeated call on the same communicator then
+  // skips the attribute lookup (PMPI_Comm_get_attr is a hash lookup, ~140 instructions in Open MPI
+  // 4.1) and, as only intracommunicators have a state, the intercommunicator test. No MPI call;
+  // nullptr otherwise. The delete callback forgets a freed state before its handle can be reused.
+  // Off (always nullptr) at MPI_THREAD_MULTIPLE, where threads would race on this one entry.
+  CommState* recent(MPI_Comm comm) const { return recent_comm_ == comm ? recent_state_ : nullptr; }
+
+  // Called by the attribute's delete callback as `state` goes. A no-op once the cache is destroyed:
+  // MPI may free the states of communicators the user never freed after that.
+  static void forget(const CommState* state);
 
   // Number of live states, for leak checks.
   static long live_states();
 
  private:
   int keyval_ = MPI_KEYVAL_INVALID;
+  bool use_recent_ = false;
+  MPI_Comm recent_comm_ = MPI_COMM_NULL;
+  CommState* recent_state_ = nullptr;
 };
 
 }  // namespace collshim

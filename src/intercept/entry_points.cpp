@@ -26,22 +26,36 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
-// The runtime if the shim may take this call, else nullptr (pass through). Calls nothing can ever
-// route to an algorithm skip everything else, unless the report wants to count them.
-Runtime* runtime_for(Collective collective, MPI_Comm comm) {
-  Runtime* runtime = Runtime::active();
-  if (runtime == nullptr || (runtime->selector.always_native(collective) && !runtime->profile)) return nullptr;
-  // Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
-  // would raise through the communicator's error handler, or runs its intercommunicator algorithm.
-  if (comm == MPI_COMM_NULL) return nullptr;
+// Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
+// would raise through the communicator's error handler, or runs its intercommunicator algorithm.
+bool usable_comm(MPI_Comm comm) {
+  if (comm == MPI_COMM_NULL) return false;
   int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return nullptr;
-  return runtime;
+  return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }
 
-// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
-const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
-  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
+// The communicator of a call: its size `p`, and its state if the shim already has it at hand (a
+// repeated call on the same communicator; no MPI call then, since only a valid intracommunicator
+// has a state). Otherwise `state` is null and the communicator is checked. False: pass through.
+bool look_up_comm(Runtime& runtime, MPI_Comm comm, CommState*& state, int& p) {
+  state = runtime.comms.recent(comm);
+  if (state != nullptr) {
+    p = state->context.size();  // the size of the shadow, a dup of `comm`
+    return true;
+  }
+  if (!usable_comm(comm)) return false;
+  PMPI_Comm_size(comm, &p);
+  return true;
+}
+
+// The state of a communicator look_up_comm() accepted, created on first use (collective).
+CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
+  return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
+}
+
+// A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
+[[gnu::noinline]] const Decision& decide_and_store(Runtime& runtime, CommState& state, Collective collective,
+                                                   long long block_bytes) {
   const CommMapping& mapping = state.mapping;
   const int p = state.context.size();
   const CallFacts facts{collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn, mapping.oversubscribed};
@@ -55,17 +69,27 @@ const Decision& decide(Runtime& runtime, CommState& state, Collective collective
   return *state.decisions.find(collective, block_bytes);
 }
 
+// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
+const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
+  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
+  return decide_and_store(runtime, state, collective, block_bytes);
+}
+
+// The debug log line of every decided call (COLLSHIM_LOG=debug); out of line, off the hot path.
+[[gnu::noinline, gnu::cold]] void log_decision(Runtime& runtime, const CommState& state, Collective collective,
+                                               long long block_bytes, const Decision& decision) {
+  runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
+                     state.context.size(), block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes,
+                     decision.choice->text(), decision.reason);
+}
+
 // Runs the decided algorithm, or the MPI library's own, and records the call for the report.
 template <typename Run, typename PassThrough>
 int run_decided(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
                 long long received_bytes, const Run& run, const PassThrough& pass_through) {
   const Decision& decision = decide(runtime, state, collective, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
-  if (runtime.log->should_log(spdlog::level::debug)) {
-    runtime.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({})", mpi_function_name(collective),
-                       state.context.size(), block_bytes, mapping_name(state.mapping.mapping), state.mapping.nodes,
-                       choice.text(), decision.reason);
-  }
+  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, state, collective, block_bytes, decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   const int rc = choice.algorithm->passes_through ? pass_through() : run(choice, state.context);
   if (runtime.profile) {
@@ -78,20 +102,19 @@ int run_decided(Runtime& runtime, CommState& state, Collective collective, long 
 
 // A template, not std::function: the pass-through path must not allocate.
 template <typename PassThrough>
-int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm comm,
+int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCall& call, MPI_Comm comm,
                      const PassThrough& pass_through) {
-  Runtime* runtime = runtime_for(collective, comm);
-  if (runtime == nullptr || call.recvtype == MPI_DATATYPE_NULL ||
+  CommState* state = nullptr;
+  int p = 0;
+  if (!look_up_comm(*runtime, comm, state, p) || call.recvtype == MPI_DATATYPE_NULL ||
       (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0))) {
     return pass_through();
   }
-  int p = 0;
-  PMPI_Comm_size(comm, &p);
   if ((call.recvcounts ? !counts_valid(call.recvcounts, p) : call.uniform_count < 0) ||
       (call.recvcounts && call.displs == nullptr)) {
     return pass_through();
   }
-  CommState* state = runtime->comms.state(comm, runtime->placement);
+  state = comm_state(*runtime, comm, state);
   if (state == nullptr) return pass_through();
   // Every rank holds the same counts, so every rank computes the same size and decision.
   long long total_elements = 0;
@@ -105,6 +128,72 @@ int allgatherv_entry(Collective collective, const AllgathervCall& call, MPI_Comm
     return run_allgatherv_schedule(context.schedule(choice), call, context);
   };
   return run_decided(*runtime, *state, collective, received_bytes / p, received_bytes, run, pass_through);
+}
+
+// The entry points below pass a call straight to the MPI library when nothing can route it to an
+// algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
+// in these out-of-line functions, so the fast path does not pay for their stack frames.
+[[gnu::noinline]] int allgather_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype};
+  return allgatherv_entry(runtime, Collective::allgather, call, comm, [&] {
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  });
+}
+
+[[gnu::noinline]] int allgatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void* recvbuf, const int recvcounts[], const int displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm) {
+  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype};
+  return allgatherv_entry(runtime, Collective::allgatherv, call, comm, [&] {
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  });
+}
+
+[[gnu::noinline]] int alltoallv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[],
+                                     const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                     MPI_Comm comm) {
+  const auto pass_through = [&] {
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  };
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  CommState* state = nullptr;
+  int p = 0;
+  if (!look_up_comm(*runtime, comm, state, p) || recvtype == MPI_DATATYPE_NULL ||
+      (!in_place && sendtype == MPI_DATATYPE_NULL))
+    return pass_through();
+  if (!counts_valid(recvcounts, p) || rdispls == nullptr ||
+      (!in_place && (!counts_valid(sendcounts, p) || sdispls == nullptr))) {
+    return pass_through();
+  }
+  state = comm_state(*runtime, comm, state);
+  if (state == nullptr) return pass_through();
+  long long received_elements = 0;
+  for (int peer = 0; peer < p; ++peer) received_elements += recvcounts[peer];
+  const long long received_bytes = received_elements * type_size(recvtype);
+  // Counts are rank-local, so a size-keyed decision needs a size every rank agrees on: the average
+  // block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on the
+  // shadow communicator (a latency-bound O(log p) step). Only paid when some Alltoallv rule tests
+  // block_bytes; otherwise the decision ignores the size, and the report buckets the call by this
+  // rank's own average received block.
+  long long block_bytes = received_bytes / p;
+  if (runtime->selector.alltoallv_needs_agreed_size()) {
+    long long total_bytes = received_bytes;
+    PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
+    block_bytes = total_bytes / (static_cast<long long>(p) * p);
+  }
+  const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
+  const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
+    return choice.algorithm->run_alltoallv(call, choice, context);
+  };
+  return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
+}
+
+// Null when the call passes straight through.
+Runtime* runtime_for(Collective collective) {
+  Runtime* runtime = Runtime::active();
+  return runtime == nullptr || runtime->passes_through(collective) ? nullptr : runtime;
 }
 
 }  // namespace
@@ -131,56 +220,26 @@ COLLSHIM_EXPORT int MPI_Finalize() {
 
 COLLSHIM_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype};
-  return allgatherv_entry(Collective::allgather, call, comm, [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  });
+  Runtime* runtime = runtime_for(Collective::allgather);
+  if (runtime == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 COLLSHIM_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                    MPI_Comm comm) {
-  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype};
-  return allgatherv_entry(Collective::allgatherv, call, comm, [&] {
+  Runtime* runtime = runtime_for(Collective::allgatherv);
+  if (runtime == nullptr)
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  });
+  return allgatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const auto pass_through = [&] {
+  Runtime* runtime = runtime_for(Collective::alltoallv);
+  if (runtime == nullptr)
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  };
-  Runtime* runtime = runtime_for(Collective::alltoallv, comm);
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (runtime == nullptr || recvtype == MPI_DATATYPE_NULL || (!in_place && sendtype == MPI_DATATYPE_NULL))
-    return pass_through();
-  int p = 0;
-  PMPI_Comm_size(comm, &p);
-  if (!counts_valid(recvcounts, p) || rdispls == nullptr ||
-      (!in_place && (!counts_valid(sendcounts, p) || sdispls == nullptr))) {
-    return pass_through();
-  }
-  CommState* state = runtime->comms.state(comm, runtime->placement);
-  if (state == nullptr) return pass_through();
-  long long received_elements = 0;
-  for (int peer = 0; peer < p; ++peer) received_elements += recvcounts[peer];
-  const long long received_bytes = received_elements * type_size(recvtype);
-  // Counts are rank-local, so a size-keyed decision needs a size every rank agrees on: the average
-  // block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on the
-  // shadow communicator (a latency-bound O(log p) step). Only paid when some Alltoallv rule tests
-  // block_bytes; otherwise the decision ignores the size, and the report buckets the call by this
-  // rank's own average received block.
-  long long block_bytes = received_bytes / p;
-  if (runtime->selector.alltoallv_needs_agreed_size()) {
-    long long total_bytes = received_bytes;
-    PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
-    block_bytes = total_bytes / (static_cast<long long>(p) * p);
-  }
-  const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return choice.algorithm->run_alltoallv(call, choice, context);
-  };
-  return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
+  return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                        comm);
 }

@@ -47,6 +47,8 @@ Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic
     profile = std::make_unique<Profile>();
     report_target = *settings.report;
   }
+  for (int c = 0; c < collective_count; ++c)
+    passes_through_[c] = selector.always_native(static_cast<Collective>(c)) && !profile;
 }
 
 void Runtime::write_report() {
@@ -87,8 +89,6 @@ void Runtime::write_report() {
   if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n", report_target.c_str());
 }
 
-Runtime* Runtime::active() { return current_runtime.get(); }
-
 void Runtime::start() {
   EnvironmentSettings settings = read_process_environment();
   if (settings.disabled) return;
@@ -114,6 +114,7 @@ void Runtime::start() {
   if (first_rank_with_error == INT_MAX) {
     runtime->placement = detect_process_placement(settings.topology);
     current_runtime = std::move(runtime);
+    active_ = current_runtime.get();
     current_runtime->log->info("started; {} algorithms registered, {} rules", algorithms().size(),
                                current_runtime->selector.rules().rules().size());
     return;
@@ -132,6 +133,7 @@ void Runtime::stop() {
   if (current_runtime->profile) current_runtime->write_report();
   // States of communicators the application never freed; a leak check reads this line.
   current_runtime->log->info("communicator states live at MPI_Finalize: {}", CommCache::live_states());
+  active_ = nullptr;
   current_runtime.reset();
 }
 

@@ -2,6 +2,7 @@
 // The shim's process-wide state between MPI_Init and MPI_Finalize.
 #include <spdlog/logger.h>
 
+#include <array>
 #include <memory>
 
 #include "intercept/comm_cache.hpp"
@@ -15,12 +16,17 @@ class Runtime {
   Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
 
   // Null before MPI_Init, after MPI_Finalize, and when COLLSHIM_DISABLE=1: then every call passes through.
-  static Runtime* active();
+  // Inline: every intercepted call reads it first.
+  static Runtime* active() { return active_; }
   // Called right after PMPI_Init*. On a configuration error the job stops here: the first rank with
   // an error prints it, every rank finalizes MPI and exits with status 1. Warnings are printed once.
   static void start();
   // Called right before PMPI_Finalize.
   static void stop();
+
+  // True when every `collective` call passes straight through: nothing can route it to an algorithm
+  // (Selector::always_native) and there is no report to count it for.
+  bool passes_through(Collective collective) const { return passes_through_[static_cast<int>(collective)]; }
 
   Selector selector;
   ProcessPlacement placement;
@@ -31,6 +37,9 @@ class Runtime {
 
  private:
   void write_report();
+
+  static inline Runtime* active_ = nullptr;  // owned by runtime.cpp between start() and stop()
+  std::array<bool, collective_count> passes_through_{};
 };
 
 }  // namespace collshim
