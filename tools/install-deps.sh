@@ -5,6 +5,6 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config ca-certificates python3 \
-  libopenmpi-dev openmpi-bin \
+  libopenmpi-dev openmpi-bin libmpich-dev mpich \
   libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev \
   valgrind
