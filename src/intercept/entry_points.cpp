@@ -190,6 +190,14 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
 }
 
+// MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
+// handler (where MPI 3.1 raises errors that have no valid communicator): Open MPI 4.1.4's own
+// MPI_Allgather dereferences it and crashes, even under MPI_ERRORS_RETURN.
+[[gnu::noinline]] int null_communicator_error() {
+  PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_COMM);
+  return MPI_ERR_COMM;
+}
+
 // Null when the call passes straight through.
 Runtime* runtime_for(Collective collective) {
   Runtime* runtime = Runtime::active();
@@ -221,6 +229,7 @@ COLLSHIM_EXPORT int MPI_Finalize() {
 COLLSHIM_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   Runtime* runtime = runtime_for(Collective::allgather);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
   if (runtime == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   return allgather_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -229,6 +238,7 @@ COLLSHIM_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datat
                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                    MPI_Comm comm) {
   Runtime* runtime = runtime_for(Collective::allgatherv);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
   if (runtime == nullptr)
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   return allgatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -238,6 +248,7 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   Runtime* runtime = runtime_for(Collective::alltoallv);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
   if (runtime == nullptr)
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,

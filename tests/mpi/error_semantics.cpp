@@ -1,0 +1,105 @@
+// Invalid arguments must produce the error native MPI gives, through the communicator's error
+// handler, never a crash in the shim. With MPI_ERRORS_RETURN on the communicators, each bad call is
+// made through MPI_* (the shim) and PMPI_* (the library); both must fail with the same error class.
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+int error_class(int code) {
+  int cls = code;
+  if (code != MPI_SUCCESS) MPI_Error_class(code, &cls);
+  return cls;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int p, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+
+  std::vector<int> out(4 * p, rank), in(4 * p), counts(p, 4), bad_counts(p, 4), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = 4 * i;
+  bad_counts[p - 1] = -1;
+  struct Case {
+    std::string name;
+    std::function<int(bool shim)> call;
+  };
+  const std::vector<Case> cases = {
+      {"allgather negative count",
+       [&](bool shim) {
+         return (shim ? MPI_Allgather : PMPI_Allgather)(out.data(), -1, MPI_INT, in.data(), -1, MPI_INT, MPI_COMM_WORLD);
+       }},
+      {"allgather null datatype",
+       [&](bool shim) {
+         return (shim ? MPI_Allgather : PMPI_Allgather)(out.data(), 4, MPI_DATATYPE_NULL, in.data(), 4,
+                                                        MPI_DATATYPE_NULL, MPI_COMM_WORLD);
+       }},
+      {"allgatherv negative count",
+       [&](bool shim) {
+         // Every rank's own count is invalid, so every rank fails its local argument check.
+         return (shim ? MPI_Allgatherv : PMPI_Allgatherv)(out.data(), -1, MPI_INT, in.data(), bad_counts.data(),
+                                                          displs.data(), MPI_INT, MPI_COMM_WORLD);
+       }},
+      {"allgatherv null datatype",
+       [&](bool shim) {
+         return (shim ? MPI_Allgatherv : PMPI_Allgatherv)(out.data(), 4, MPI_INT, in.data(), counts.data(),
+                                                          displs.data(), MPI_DATATYPE_NULL, MPI_COMM_WORLD);
+       }},
+      {"alltoallv negative count",
+       [&](bool shim) {
+         return (shim ? MPI_Alltoallv : PMPI_Alltoallv)(out.data(), bad_counts.data(), displs.data(), MPI_INT,
+                                                        in.data(), bad_counts.data(), displs.data(), MPI_INT,
+                                                        MPI_COMM_WORLD);
+       }},
+      {"alltoallv null datatype",
+       [&](bool shim) {
+         return (shim ? MPI_Alltoallv : PMPI_Alltoallv)(out.data(), counts.data(), displs.data(), MPI_DATATYPE_NULL,
+                                                        in.data(), counts.data(), displs.data(), MPI_INT,
+                                                        MPI_COMM_WORLD);
+       }},
+  };
+  int failures = 0;
+  // MPI_COMM_NULL: Open MPI 4.1.4's own MPI_Allgather crashes on it, so there is no native result to
+  // compare with; the shim must return MPI_ERR_COMM through the error handler instead.
+  for (const char* name : {"allgather", "allgatherv", "alltoallv"}) {
+    const std::string which = name;
+    const int rc = which == "allgather"    ? MPI_Allgather(out.data(), 4, MPI_INT, in.data(), 4, MPI_INT, MPI_COMM_NULL)
+                   : which == "allgatherv" ? MPI_Allgatherv(out.data(), 4, MPI_INT, in.data(), counts.data(),
+                                                            displs.data(), MPI_INT, MPI_COMM_NULL)
+                                           : MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(),
+                                                           counts.data(), displs.data(), MPI_INT, MPI_COMM_NULL);
+    if (error_class(rc) != MPI_ERR_COMM) {
+      ++failures;
+      std::printf("FAIL rank %d: %s on MPI_COMM_NULL returned class %d, expected MPI_ERR_COMM\n", rank, name,
+                  error_class(rc));
+    }
+  }
+  for (const Case& c : cases) {
+    const int native = error_class(c.call(false));
+    const int shim = error_class(c.call(true));
+    if (native == MPI_SUCCESS || shim != native) {
+      ++failures;
+      std::printf("FAIL rank %d: %s: native error class %d, shim %d\n", rank, c.name.c_str(), native, shim);
+    }
+  }
+  // A valid call still works afterwards.
+  MPI_Allgather(out.data(), 4, MPI_INT, in.data(), 4, MPI_INT, MPI_COMM_WORLD);
+  for (int i = 0; i < 4 * p; ++i) {
+    if (in[i] != i / 4) ++failures;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf("error_semantics: %d passed, %d failed\n", failures == 0 ? static_cast<int>(cases.size()) + 4 : 0,
+                failures);
+  MPI_Finalize();
+  return failures == 0 ? 0 : 1;
+}
