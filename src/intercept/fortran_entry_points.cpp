@@ -1,14 +1,15 @@
 // The Fortran entry points of libcollshim.so, built for Open MPI only (see CMakeLists.txt).
 //
-// Open MPI's Fortran bindings (libmpi_mpifh: `include 'mpif.h'` and `use mpi`) call PMPI_Allgather
-// and friends directly, and PMPI_Init and PMPI_Finalize from MPI_INIT and MPI_FINALIZE, so a PMPI
-// tool that defines only the C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name mangling
+// Open MPI's Fortran bindings (libmpi_mpifh: `include 'mpif.h'` and `use mpi`; libmpi_usempif08's
+// `use mpi_f08` calls libmpi_mpifh's ompi_*_f) call PMPI_Allgather and friends directly, and
+// PMPI_Init and PMPI_Finalize from MPI_INIT and MPI_FINALIZE, so a PMPI tool that defines only the
+// C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name mangling
 // libmpi_mpifh exports (mpi_allgather_, mpi_allgather__, mpi_allgather, MPI_ALLGATHER): converts
 // the handles with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's,
 // calls the shim's C entry point, and returns its error code in *ierr. This mirrors Open MPI's own
 // ompi_allgather_f and friends (ompi/mpi/fortran/mpif-h/allgather_f.c).
 //
-// MPICH needs none of this: libmpichfort's mpi_allgather_ converts its arguments and calls the C
+// MPICH needs none of this (but see fortran_f08_mpich.cpp): libmpichfort's mpi_allgather_ converts its arguments and calls the C
 // MPI_Allgather, which the dynamic linker resolves to the shim's. Defining the Fortran symbols there
 // would replace MPICH's own wrapper (and its MPI_IN_PLACE handling) with this Open MPI one.
 #include <mpi.h>
@@ -167,12 +168,16 @@ extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendco
 }
 
 // The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
-// (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case.
+// (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
+// internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
+// names) and the one `use mpi_f08` calls (libmpi_usempif08's mpi_allgather_f08_ calls
+// ompi_allgather_f, through the dynamic linker), so f08 programs reach the shim as well.
 #define COLLSHIM_FORTRAN_NAMES(lower, upper, target)                                    \
   COLLSHIM_EXPORT __typeof__(target) lower __attribute__((alias(#target)));               \
   COLLSHIM_EXPORT __typeof__(target) lower##_ __attribute__((alias(#target)));            \
   COLLSHIM_EXPORT __typeof__(target) lower##__ __attribute__((alias(#target)));           \
-  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));
+  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));               \
+  COLLSHIM_EXPORT __typeof__(target) o##lower##_f __attribute__((alias(#target)));
 
 COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)
 COLLSHIM_FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, collshim_init_thread_f)
