@@ -7,4 +7,5 @@ apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config ca-certificates python3 \
   libopenmpi-dev openmpi-bin libmpich-dev mpich \
   libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev \
+  gfortran \
   valgrind

@@ -1,0 +1,187 @@
+// The Fortran entry points of libcollshim.so, built for Open MPI only (see CMakeLists.txt).
+//
+// Open MPI's Fortran bindings (libmpi_mpifh: `include 'mpif.h'` and `use mpi`; libmpi_usempif08's
+// `use mpi_f08` calls libmpi_mpifh's ompi_*_f) call PMPI_Allgather and friends directly, and
+// PMPI_Init and PMPI_Finalize from MPI_INIT and MPI_FINALIZE, so a PMPI tool that defines only the
+// C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name mangling
+// libmpi_mpifh exports (mpi_allgather_, mpi_allgather__, mpi_allgather, MPI_ALLGATHER): converts
+// the handles with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's,
+// calls the shim's C entry point, and returns its error code in *ierr. This mirrors Open MPI's own
+// ompi_allgather_f and friends (ompi/mpi/fortran/mpif-h/allgather_f.c).
+//
+// MPICH needs none of this (but see fortran_f08_mpich.cpp): libmpichfort's mpi_allgather_ converts its arguments and calls the C
+// MPI_Allgather, which the dynamic linker resolves to the shim's. Defining the Fortran symbols there
+// would replace MPICH's own wrapper (and its MPI_IN_PLACE handling) with this Open MPI one.
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <type_traits>
+
+#define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
+
+// Fortran's MPI_IN_PLACE and MPI_BOTTOM are common blocks in libmpi.so; a Fortran program passes
+// their address. Open MPI exports them under the Fortran compiler's mangling, which configure
+// picked (gfortran: mpi_fortran_in_place_); the others are weak, null unless this build has them.
+extern "C" {
+extern char mpi_fortran_in_place_ __attribute__((weak));
+extern char mpi_fortran_in_place __attribute__((weak));
+extern char mpi_fortran_in_place__ __attribute__((weak));
+extern char MPI_FORTRAN_IN_PLACE __attribute__((weak));
+extern char mpi_fortran_bottom_ __attribute__((weak));
+extern char mpi_fortran_bottom __attribute__((weak));
+extern char mpi_fortran_bottom__ __attribute__((weak));
+extern char MPI_FORTRAN_BOTTOM __attribute__((weak));
+}
+
+namespace {
+
+bool is_one_of(const void* address, const char* a, const char* b, const char* c, const char* d) {
+  return address != nullptr && (address == a || address == b || address == c || address == d);
+}
+
+// Fortran choice buffers as the C API takes them.
+void* receive_buffer(void* buffer) {
+  if (is_one_of(buffer, &mpi_fortran_bottom_, &mpi_fortran_bottom, &mpi_fortran_bottom__, &MPI_FORTRAN_BOTTOM)) {
+    return MPI_BOTTOM;
+  }
+  return buffer;
+}
+
+const void* send_buffer(const void* buffer) {
+  if (is_one_of(buffer, &mpi_fortran_in_place_, &mpi_fortran_in_place, &mpi_fortran_in_place__,
+                &MPI_FORTRAN_IN_PLACE)) {
+    return MPI_IN_PLACE;
+  }
+  return receive_buffer(const_cast<void*>(buffer));
+}
+
+// A Fortran INTEGER array of p counts or displacements as a C int array: the same memory where
+// MPI_Fint is int (gfortran's default INTEGER), a converted copy where it is not (an Open MPI built
+// for 8-byte INTEGER). Null stays null, so the C entry point rejects it as it would in C.
+class IntArray {
+ public:
+  IntArray(const MPI_Fint* values, int p) {
+    if constexpr (std::is_same_v<MPI_Fint, int>) {
+      data_ = values;
+    } else {
+      if (values == nullptr || p <= 0) {
+        data_ = reinterpret_cast<const int*>(values);
+        return;
+      }
+      copy_ = std::make_unique<int[]>(static_cast<std::size_t>(p));
+      for (int i = 0; i < p; ++i) copy_[i] = static_cast<int>(values[i]);
+      data_ = copy_.get();
+    }
+  }
+  const int* get() const { return data_; }
+
+ private:
+  const int* data_ = nullptr;
+  std::unique_ptr<int[]> copy_;
+};
+
+// The size of the communicator a count array belongs to; 0 where the handle is not usable, and
+// then the C entry point raises the error.
+int array_length(MPI_Comm comm) {
+  if constexpr (std::is_same_v<MPI_Fint, int>) {
+    return 0;  // not needed: the arrays are used in place
+  } else {
+    int size = 0;
+    if (comm == MPI_COMM_NULL) return 0;
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+    if (inter) {
+      PMPI_Comm_remote_size(comm, &size);
+    } else {
+      PMPI_Comm_size(comm, &size);
+    }
+    return size;
+  }
+}
+
+void set_error(MPI_Fint* ierr, int rc) {
+  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
+}
+
+}  // namespace
+
+// Open MPI's Fortran MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE call PMPI_Init and the rest
+// directly too: without these, a Fortran program never starts the shim's runtime, and every call
+// passes through.
+extern "C" void collshim_init_f(MPI_Fint* ierr) {
+  int argc = 0;
+  char** argv = nullptr;
+  set_error(ierr, MPI_Init(&argc, &argv));
+}
+
+extern "C" void collshim_init_thread_f(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  int argc = 0;
+  char** argv = nullptr;
+  int c_provided = MPI_THREAD_SINGLE;
+  const int rc = MPI_Init_thread(&argc, &argv, static_cast<int>(*required), &c_provided);
+  if (rc == MPI_SUCCESS) *provided = static_cast<MPI_Fint>(c_provided);
+  set_error(ierr, rc);
+}
+
+extern "C" void collshim_finalize_f(MPI_Fint* ierr) { set_error(ierr, MPI_Finalize()); }
+
+// One definition per collective, internal to the library; the exported Fortran names below are
+// aliases of it, as in libmpi_mpifh. Each calls the C entry point through the dynamic linker, as
+// MPICH's Fortran wrappers do, so a Fortran call takes exactly the path of the same call from C.
+extern "C" void collshim_allgather_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                          void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                          const MPI_Fint* comm, MPI_Fint* ierr) {
+  const int rc = MPI_Allgather(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
+                               receive_buffer(recvbuf), static_cast<int>(*recvcount), PMPI_Type_f2c(*recvtype),
+                               PMPI_Comm_f2c(*comm));
+  set_error(ierr, rc);
+}
+
+extern "C" void collshim_allgatherv_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                           void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                           const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+  const int p = array_length(c_comm);
+  const IntArray c_recvcounts(recvcounts, p);
+  const IntArray c_displs(displs, p);
+  const int rc = MPI_Allgatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
+                                receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype),
+                                c_comm);
+  set_error(ierr, rc);
+}
+
+extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
+                                          const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
+                                          const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                          MPI_Fint* ierr) {
+  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+  const int p = array_length(c_comm);
+  const IntArray c_sendcounts(sendcounts, p);
+  const IntArray c_sdispls(sdispls, p);
+  const IntArray c_recvcounts(recvcounts, p);
+  const IntArray c_rdispls(rdispls, p);
+  const int rc = MPI_Alltoallv(send_buffer(sendbuf), c_sendcounts.get(), c_sdispls.get(), PMPI_Type_f2c(*sendtype),
+                               receive_buffer(recvbuf), c_recvcounts.get(), c_rdispls.get(),
+                               PMPI_Type_f2c(*recvtype), c_comm);
+  set_error(ierr, rc);
+}
+
+// The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
+// (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
+// internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
+// names) and the one `use mpi_f08` calls (libmpi_usempif08's mpi_allgather_f08_ calls
+// ompi_allgather_f, through the dynamic linker), so f08 programs reach the shim as well.
+#define COLLSHIM_FORTRAN_NAMES(lower, upper, target)                                    \
+  COLLSHIM_EXPORT __typeof__(target) lower __attribute__((alias(#target)));               \
+  COLLSHIM_EXPORT __typeof__(target) lower##_ __attribute__((alias(#target)));            \
+  COLLSHIM_EXPORT __typeof__(target) lower##__ __attribute__((alias(#target)));           \
+  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));               \
+  COLLSHIM_EXPORT __typeof__(target) o##lower##_f __attribute__((alias(#target)));
+
+COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)
+COLLSHIM_FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, collshim_init_thread_f)
+COLLSHIM_FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, collshim_finalize_f)
+COLLSHIM_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER, collshim_allgather_f)
+COLLSHIM_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV, collshim_allgatherv_f)
+COLLSHIM_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV, collshim_alltoallv_f)

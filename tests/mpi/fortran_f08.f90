@@ -1,0 +1,110 @@
+! A Fortran 2008 MPI program (use mpi_f08) whose calls must reach the shim: MPI_Init_thread,
+! MPI_Allgather, MPI_Allgatherv and MPI_Alltoallv, with MPI_IN_PLACE, irregular and zero counts and
+! reversed displacements, checked against values computed here. Prints "fortran_f08: N checks passed, M failed".
+program fortran_f08
+  use mpi_f08
+  implicit none
+  integer :: rank, p, j, k, n, total, checks, failures, counts(2), provided
+  integer :: sendv(2)
+  integer, allocatable :: ivalues(:), recv(:), rcounts(:), displs(:), scounts(:), sdispls(:)
+  type(MPI_Comm) :: comm
+
+  checks = 0
+  failures = 0
+  ! MPI_Init_thread rather than MPI_Init: mpif.h and `use mpi` programs test the other.
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, provided)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, p)
+  call MPI_Comm_dup(MPI_COMM_WORLD, comm)
+  call check(provided >= MPI_THREAD_SINGLE .and. provided <= MPI_THREAD_MULTIPLE, 'MPI_Init_thread provided')
+
+  ! MPI_Allgather, then again in place.
+  allocate(recv(2 * p))
+  sendv = [10 * rank + 1, 10 * rank + 2]
+  do n = 1, 2
+    recv = -1
+    if (n == 1) then
+      call MPI_Allgather(sendv, 2, MPI_INTEGER, recv, 2, MPI_INTEGER, comm)
+    else
+      recv(2 * rank + 1 : 2 * rank + 2) = sendv
+      call MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, 2, MPI_INTEGER, comm)
+    end if
+    do j = 0, p - 1
+      call check(recv(2 * j + 1) == 10 * j + 1 .and. recv(2 * j + 2) == 10 * j + 2, 'MPI_Allgather value')
+    end do
+  end do
+  deallocate(recv)
+
+  ! MPI_Allgatherv in place: counts 1, 2, 0, ...; blocks in reverse rank order, a one-element
+  ! gap after each.
+  allocate(rcounts(0:p - 1), displs(0:p - 1))
+  do j = 0, p - 1
+    rcounts(j) = mod(j + 1, 3)
+  end do
+  total = 0
+  do j = p - 1, 0, -1
+    displs(j) = total
+    total = total + rcounts(j) + 1
+  end do
+  allocate(recv(total))
+  recv = -1
+  do k = 1, rcounts(rank)
+    recv(displs(rank) + k) = 1000 * rank + k
+  end do
+  call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, rcounts, displs, MPI_INTEGER, MPI_COMM_WORLD)
+  do j = 0, p - 1
+    call check(recv(displs(j) + rcounts(j) + 1) == -1, 'MPI_Allgatherv gap untouched')
+    do k = 1, rcounts(j)
+      call check(recv(displs(j) + k) == 1000 * j + k, 'MPI_Allgatherv value')
+    end do
+  end do
+  deallocate(recv)
+
+  ! MPI_Alltoallv: rank a sends mod(a + 2b, 4) elements to rank b, element k being 10000a + 100b + k.
+  allocate(scounts(0:p - 1), sdispls(0:p - 1))
+  total = 0
+  do j = 0, p - 1
+    scounts(j) = mod(rank + 2 * j, 4)
+    sdispls(j) = total
+    total = total + scounts(j)
+  end do
+  allocate(ivalues(max(1, total)))
+  do j = 0, p - 1
+    do k = 1, scounts(j)
+      ivalues(sdispls(j) + k) = 10000 * rank + 100 * j + k
+    end do
+  end do
+  total = 0
+  do j = p - 1, 0, -1
+    rcounts(j) = mod(j + 2 * rank, 4)
+    displs(j) = total
+    total = total + rcounts(j)
+  end do
+  allocate(recv(max(1, total)))
+  recv = -1
+  call MPI_Alltoallv(ivalues, scounts, sdispls, MPI_INTEGER, recv, rcounts, displs, MPI_INTEGER, MPI_COMM_WORLD)
+  do j = 0, p - 1
+    do k = 1, rcounts(j)
+      call check(recv(displs(j) + k) == 10000 * j + 100 * rank + k, 'MPI_Alltoallv value')
+    end do
+  end do
+
+  call MPI_Comm_free(comm)
+  counts = [checks, failures]
+  call MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (rank == 0) print '("fortran_f08: ", i0, " checks passed, ", i0, " failed")', counts(1) - counts(2), counts(2)
+  call MPI_Finalize()
+  if (counts(2) /= 0) stop 1
+
+contains
+
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    checks = checks + 1
+    if (.not. ok) then
+      failures = failures + 1
+      if (failures <= 10) print '("rank ", i0, ": FAILED ", a)', rank, what
+    end if
+  end subroutine check
+end program fortran_f08
