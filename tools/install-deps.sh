@@ -6,4 +6,5 @@ apt-get update
 apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config ca-certificates python3 \
   libopenmpi-dev openmpi-bin \
-  libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev
+  libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev \
+  libsimgrid-dev simgrid python3-matplotlib

@@ -8,3 +8,5 @@ bash "$root/tools/build.sh"
 cd "${COLLSHIM_BUILD_DIR:-$root/build}"
 # MPI tests oversubscribe the machine's cores on their own; running them one at a time keeps them fast.
 ctest --output-on-failure -j 1
+# The same code under SimGrid SMPI: a second build in build-smpi and a small simulated sweep.
+bash "$root/tools/test-smpi.sh"
