@@ -7,5 +7,6 @@ apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config ca-certificates python3 \
   libopenmpi-dev openmpi-bin libmpich-dev mpich \
   libhwloc-dev libyaml-cpp-dev libspdlog-dev libfmt-dev libgtest-dev libcli11-dev \
+  libsimgrid-dev simgrid python3-matplotlib \
   gfortran \
   valgrind

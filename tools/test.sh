@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs dependencies, builds from clean, runs every unit and MPI test against
-# Open MPI (build/), then the MPI tests again with the library built against MPICH (build-mpich/).
+# Open MPI (build/), the MPI tests again against MPICH (build-mpich/), and a small simulated sweep
+# under SimGrid SMPI (build-smpi/).
 # COLLSHIM_SKIP_DEPS=1 skips the apt-get step on a machine that already has the packages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,3 +15,6 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed)"
 COLLSHIM_BUILD_DIR="$root/build-mpich" bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich
 (cd "$root/build-mpich" && ctest --output-on-failure -j 1 -L mpi)
+
+echo "== SimGrid SMPI build: the algorithms under simulation (a small simulated sweep)"
+bash "$root/tools/test-smpi.sh"
