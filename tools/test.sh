@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs dependencies, builds from clean, runs every unit and MPI test against
-# Open MPI (build/), then the MPI tests again with the library built against MPICH (build-mpich/).
+# Open MPI (build/), then the MPI tests again with the library built against MPICH (build-mpich/), then
+# a short MPI subset with ASan/UBSan (build-asan/).
 # COLLSHIM_SKIP_DEPS=1 skips the apt-get step on a machine that already has the packages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,3 +15,10 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed)"
 COLLSHIM_BUILD_DIR="$root/build-mpich" bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich
 (cd "$root/build-mpich" && ctest --output-on-failure -j 1 -L mpi)
+
+echo "== Sanitizer build (ASan + UBSan, LeakSanitizer on): a short subset of the MPI tests under Open MPI"
+# One process count of every allgather and alltoallv algorithm and of the isolation, reuse and error
+# tests, plus the lifecycle (200 communicators, leak-checked), thread and linked-library tests.
+COLLSHIM_BUILD_DIR="$root/build-asan" bash "$root/tools/build.sh" -DCOLLSHIM_SANITIZE=ON
+(cd "$root/build-asan" && ctest --output-on-failure -j 1 -L mpi \
+  -R 'np3$|communicator_lifecycle|thread_multiple|intercomm_passthrough.np5|linked_before')
