@@ -5,7 +5,7 @@
 // mappings: the gaps before far displacements are never touched, so they cost no memory.
 //
 // usage: large_counts CASE...
-// cases: allgather_bytes allgather_type allgatherv_far alltoallv_far
+// cases: allgather_bytes allgather_type allgatherv_far allgatherv_huge_element alltoallv_far
 #include <mpi.h>
 #include <sys/mman.h>
 
@@ -187,6 +187,34 @@ void alltoallv_far() {
   MPI_Type_free(&type);
 }
 
+// MPI_Allgatherv where one element is larger than INT_MAX bytes (MPI_Type_size says MPI_UNDEFINED):
+// rank 0 contributes one 2.5 GiB element in place; every other rank contributes nothing and
+// describes the same data as two 1.25 GiB elements. All ranks must see the same call size.
+void allgatherv_huge_element() {
+  MPI_Datatype piece, type;
+  MPI_Type_contiguous(static_cast<int>((rank == 0 ? 512 : 256) * MiB), MPI_BYTE, &piece);
+  MPI_Type_contiguous(5, piece, &type);
+  MPI_Type_commit(&type);
+  const std::size_t bytes = 2560 * MiB;
+  std::vector<int> counts(p, 0), displs(p, 0);
+  counts[0] = rank == 0 ? 1 : 2;
+  Mapping recv(bytes);
+  if (rank == 0) fill(recv.data, bytes, 7);
+  const std::vector<Block> blocks{{0, bytes, 7}};
+  const void* sendbuf = rank == 0 ? MPI_IN_PLACE : recv.data;
+  check(MPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        "allgatherv_huge_element: rc");
+  const std::uint64_t shim = verify("allgatherv_huge_element", recv.data, blocks);
+  if (rank != 0) scribble(recv.data, blocks);
+  check(PMPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
+        "allgatherv_huge_element: native rc");
+  check(sum_of(recv.data, blocks) == shim, "allgatherv_huge_element: checksum differs from native");
+  MPI_Type_free(&type);
+  MPI_Type_free(&piece);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,6 +232,8 @@ int main(int argc, char** argv) {
       MPI_Type_free(&type);
     } else if (name == "allgatherv_far") {
       allgatherv_far();
+    } else if (name == "allgatherv_huge_element") {
+      allgatherv_huge_element();
     } else if (name == "alltoallv_far") {
       alltoallv_far();
     } else {
