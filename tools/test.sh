@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command: installs dependencies, builds from clean, runs every unit and MPI test against
-# Open MPI (build/), the MPI tests again against MPICH (build-mpich/), and a small simulated sweep
-# under SimGrid SMPI (build-smpi/).
+# Open MPI (build/), the MPI tests again against MPICH (build-mpich/), a small simulated sweep
+# under SimGrid SMPI (build-smpi/), and a short MPI subset with ASan/UBSan (build-asan/).
 # COLLSHIM_SKIP_DEPS=1 skips the apt-get step on a machine that already has the packages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,3 +18,13 @@ COLLSHIM_BUILD_DIR="$root/build-mpich" bash "$root/tools/build.sh" -DCOLLSHIM_MP
 
 echo "== SimGrid SMPI build: the algorithms under simulation (a small simulated sweep)"
 bash "$root/tools/test-smpi.sh"
+
+echo "== Sanitizer build (ASan + UBSan, LeakSanitizer on): a short subset of the MPI tests under Open MPI"
+# One process count of every allgather and alltoallv algorithm and of the isolation, reuse and error
+# tests, plus the lifecycle (200 communicators, leak-checked), thread and linked-library tests.
+# Only what the MPI tests run is built (not the unit tests): the instrumented build is the slow part.
+rm -rf "$root/build-asan"
+cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSHIM_SANITIZE=ON
+cmake --build "$root/build-asan" -j "$(nproc)" --target mpi_test_programs
+(cd "$root/build-asan" && ctest --output-on-failure -j 1 -L mpi -E fortran \
+  -R 'np3$|communicator_lifecycle|thread_multiple|intercomm_passthrough.np5|linked_before')

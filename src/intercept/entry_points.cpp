@@ -12,10 +12,13 @@
 namespace collshim {
 namespace {
 
-int type_size(MPI_Datatype type) {
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  return size;
+// In MPI_Count: MPI_Type_size reports MPI_UNDEFINED for a type of more than INT_MAX bytes, which
+// would give a negative call size, and different ones on ranks whose types describe the same data
+// with differently sized elements, hence different decisions (a hang).
+long long type_size(MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  return static_cast<long long>(size);
 }
 
 bool counts_valid(const int* counts, int p) {

@@ -31,7 +31,25 @@ launcher=("${COLLSHIM_MPIEXEC:?COLLSHIM_MPIEXEC not set}" -np "$np")
 # shellcheck disable=SC2206
 launcher+=(${COLLSHIM_MPIEXEC_PREFLAGS:-})
 envflag=${COLLSHIM_MPIEXEC_ENVFLAG:--x}
-[ -n "$preload" ] && envs+=("LD_PRELOAD=$preload")
+# Sanitizer build (COLLSHIM_SANITIZER_PRELOAD from ctest): the ASan/UBSan runtimes come first in
+# every rank's LD_PRELOAD, also for programs that link the shim. mpirun itself is not instrumented and
+# does not get them, nor the sanitized shim, which cannot load without them.
+launcher_only=()
+if [ -n "${COLLSHIM_SANITIZER_PRELOAD:-}" ]; then
+  launcher_only+=("LD_PRELOAD=$COLLSHIM_SANITIZER_PRELOAD${preload:+:$preload}")
+  for name in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+    [ -n "${!name:-}" ] && envs+=("$name=${!name}")
+  done
+elif [ -n "$preload" ]; then
+  envs+=("LD_PRELOAD=$preload")
+fi
+for assignment in "${launcher_only[@]}"; do
+  if [ "$envflag" = "-x" ]; then
+    launcher+=(-x "$assignment")
+  else
+    launcher+=("$envflag" "${assignment%%=*}" "${assignment#*=}")
+  fi
+done
 for assignment in "${envs[@]}"; do
   export "${assignment?}"
   if [ "$envflag" = "-x" ]; then
