@@ -29,10 +29,9 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
-// Invalid and intercommunicator calls go to the MPI library, which raises the error native MPI
-// would raise through the communicator's error handler, or runs its intercommunicator algorithm.
+// Intercommunicator calls go to the MPI library, which runs its intercommunicator algorithm.
+// (MPI_COMM_NULL never gets here: the entry points answer it with null_communicator_error().)
 bool usable_comm(MPI_Comm comm) {
-  if (comm == MPI_COMM_NULL) return false;
   int inter = 0;
   return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
 }

@@ -44,7 +44,6 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
   native_ = intern(*make_choice("native", {}, Collective::allgather).choice);
   for (const Rule& rule : rules_.rules()) {
     rule_choice_.push_back(intern(rule.use));
-    rule_label_.push_back(rule.where.text());
     rule_reason_.push_back("rule at " + rule.where.text());
   }
   for (int c = 0; c < collective_count; ++c) {
@@ -92,16 +91,15 @@ Decision Selector::decide(const CallFacts& facts) const {
   const int c = static_cast<int>(facts.collective);
   // One process has nothing to exchange: every algorithm is a local copy, so the MPI library does it
   // (and its result, even where it departs from the standard, stays the user's result).
-  if (facts.procs == 1) return {native_, native_, "one process: nothing to exchange", "single", Decision::no_rule};
+  if (facts.procs == 1) return {native_, native_, "one process: nothing to exchange", Decision::no_rule};
   if (forced_[c]) {
-    decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), "forced", Decision::forced_rule};
+    decision = {forced_[c], forced_[c], forced_reason_[c].c_str(), Decision::forced_rule};
   } else {
-    decision = {native_, native_, "no rule matches", "default", Decision::no_rule};
+    decision = {native_, native_, "no rule matches", Decision::no_rule};
     const auto& rules = rules_.rules();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].collective == facts.collective && rules[i].when.matches(facts)) {
-        decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), rule_label_[i].c_str(),
-                    static_cast<int>(i)};
+        decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), static_cast<int>(i)};
         break;
       }
     }

@@ -17,8 +17,7 @@ namespace collshim {
 struct Decision {
   const AlgorithmChoice* choice = nullptr;     // what runs
   const AlgorithmChoice* requested = nullptr;  // what the configuration asked for; differs after a fallback
-  const char* reason = "";                     // why `requested` was chosen
-  const char* rule_label = "";                 // "file:line:column" of the rule, "forced" or "default"
+  const char* reason = "";                     // why `requested` was chosen ("rule at file:line:column", ...)
   int rule_index = no_rule;                    // index in rules(), or no_rule / forced_rule
   static constexpr int no_rule = -1;
   static constexpr int forced_rule = -2;
@@ -53,7 +52,6 @@ class Selector {
   std::vector<std::string> rule_files_;
   std::vector<const AlgorithmChoice*> rule_choice_;  // by rule index
   std::vector<std::string> rule_reason_;             // "rule at file:line:column"
-  std::vector<std::string> rule_label_;              // "file:line:column"
   std::deque<AlgorithmChoice> choices_;              // deque: pointers stay valid as it grows
   std::vector<const AlgorithmChoice*> fallback_;     // by choice id; null when the algorithm has none
   std::array<const AlgorithmChoice*, collective_count> forced_{};
