@@ -62,22 +62,35 @@ void free_message_types(CommContext& context) {
 
 }  // namespace
 
-int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call, CommContext& context) {
-  const int rank = context.rank();
+int copy_own_block(const AllgathervCall& call, CommContext& context) {
+  if (call.sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
   MPI_Aint lower_bound = 0, extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+  const int rank = context.rank();
+  char* own = static_cast<char*>(call.recvbuf) + call.displacement(rank) * extent;
+  return copy_typed(call.sendbuf, call.sendcount, call.sendtype, own, call.count(rank), call.recvtype, context.comm(),
+                    rank);
+}
 
-  if (call.sendbuf != MPI_IN_PLACE) {
-    char* own = static_cast<char*>(call.recvbuf) + call.displacement(rank) * extent;
-    const int rc = copy_typed(call.sendbuf, call.sendcount, call.sendtype, own, call.count(rank), call.recvtype,
-                              context.comm(), rank);
-    if (rc != MPI_SUCCESS) return rc;
-  }
+int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call, CommContext& context) {
+  const int rc = copy_own_block(call, context);
+  if (rc != MPI_SUCCESS) return rc;
+  return run_schedule_steps(schedule, 0, schedule.steps.size(), call, context);
+}
 
-  int step_index = 0;
-  for (const ScheduleStep& step : schedule.steps) {
-    // Steps complete before the next starts, so the tag only documents the step in traces.
-    const int tag = step_index++ & 0x7fff;
+int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context) {
+  if (choice.algorithm->run_allgatherv != nullptr) return choice.algorithm->run_allgatherv(call, choice, context);
+  return run_allgatherv_schedule(context.schedule(choice), call, context);
+}
+
+int run_schedule_steps(const Schedule& schedule, std::size_t first, std::size_t last, const AllgathervCall& call,
+                       CommContext& context) {
+  MPI_Aint lower_bound = 0, extent = 0;
+  PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+  for (std::size_t step_index = first; step_index < last; ++step_index) {
+    const ScheduleStep& step = schedule.steps[step_index];
+    // Steps complete before the next starts; a tag per step keeps traces readable.
+    const int tag = static_cast<int>(step_index & 0x7fff);
     context.requests.clear();
     int rc = MPI_SUCCESS;
     MessageView view;

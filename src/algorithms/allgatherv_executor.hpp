@@ -12,4 +12,14 @@ namespace collshim {
 // skipped by both sides, which agree because all ranks hold the same counts. Returns an MPI error code.
 int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call, CommContext& context);
 
+// The parts of run_allgatherv_schedule, for algorithms that run something else between steps:
+// the own block from sendbuf to its place in recvbuf (nothing for MPI_IN_PLACE), then steps
+// [first, last) of the schedule (step indices are the message tags, so ranks must agree on them).
+int copy_own_block(const AllgathervCall& call, CommContext& context);
+int run_schedule_steps(const Schedule& schedule, std::size_t first, std::size_t last, const AllgathervCall& call,
+                       CommContext& context);
+
+// Runs `choice` (an allgather-family algorithm, not native): its own runner if it has one, else its schedule.
+int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
+
 }  // namespace collshim

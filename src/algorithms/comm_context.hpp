@@ -11,6 +11,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/grid_alltoallv.hpp"
+#include "algorithms/hierarchical.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
@@ -27,6 +28,11 @@ class CommContext {
   int size() const { return size_; }
   int rank() const { return rank_; }
 
+  // Where the ranks run (node identifiers, one per rank; default: all on one node). Set once, before
+  // the first schedule is generated.
+  void set_node_of_rank(std::vector<int> node_of_rank) { node_of_rank_ = std::move(node_of_rank); }
+  const std::vector<int>& node_of_rank() const { return node_of_rank_; }
+
   // The schedule of `choice` for this rank, generated on first use.
   const Schedule& schedule(const AlgorithmChoice& choice);
 
@@ -42,10 +48,14 @@ class CommContext {
   std::vector<std::unique_ptr<GridPlan>> grid_plans;
   GridBuffers grid_buffers;
 
+  // Hierarchical with a native inter phase: the leaders' communicator, made on the first such call.
+  std::unique_ptr<NodeLeaders> node_leaders;
+
  private:
   MPI_Comm comm_;
   int size_ = 0;
   int rank_ = 0;
+  std::vector<int> node_of_rank_;
   std::vector<std::optional<Schedule>> schedules_;  // indexed by AlgorithmChoice::id
 };
 

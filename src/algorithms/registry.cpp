@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "algorithms/algorithm_spec.hpp"
 #include "algorithms/alltoallv_algorithms.hpp"
+#include "algorithms/hierarchical.hpp"
 #include "algorithms/recursive_multiplying.hpp"
 
 #include "algorithms/grid_routing.hpp"
@@ -95,6 +97,14 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {allgather, allgatherv},
                     .params = {integer_param("coalesce", 0, 1, 0)},
                     .make_schedule = sparbit_schedule});
+    // Composed of the flat algorithms above, so registered after them (`inter` names them).
+    list.push_back({.name = "hierarchical",
+                    .summary = "node-aware: gather to each node's leader, `inter` among leaders, binomial "
+                               "broadcast within nodes",
+                    .collectives = {allgather, allgatherv},
+                    .params = {hierarchical_inter_param(list), hierarchical_intra_param()},
+                    .make_node_aware_schedule = hierarchical_schedule,
+                    .run_allgatherv = run_hierarchical_allgatherv});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv},
@@ -113,6 +123,12 @@ const std::vector<Algorithm>& algorithms() {
     return list;
   }();
   return table;
+}
+
+Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank) {
+  if (choice.algorithm->make_node_aware_schedule)
+    return choice.algorithm->make_node_aware_schedule(node_of_rank, rank, choice.params);
+  return choice.algorithm->make_schedule(static_cast<int>(node_of_rank.size()), rank, choice.params);
 }
 
 const Algorithm* find_algorithm(std::string_view name) {

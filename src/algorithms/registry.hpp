@@ -28,10 +28,16 @@ struct ParamSpec {
 };
 ParamSpec integer_param(std::string name, int min_value, int max_value, int default_value);
 
+struct AllgathervCall;
 struct AlltoallvCall;
 struct AlgorithmChoice;
 class CommContext;
 using ScheduleGenerator = std::function<Schedule(int p, int rank, const Params& params)>;
+// Node-aware schedules also see where ranks run: node_of_rank[r] identifies rank r's node (p entries).
+using NodeAwareScheduleGenerator =
+    std::function<Schedule(const std::vector<int>& node_of_rank, int rank, const Params& params)>;
+// For algorithms that run more than their schedule (a phase in the MPI library, say).
+using AllgathervRunner = int (*)(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
 // Gets the whole choice: its parameters, and its id to key per-communicator state on.
 using AlltoallvRunner = int (*)(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 
@@ -45,14 +51,19 @@ struct Algorithm {
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;
-  ScheduleGenerator make_schedule;  // allgather family
+  ScheduleGenerator make_schedule;  // allgather family: one of these two
+  NodeAwareScheduleGenerator make_node_aware_schedule;
+  AllgathervRunner run_allgatherv = nullptr;  // null: the executor runs the schedule
   AlltoallvRunner run_alltoallv = nullptr;
   bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
 
   bool supports(Collective collective) const;
+  bool has_schedule() const { return make_schedule || make_node_aware_schedule; }
 };
 
 const std::vector<Algorithm>& algorithms();
+// `choice`'s schedule for `rank` of a communicator whose ranks run on node_of_rank (p entries).
+Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank);
 const Algorithm* find_algorithm(std::string_view name);
 // Comma-separated names of the algorithms available for a collective, for error messages.
 std::string algorithm_names(Collective collective);

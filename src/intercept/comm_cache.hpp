@@ -13,7 +13,9 @@ namespace collshim {
 
 struct CommState {
   CommState(MPI_Comm shadow, const ProcessPlacement& placement)
-      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)) {}
+      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)) {
+    context.set_node_of_rank(mapping.node_of_rank);
+  }
   CommContext context;
   CommMapping mapping;
   DecisionCache decisions;

@@ -127,7 +127,7 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   }
   const long long received_bytes = total_elements * type_size(call.recvtype);
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return run_allgatherv_schedule(context.schedule(choice), call, context);
+    return run_allgatherv(call, choice, context);
   };
   return run_decided(*runtime, *state, collective, received_bytes / p, received_bytes, run, pass_through);
 }

@@ -16,7 +16,7 @@ TEST(Registry, NamesAreUniqueAndEveryAlgorithmCanRun) {
     for (Collective c : algorithm.collectives) {
       const bool runnable = algorithm.passes_through ||
                             (c == Collective::alltoallv ? algorithm.run_alltoallv != nullptr
-                                                        : static_cast<bool>(algorithm.make_schedule));
+                                                        : algorithm.has_schedule());
       EXPECT_TRUE(runnable) << algorithm.name << " cannot run " << collective_name(c);
     }
     for (const ParamSpec& param : algorithm.params) {

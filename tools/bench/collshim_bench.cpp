@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/allgatherv_executor.hpp"
 #include "algorithms/comm_context.hpp"
+#include "selector/mapping_detection.hpp"
 
 namespace {
 
@@ -139,6 +141,18 @@ struct Buffers {
   long long total = 0;
 };
 
+// COLLSHIM_TOPOLOGY, as the shim reads it; a bad value stops the run.
+std::optional<collshim::TopologyOverride> topology_override() {
+  const char* text = std::getenv("COLLSHIM_TOPOLOGY");
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  auto parsed = collshim::parse_topology_override(text);
+  if (!parsed.topology) {
+    std::fprintf(stderr, "collshim-bench: error: COLLSHIM_TOPOLOGY=%s: %s\n", text, parsed.error.c_str());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return parsed.topology;
+}
+
 class Bench {
  public:
   Bench(const Options& options, Collective collective, std::vector<AlgorithmChoice> choices,
@@ -149,6 +163,10 @@ class Bench {
     MPI_Comm shadow = MPI_COMM_NULL;
     MPI_Comm_dup(comm_, &shadow);
     context_ = std::make_unique<collshim::CommContext>(shadow);
+    // Node-aware algorithms see the placement the shim would: nodes from MPI (under SMPI, the
+    // simulated hosts), or COLLSHIM_TOPOLOGY's fictitious one.
+    mapping_ = collshim::detect_comm_mapping(shadow, collshim::detect_process_placement(topology_override()));
+    context_->set_node_of_rank(mapping_.node_of_rank);
     implementations_.push_back({native_label(options_), nullptr});
     for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice});
   }
@@ -211,7 +229,7 @@ class Bench {
                                         uniform ? nullptr : b.displs.data(),
                                         own,
                                         MPI_BYTE};
-    return collshim::run_allgatherv_schedule(context_->schedule(*impl.choice), call, *context_);
+    return collshim::run_allgatherv(call, *impl.choice, *context_);
   }
 
   void check_rc(int rc, const Implementation& impl) {
@@ -305,7 +323,8 @@ class Bench {
     const std::string name(collshim::mpi_function_name(collective_));
     const std::string what =
         collective_ == Collective::allgatherv ? name + " (" + options_.distribution + ")" : name;
-    std::printf("# collshim-bench: %s on %d ranks, %s\n", what.c_str(), p_, first_line.c_str());
+    std::printf("# collshim-bench: %s on %d ranks (%d nodes, %s), %s\n", what.c_str(), p_, mapping_.nodes,
+                std::string(collshim::mapping_name(mapping_.mapping)).c_str(), first_line.c_str());
     std::printf("# %d warm-up and %d timed calls per size, barrier before each, implementations interleaved\n",
                 options_.warmup, options_.iterations);
     for (const auto& note : notes_) std::printf("# %s\n", note.c_str());
@@ -366,6 +385,7 @@ class Bench {
   MPI_Comm comm_;
   int p_ = 0, rank_ = 0;
   std::unique_ptr<collshim::CommContext> context_;
+  collshim::CommMapping mapping_;
   std::vector<Implementation> implementations_;
   int verified_ = 0, mismatches_ = 0, unverified_ = 0;
   bool unverified_note_ = false;
@@ -378,7 +398,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
   std::vector<std::string> specs = split_specs(options.algorithms);
   if (options.algorithms.empty()) {
     for (const collshim::Algorithm& algorithm : collshim::algorithms()) {
-      if (algorithm.make_schedule && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
+      if (algorithm.has_schedule() && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
     }
   }
   std::vector<AlgorithmChoice> choices;
@@ -390,7 +410,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
     }
     AlgorithmChoice& choice = *parsed.choice;
     if (choice.algorithm->passes_through) continue;  // native is always the baseline
-    if (!choice.algorithm->make_schedule) {
+    if (!choice.algorithm->has_schedule()) {
       error = "--algorithms " + spec + ": not a schedule algorithm, collshim-bench cannot run it directly";
       return std::nullopt;
     }

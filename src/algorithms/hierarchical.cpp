@@ -1,0 +1,318 @@
+#include "algorithms/hierarchical.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/allgatherv_executor.hpp"
+#include "algorithms/comm_context.hpp"
+#include "algorithms/local_copy.hpp"
+
+namespace collshim {
+namespace {
+
+// Flat algorithms the leaders can run: schedule algorithms of the allgather family, and native.
+bool usable_as_inter(const Algorithm& algorithm) {
+  return algorithm.supports(Collective::allgather) && algorithm.supports(Collective::allgatherv) &&
+         (algorithm.passes_through || algorithm.make_schedule);
+}
+
+// All blocks but `excluded`, in rank order: what a broadcast sends to the rank that owns `excluded`.
+std::vector<int> blocks_except(int p, int excluded) {
+  std::vector<int> blocks;
+  blocks.reserve(p > 0 ? p - 1 : 0);
+  for (int block = 0; block < p; ++block) {
+    if (block != excluded) blocks.push_back(block);
+  }
+  return blocks;
+}
+
+// A flat transfer among leaders, with node indices as blocks, as a transfer among ranks.
+BlockTransfer expand_transfer(const BlockTransfer& among_leaders, const NodeLayout& layout) {
+  BlockTransfer transfer{layout.members[among_leaders.peer].front(), {}};
+  for (const int node : among_leaders.blocks) {
+    const auto& members = layout.members[node];
+    transfer.blocks.insert(transfer.blocks.end(), members.begin(), members.end());
+  }
+  return transfer;
+}
+
+}  // namespace
+
+NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
+  NodeLayout layout;
+  const int p = static_cast<int>(node_of_rank.size());
+  layout.node_of_rank.resize(p);
+  layout.local_index.resize(p);
+  std::vector<int> ids;  // node identifiers in order of first appearance
+  for (int rank = 0; rank < p; ++rank) {
+    const auto found = std::find(ids.begin(), ids.end(), node_of_rank[rank]);
+    const int node = static_cast<int>(found - ids.begin());
+    if (found == ids.end()) {
+      ids.push_back(node_of_rank[rank]);
+      layout.members.emplace_back();
+    }
+    layout.node_of_rank[rank] = node;
+    layout.local_index[rank] = static_cast<int>(layout.members[node].size());
+    layout.members[node].push_back(rank);
+  }
+  return layout;
+}
+
+ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms) {
+  std::string names;
+  for (const Algorithm& algorithm : algorithms) {
+    if (!usable_as_inter(algorithm)) continue;
+    names += names.empty() ? "" : ", ";
+    names += algorithm.name;
+  }
+  return ParamSpec{"inter", "one of: " + names, "native", [](std::string_view value) {
+                     const Algorithm* algorithm = find_algorithm(value);
+                     return algorithm != nullptr && usable_as_inter(*algorithm);
+                   }};
+}
+
+ParamSpec hierarchical_intra_param() {
+  return ParamSpec{"intra", "p2p", "p2p", [](std::string_view value) { return value == "p2p"; }};
+}
+
+AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
+  const Algorithm* inter = find_algorithm(params.at("inter"));
+  AlgorithmChoice choice = *make_choice(inter->name, {}, Collective::allgatherv).choice;
+  if (inter->eligible && !inter->eligible(nodes, choice.params)) {
+    choice = *make_choice(inter->fallback, {}, Collective::allgatherv).choice;
+  }
+  return choice;
+}
+
+Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
+  const NodeLayout layout = make_node_layout(node_of_rank);
+  const int p = static_cast<int>(node_of_rank.size());
+  const int nodes = static_cast<int>(layout.members.size());
+  const int node = layout.node_of_rank[rank];
+  const int local = layout.local_index[rank];
+  const std::vector<int>& mine = layout.members[node];
+  const int node_size = static_cast<int>(mine.size());
+  Schedule schedule;
+
+  // Gather: every member hands its block to the leader, one message each.
+  ScheduleStep gather;
+  if (local == 0) {
+    for (int i = 1; i < node_size; ++i) gather.recvs.push_back({mine[i], {mine[i]}});
+  } else {
+    gather.sends.push_back({mine[0], {rank}});
+  }
+  schedule.steps.push_back(std::move(gather));
+
+  // Leaders: the flat algorithm over nodes; the other ranks wait the same number of steps, so that
+  // step indices (the executor's tags) agree everywhere.
+  const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
+  if (!inter.algorithm->passes_through && nodes > 1) {
+    const Schedule among_leaders = inter.algorithm->make_schedule(nodes, local == 0 ? node : 0, inter.params);
+    for (const ScheduleStep& flat : among_leaders.steps) {
+      ScheduleStep step;
+      if (local == 0) {
+        for (const BlockTransfer& send : flat.sends) step.sends.push_back(expand_transfer(send, layout));
+        for (const BlockTransfer& recv : flat.recvs) step.recvs.push_back(expand_transfer(recv, layout));
+      }
+      schedule.steps.push_back(std::move(step));
+    }
+  }
+
+  // Broadcast down a binomial tree over the node's members: with distance d, members 0..d-1 hold
+  // everything and member i sends it to member i+d. Every node runs as many steps as the largest.
+  int largest_node = 0;
+  for (const auto& members : layout.members) largest_node = std::max(largest_node, static_cast<int>(members.size()));
+  for (int distance = 1; distance < largest_node; distance *= 2) {
+    ScheduleStep step;
+    if (local < distance && local + distance < node_size) {
+      const int child = mine[local + distance];
+      step.sends.push_back({child, blocks_except(p, child)});
+    } else if (local >= distance && local < 2 * distance) {
+      step.recvs.push_back({mine[local - distance], blocks_except(p, rank)});
+    }
+    schedule.steps.push_back(std::move(step));
+  }
+  return schedule;
+}
+
+NodeLeaders::~NodeLeaders() {
+  if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
+}
+
+int NodeLeaders::create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeLeaders>& created) {
+  auto leaders = std::make_unique<NodeLeaders>();
+  leaders->layout = make_node_layout(node_of_rank);
+  int rank = 0;
+  PMPI_Comm_rank(shadow, &rank);
+  const bool leads = leaders->layout.local_index[rank] == 0;
+  const int rc = PMPI_Comm_split(shadow, leads ? 0 : MPI_UNDEFINED, leaders->layout.node_of_rank[rank], &leaders->comm);
+  if (rc != MPI_SUCCESS) return rc;
+  const auto nodes = leaders->layout.members.size();
+  leaders->counts.resize(nodes);
+  leaders->displs.resize(nodes);
+  created = std::move(leaders);
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+// The MPI library's own collective for the whole call, on the shadow.
+int run_native(const AllgathervCall& call, MPI_Comm comm) {
+  if (call.recvcounts == nullptr)
+    return PMPI_Allgather(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.uniform_count,
+                          call.recvtype, comm);
+  return PMPI_Allgatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
+                         call.recvtype, comm);
+}
+
+// Elements of each node's blocks; whether they lie back to back in member order (then a node's
+// blocks are one run of recvtype starting at `first`).
+struct NodeGroup {
+  long long elements = 0;
+  MPI_Aint first = 0;
+  bool one_run = true;
+};
+
+NodeGroup node_group(const AllgathervCall& call, const std::vector<int>& members) {
+  NodeGroup group;
+  MPI_Aint next = 0;
+  for (const int rank : members) {
+    if (call.count(rank) == 0) continue;
+    if (group.elements == 0) {
+      group.first = call.displacement(rank);
+    } else if (call.displacement(rank) != next) {
+      group.one_run = false;
+    }
+    next = call.displacement(rank) + call.count(rank);
+    group.elements += call.count(rank);
+  }
+  return group;
+}
+
+// An hindexed type over recvtype covering the blocks of `ranks`, in that order.
+int blocks_type(const AllgathervCall& call, const std::vector<int>& ranks, MPI_Aint extent, CommContext& context,
+                MPI_Datatype& type) {
+  context.type_lengths.clear();
+  context.type_offsets.clear();
+  for (const int rank : ranks) {
+    context.type_lengths.push_back(call.count(rank));
+    context.type_offsets.push_back(call.displacement(rank) * extent);
+  }
+  int rc = PMPI_Type_create_hindexed(static_cast<int>(ranks.size()), context.type_lengths.data(),
+                                     context.type_offsets.data(), call.recvtype, &type);
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&type);
+  return rc;
+}
+
+// The leaders' Allgatherv through the MPI library. Each node's blocks are one contribution: in
+// place when every node's blocks form one run of recvtype, otherwise through a staging buffer in
+// node order. Counts and displacements are in units of `unit` consecutive recvtype elements, the
+// largest that divides them all, so that an Allgather of more than INT_MAX elements still fits (its
+// node runs are whole multiples of its count).
+struct LeaderExchange {
+  bool in_place = true;
+  bool fits = true;     // false: the counts need more than int even in units (the call runs natively)
+  long long unit = 0;
+  long long total = 0;  // elements of all blocks
+};
+
+// Every rank computes this (it depends on the call's counts only), so all agree on `fits`.
+LeaderExchange plan_leader_exchange(const AllgathervCall& call, NodeLeaders& leaders) {
+  const auto& members = leaders.layout.members;
+  LeaderExchange plan;
+  std::vector<NodeGroup> groups(members.size());
+  for (std::size_t n = 0; n < members.size(); ++n) {
+    groups[n] = node_group(call, members[n]);
+    plan.in_place = plan.in_place && groups[n].one_run;
+    plan.unit = std::gcd(plan.unit, groups[n].elements);
+  }
+  for (const NodeGroup& group : groups) {
+    plan.unit = std::gcd(plan.unit, plan.in_place ? static_cast<long long>(group.first) : plan.total);
+    plan.total += group.elements;
+  }
+  plan.unit = std::max(plan.unit, 1LL);
+  long long staged = 0;  // elements before each node in the staging buffer
+  for (std::size_t n = 0; n < members.size(); ++n) {
+    const long long displacement = plan.in_place ? static_cast<long long>(groups[n].first) : staged;
+    staged += groups[n].elements;
+    const long long count = groups[n].elements / plan.unit, offset = displacement / plan.unit;
+    plan.fits = plan.fits && count <= INT_MAX && offset <= INT_MAX && offset >= INT_MIN && plan.unit <= INT_MAX;
+    leaders.counts[n] = static_cast<int>(count);
+    leaders.displs[n] = static_cast<int>(offset);
+  }
+  return plan;
+}
+
+int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& plan, NodeLeaders& leaders,
+                            CommContext& context) {
+  const NodeLayout& layout = leaders.layout;
+  MPI_Datatype unit_type = call.recvtype;
+  if (plan.unit > 1) {
+    int rc = PMPI_Type_contiguous(static_cast<int>(plan.unit), call.recvtype, &unit_type);
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&unit_type);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  int rc = MPI_SUCCESS;
+  if (plan.in_place) {
+    rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recvbuf, leaders.counts.data(),
+                         leaders.displs.data(), unit_type, leaders.comm);
+  } else {
+    MPI_Aint lower_bound = 0, extent = 0, true_lb = 0, true_extent = 0;
+    PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+    PMPI_Type_get_true_extent(call.recvtype, &true_lb, &true_extent);
+    context.staging.resize(static_cast<std::size_t>((plan.total - 1) * extent + true_extent));
+    std::byte* const staging = context.staging.data() - true_lb;  // element i at staging + i * extent
+    const int node = layout.node_of_rank[context.rank()];
+    MPI_Datatype own = MPI_DATATYPE_NULL, all = MPI_DATATYPE_NULL;
+    rc = blocks_type(call, layout.members[node], extent, context, own);
+    // The own node's blocks go to the staging buffer first and the exchange runs in place there
+    // (sending them from recvbuf as one hindexed element gave wrong bytes under Open MPI 4.1.4 after
+    // calls with other counts; cause not pinned down).
+    if (rc == MPI_SUCCESS)
+      rc = copy_typed(call.recvbuf, 1, own, staging + static_cast<MPI_Aint>(leaders.displs[node]) * plan.unit * extent,
+                      leaders.counts[node], unit_type, context.comm(), context.rank());
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, staging, leaders.counts.data(), leaders.displs.data(),
+                           unit_type, leaders.comm);
+    // Back to the user's displacements: all blocks in node order (the own node's come back unchanged).
+    std::vector<int> in_node_order;
+    in_node_order.reserve(layout.node_of_rank.size());
+    for (const auto& members : layout.members) in_node_order.insert(in_node_order.end(), members.begin(), members.end());
+    if (rc == MPI_SUCCESS) rc = blocks_type(call, in_node_order, extent, context, all);
+    if (rc == MPI_SUCCESS)
+      rc = copy_typed(staging, static_cast<int>(plan.total / plan.unit), unit_type, call.recvbuf, 1, all,
+                      context.comm(), context.rank());
+    if (own != MPI_DATATYPE_NULL) PMPI_Type_free(&own);
+    if (all != MPI_DATATYPE_NULL) PMPI_Type_free(&all);
+  }
+  if (unit_type != call.recvtype) PMPI_Type_free(&unit_type);
+  return rc;
+}
+
+}  // namespace
+
+int run_hierarchical_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context) {
+  const Schedule& schedule = context.schedule(choice);
+  if (!find_algorithm(choice.params.at("inter"))->passes_through) return run_allgatherv_schedule(schedule, call, context);
+
+  // Collective over the shadow on the first call, before any rank goes its own way.
+  if (!context.node_leaders) {
+    const int rc = NodeLeaders::create(context.comm(), context.node_of_rank(), context.node_leaders);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  NodeLeaders& leaders = *context.node_leaders;
+  const LeaderExchange plan = plan_leader_exchange(call, leaders);
+  // Beyond int even in units (node blocks of more than INT_MAX elements with no common divisor):
+  // the MPI library's own collective, which has its own large-count handling.
+  if (!plan.fits) return run_native(call, context.comm());
+  int rc = copy_own_block(call, context);
+  if (rc == MPI_SUCCESS) rc = run_schedule_steps(schedule, 0, hierarchical_gather_steps, call, context);
+  if (rc == MPI_SUCCESS && leaders.comm != MPI_COMM_NULL && leaders.layout.members.size() > 1 && plan.total > 0)
+    rc = allgather_among_leaders(call, plan, leaders, context);
+  if (rc == MPI_SUCCESS) rc = run_schedule_steps(schedule, hierarchical_gather_steps, schedule.steps.size(), call, context);
+  return rc;
+}
+
+}  // namespace collshim

@@ -1,0 +1,183 @@
+// The hierarchical schedule, for every p from 1 to 130, every inter-node algorithm and node maps of
+// every shape (one node, one rank per node, sequential, cyclic, irregular, uneven): a correct
+// allgather in the simulation, inter-node traffic only between leaders and exactly the flat
+// algorithm's messages at the node count, and the step count the design gives.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/hierarchical.hpp"
+#include "algorithms/schedule_simulation.hpp"
+#include "selector/mapping.hpp"
+
+namespace collshim {
+namespace {
+
+constexpr int max_procs = 130;
+
+AlgorithmChoice hierarchical(const std::string& inter) {
+  SpecParseResult parsed = parse_algorithm_spec("hierarchical:inter=" + inter, Collective::allgatherv);
+  EXPECT_TRUE(parsed.choice) << parsed.error;
+  return *parsed.choice;
+}
+
+std::vector<std::string> inter_algorithms() {
+  std::vector<std::string> names;
+  for (const Algorithm& algorithm : algorithms()) {
+    if (algorithm.make_schedule && algorithm.supports(Collective::allgatherv)) names.emplace_back(algorithm.name);
+  }
+  return names;
+}
+
+struct NodeMap {
+  std::string name;
+  std::vector<int> node_of_rank;
+};
+
+// Node identifiers are deliberately not 0..n-1 in order of appearance (the layout renumbers them).
+std::vector<NodeMap> node_maps(int p) {
+  std::vector<NodeMap> maps;
+  auto by_override = [&](int nodes, MappingClass mapping, const std::string& name) {
+    const TopologyOverride topology{nodes, mapping, std::nullopt};
+    NodeMap map{name + std::to_string(nodes), {}};
+    for (int r = 0; r < p; ++r) map.node_of_rank.push_back(100 + 7 * topology.node_of_world_rank(r, p));
+    maps.push_back(std::move(map));
+  };
+  by_override(1, MappingClass::single_node, "single_node");
+  for (int nodes : {2, 3, 4, 7}) {
+    by_override(nodes, MappingClass::sequential, "sequential");
+    by_override(nodes, MappingClass::cyclic, "cyclic");
+    by_override(nodes, MappingClass::irregular, "irregular");
+  }
+  NodeMap one_per_node{"one_rank_per_node", {}};
+  NodeMap uneven{"half_on_one_node_rest_alone", {}};
+  NodeMap reversed{"leaders_last", {}};  // node ids descend with rank: the last node appears first
+  for (int r = 0; r < p; ++r) {
+    one_per_node.node_of_rank.push_back(r);
+    uneven.node_of_rank.push_back(r < p / 2 ? -1 : r);
+    reversed.node_of_rank.push_back((p - 1 - r) / 3);
+  }
+  maps.push_back(std::move(one_per_node));
+  maps.push_back(std::move(uneven));
+  maps.push_back(std::move(reversed));
+  return maps;
+}
+
+int ceil_log2(int n) {
+  int steps = 0;
+  while ((1 << steps) < n) ++steps;
+  return steps;
+}
+
+TEST(NodeLayout, LeadersAreTheLowestRankOfEachNodeAndNodesNumberByFirstAppearance) {
+  const NodeLayout layout = make_node_layout({9, 4, 9, 4, 2});
+  ASSERT_EQ(layout.members.size(), 3u);
+  EXPECT_EQ(layout.members[0], (std::vector<int>{0, 2}));
+  EXPECT_EQ(layout.members[1], (std::vector<int>{1, 3}));
+  EXPECT_EQ(layout.members[2], (std::vector<int>{4}));
+  EXPECT_EQ(layout.node_of_rank, (std::vector<int>{0, 1, 0, 1, 2}));
+  EXPECT_EQ(layout.local_index, (std::vector<int>{0, 0, 1, 1, 0}));
+}
+
+TEST(Hierarchical, EveryRankGetsEveryBlockOnceAndOnlyLeadersCrossNodes) {
+  for (const std::string& inter : inter_algorithms()) {
+    const AlgorithmChoice choice = hierarchical(inter);
+    for (int p = 1; p <= max_procs; ++p) {
+      for (const NodeMap& map : node_maps(p)) {
+        const std::string where = "inter=" + inter + " p=" + std::to_string(p) + " " + map.name;
+        std::vector<Schedule> schedules;
+        const SimulationResult result = simulate_allgather(p, [&](int rank) {
+          schedules.push_back(generate_schedule(choice, map.node_of_rank, rank));
+          return schedules.back();
+        });
+        ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
+
+        const NodeLayout layout = make_node_layout(map.node_of_rank);
+        const int nodes = static_cast<int>(layout.members.size());
+        const AlgorithmChoice flat = hierarchical_inter_choice(choice.params, nodes);
+        int largest_node = 0;
+        for (const auto& members : layout.members) largest_node = std::max(largest_node, int(members.size()));
+        const int flat_steps =
+            nodes > 1 ? static_cast<int>(flat.algorithm->make_schedule(nodes, 0, flat.params).steps.size()) : 0;
+        ASSERT_EQ(result.stats.steps, hierarchical_gather_steps + flat_steps + ceil_log2(largest_node)) << where;
+
+        for (int rank = 0; rank < p; ++rank) {
+          const int node = layout.node_of_rank[rank];
+          long crossing = 0;
+          for (const ScheduleStep& step : schedules[rank].steps) {
+            for (const BlockTransfer& send : step.sends) crossing += layout.node_of_rank[send.peer] != node;
+          }
+          long flat_messages = 0;
+          if (layout.local_index[rank] == 0 && nodes > 1) {
+            for (const ScheduleStep& step : flat.algorithm->make_schedule(nodes, node, flat.params).steps)
+              flat_messages += static_cast<long>(step.sends.size());
+          }
+          ASSERT_EQ(crossing, flat_messages) << where << " rank " << rank;
+        }
+      }
+    }
+  }
+}
+
+// With inter=native the leaders' phase runs in the MPI library; the schedule is the intra phases of
+// any schedule-based variant, which the test above checks, with no step of its own in between.
+TEST(Hierarchical, NativeInterKeepsOnlyTheIntraPhases) {
+  const AlgorithmChoice native = hierarchical("native");
+  const AlgorithmChoice ring = hierarchical("ring");
+  for (int p = 1; p <= max_procs; ++p) {
+    for (const NodeMap& map : node_maps(p)) {
+      const int nodes = static_cast<int>(make_node_layout(map.node_of_rank).members.size());
+      const int ring_steps = nodes > 1 ? nodes - 1 : 0;
+      for (int rank = 0; rank < p; ++rank) {
+        const Schedule intra = generate_schedule(native, map.node_of_rank, rank);
+        const Schedule full = generate_schedule(ring, map.node_of_rank, rank);
+        ASSERT_EQ(intra.steps.size() + ring_steps, full.steps.size()) << map.name << " p=" << p;
+        for (std::size_t s = 0; s < intra.steps.size(); ++s) {
+          const std::size_t in_full = s < hierarchical_gather_steps ? s : s + ring_steps;
+          const auto same = [](const std::vector<BlockTransfer>& a, const std::vector<BlockTransfer>& b) {
+            return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const BlockTransfer& x, const BlockTransfer& y) {
+              return x.peer == y.peer && x.blocks == y.blocks;
+            });
+          };
+          ASSERT_TRUE(same(intra.steps[s].sends, full.steps[in_full].sends)) << map.name << " p=" << p;
+          ASSERT_TRUE(same(intra.steps[s].recvs, full.steps[in_full].recvs)) << map.name << " p=" << p;
+        }
+      }
+    }
+  }
+}
+
+TEST(Hierarchical, InterFollowsTheFlatAlgorithmsFallbackAtTheNodeCount) {
+  const AlgorithmChoice choice = hierarchical("recursive_doubling");
+  EXPECT_EQ(hierarchical_inter_choice(choice.params, 4).algorithm->name, "recursive_doubling");
+  EXPECT_EQ(hierarchical_inter_choice(choice.params, 3).algorithm->name, "bruck");
+  EXPECT_EQ(hierarchical_inter_choice(hierarchical("neighbor_exchange").params, 5).algorithm->name, "ring");
+}
+
+TEST(Hierarchical, ParametersNameWhatIsAccepted) {
+  for (const std::string bad : {"hierarchical", "grid", "linear", "bogus"}) {
+    const SpecParseResult parsed = parse_algorithm_spec("hierarchical:inter=" + bad, Collective::allgather);
+    ASSERT_FALSE(parsed.choice) << bad;
+    EXPECT_NE(parsed.error.find("bad value '" + bad + "' for hierarchical parameter 'inter'"), std::string::npos)
+        << parsed.error;
+    const auto list = parsed.error.find("expected one of: ");
+    ASSERT_NE(list, std::string::npos) << parsed.error;
+    const std::string names = parsed.error.substr(list);
+    EXPECT_NE(names.find("native, ring"), std::string::npos) << parsed.error;
+    EXPECT_NE(names.find("sparbit"), std::string::npos) << parsed.error;
+    for (const char* excluded : {"grid", "linear", "hierarchical"})
+      EXPECT_EQ(names.find(excluded), std::string::npos) << parsed.error;
+  }
+  const SpecParseResult intra = parse_algorithm_spec("hierarchical:intra=carrier_pigeon", Collective::allgatherv);
+  ASSERT_FALSE(intra.choice);
+  EXPECT_NE(intra.error.find("'intra'"), std::string::npos) << intra.error;
+  EXPECT_FALSE(parse_algorithm_spec("hierarchical", Collective::alltoallv).choice);
+  EXPECT_EQ(parse_algorithm_spec("hierarchical:inter=sparbit", Collective::allgather).choice->text(),
+            "hierarchical:inter=sparbit");
+}
+
+}  // namespace
+}  // namespace collshim
