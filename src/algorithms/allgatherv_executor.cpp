@@ -35,12 +35,22 @@ int describe_message(const BlockTransfer& transfer, const AllgathervCall& call, 
     view.type = call.recvtype;
     return MPI_SUCCESS;
   }
+  // One entry per run of blocks that lie back to back (a broadcast of all blocks but one is two runs,
+  // not p-1 entries), as long as a run's length fits the int of an hindexed entry.
   context.type_lengths.clear();
   context.type_offsets.clear();
+  MPI_Aint run_end = 0;
   for (const int block : transfer.blocks) {
-    if (call.count(block) == 0) continue;
-    context.type_lengths.push_back(call.count(block));
-    context.type_offsets.push_back(call.displacement(block) * extent);
+    const int count = call.count(block);
+    if (count == 0) continue;
+    const MPI_Aint displacement = call.displacement(block);
+    if (!context.type_lengths.empty() && displacement == run_end && context.type_lengths.back() <= INT_MAX - count) {
+      context.type_lengths.back() += count;
+    } else {
+      context.type_lengths.push_back(count);
+      context.type_offsets.push_back(displacement * extent);
+    }
+    run_end = displacement + count;
   }
   MPI_Datatype type = MPI_DATATYPE_NULL;
   int rc = PMPI_Type_create_hindexed(static_cast<int>(context.type_lengths.size()), context.type_lengths.data(),
