@@ -10,7 +10,7 @@ CommContext::CommContext(MPI_Comm shadow) : comm_(shadow) {
 
 CommContext::~CommContext() {
   grid_plans.clear();  // communicators split from the shadow go first
-  node_leaders.reset();
+  node_comms.reset();
   if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 

@@ -48,8 +48,8 @@ class CommContext {
   std::vector<std::unique_ptr<GridPlan>> grid_plans;
   GridBuffers grid_buffers;
 
-  // Hierarchical with a native inter phase: the leaders' communicator, made on the first such call.
-  std::unique_ptr<NodeLeaders> node_leaders;
+  // Hierarchical: node and leaders' communicators, made on the first call that needs them.
+  std::unique_ptr<NodeComms> node_comms;
 
  private:
   MPI_Comm comm_;

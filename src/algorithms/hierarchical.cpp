@@ -74,7 +74,8 @@ ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms) {
 }
 
 ParamSpec hierarchical_intra_param() {
-  return ParamSpec{"intra", "p2p", "p2p", [](std::string_view value) { return value == "p2p"; }};
+  return ParamSpec{"intra", "p2p or shm", "p2p",
+                   [](std::string_view value) { return value == "p2p" || value == "shm"; }};
 }
 
 AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
@@ -84,6 +85,14 @@ AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
     choice = *make_choice(inter->fallback, {}, Collective::allgatherv).choice;
   }
   return choice;
+}
+
+int hierarchical_broadcast_steps(const NodeLayout& layout) {
+  std::size_t largest_node = 0;
+  for (const auto& members : layout.members) largest_node = std::max(largest_node, members.size());
+  int steps = 0;
+  while ((std::size_t{1} << steps) < largest_node) ++steps;
+  return steps;
 }
 
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
@@ -122,9 +131,8 @@ Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, c
 
   // Broadcast down a binomial tree over the node's members: with distance d, members 0..d-1 hold
   // everything and member i sends it to member i+d. Every node runs as many steps as the largest.
-  int largest_node = 0;
-  for (const auto& members : layout.members) largest_node = std::max(largest_node, static_cast<int>(members.size()));
-  for (int distance = 1; distance < largest_node; distance *= 2) {
+  const int broadcast_steps = hierarchical_broadcast_steps(layout);
+  for (int s = 0, distance = 1; s < broadcast_steps; ++s, distance *= 2) {
     ScheduleStep step;
     if (local < distance && local + distance < node_size) {
       const int child = mine[local + distance];
@@ -135,25 +143,6 @@ Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, c
     schedule.steps.push_back(std::move(step));
   }
   return schedule;
-}
-
-NodeLeaders::~NodeLeaders() {
-  if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
-}
-
-int NodeLeaders::create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeLeaders>& created) {
-  auto leaders = std::make_unique<NodeLeaders>();
-  leaders->layout = make_node_layout(node_of_rank);
-  int rank = 0;
-  PMPI_Comm_rank(shadow, &rank);
-  const bool leads = leaders->layout.local_index[rank] == 0;
-  const int rc = PMPI_Comm_split(shadow, leads ? 0 : MPI_UNDEFINED, leaders->layout.node_of_rank[rank], &leaders->comm);
-  if (rc != MPI_SUCCESS) return rc;
-  const auto nodes = leaders->layout.members.size();
-  leaders->counts.resize(nodes);
-  leaders->displs.resize(nodes);
-  created = std::move(leaders);
-  return MPI_SUCCESS;
 }
 
 namespace {
@@ -219,7 +208,7 @@ struct LeaderExchange {
 };
 
 // Every rank computes this (it depends on the call's counts only), so all agree on `fits`.
-LeaderExchange plan_leader_exchange(const AllgathervCall& call, NodeLeaders& leaders) {
+LeaderExchange plan_leader_exchange(const AllgathervCall& call, NodeComms& leaders) {
   const auto& members = leaders.layout.members;
   LeaderExchange plan;
   std::vector<NodeGroup> groups(members.size());
@@ -245,7 +234,7 @@ LeaderExchange plan_leader_exchange(const AllgathervCall& call, NodeLeaders& lea
   return plan;
 }
 
-int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& plan, NodeLeaders& leaders,
+int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& plan, NodeComms& leaders,
                             CommContext& context) {
   const NodeLayout& layout = leaders.layout;
   MPI_Datatype unit_type = call.recvtype;
@@ -257,7 +246,7 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
   int rc = MPI_SUCCESS;
   if (plan.in_place) {
     rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recvbuf, leaders.counts.data(),
-                         leaders.displs.data(), unit_type, leaders.comm);
+                         leaders.displs.data(), unit_type, leaders.leaders);
   } else {
     MPI_Aint lower_bound = 0, extent = 0, true_lb = 0, true_extent = 0;
     PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
@@ -275,7 +264,7 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
                       leaders.counts[node], unit_type, context.comm(), context.rank());
     if (rc == MPI_SUCCESS)
       rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, staging, leaders.counts.data(), leaders.displs.data(),
-                           unit_type, leaders.comm);
+                           unit_type, leaders.leaders);
     // Back to the user's displacements: all blocks in node order (the own node's come back unchanged).
     std::vector<int> in_node_order;
     in_node_order.reserve(layout.node_of_rank.size());
@@ -291,26 +280,101 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
   return rc;
 }
 
+// intra=shm: the node's blocks meet in a shared-memory window instead of messages. Every rank packs
+// its block once into the window (packed bytes, nodes one after the other), the leaders exchange
+// their nodes' regions, and every rank unpacks the others' blocks once: two node barriers instead of
+// a gather and ceil(log2 ppn) broadcast steps of the whole result. Successive calls use the two
+// halves of the window in turn, so a fast rank packing the next call's block never overwrites
+// what a slow one is still reading. Returns false (having done nothing) when the packed result
+// does not fit int offsets; the caller then runs the point-to-point phases.
+bool run_through_window(const AllgathervCall& call, const Schedule& schedule, bool native_inter, NodeComms& comms,
+                        CommContext& context, int& rc) {
+  const NodeLayout& layout = comms.layout;
+  MPI_Count element_bytes = 0;
+  PMPI_Type_size_x(call.recvtype, &element_bytes);
+  long long total = 0;
+  for (const auto& members : layout.members) {
+    for (const int rank : members) {
+      const long long bytes = static_cast<long long>(call.count(rank)) * element_bytes;
+      if (bytes > INT_MAX || total > INT_MAX) return false;
+      comms.packed_bytes[rank] = static_cast<int>(bytes);
+      comms.packed_offsets[rank] = static_cast<int>(total);
+      total += bytes;
+    }
+  }
+  if (total > INT_MAX) return false;
+  rc = MPI_SUCCESS;
+  if (total == 0) return true;
+  if ((rc = comms.reserve_window(2 * static_cast<MPI_Aint>(total))) != MPI_SUCCESS) return true;
+  std::byte* const region = comms.window_base + (comms.window_half ? comms.window_bytes / 2 : 0);
+  comms.window_half ^= 1;
+
+  const int me = context.rank();
+  MPI_Aint lower_bound = 0, extent = 0;
+  PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+  char* const recvbuf = static_cast<char*>(call.recvbuf);
+  if ((rc = copy_own_block(call, context)) != MPI_SUCCESS) return true;
+  int position = 0;
+  rc = PMPI_Pack(recvbuf + call.displacement(me) * extent, call.count(me), call.recvtype,
+                 region + comms.packed_offsets[me], comms.packed_bytes[me], &position, context.comm());
+  if (rc == MPI_SUCCESS) rc = comms.synchronize_window();
+  if (rc != MPI_SUCCESS) return true;
+
+  const auto nodes = layout.members.size();
+  if (comms.leaders != MPI_COMM_NULL && nodes > 1) {
+    if (native_inter) {
+      for (std::size_t n = 0; n < nodes; ++n) {
+        const int first = layout.members[n].front(), last = layout.members[n].back();
+        comms.displs[n] = comms.packed_offsets[first];
+        comms.counts[n] = comms.packed_offsets[last] + comms.packed_bytes[last] - comms.packed_offsets[first];
+      }
+      rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, region, comms.counts.data(), comms.displs.data(),
+                           MPI_BYTE, comms.leaders);
+    } else {
+      // The schedule's own inter steps, on the packed bytes: a node's blocks are one run there.
+      const AllgathervCall packed{MPI_IN_PLACE, 0, MPI_BYTE, region, comms.packed_bytes.data(),
+                                  comms.packed_offsets.data(), 0, MPI_BYTE};
+      const std::size_t inter_end = schedule.steps.size() - hierarchical_broadcast_steps(layout);
+      rc = run_schedule_steps(schedule, hierarchical_gather_steps, inter_end, packed, context);
+    }
+  }
+  if (rc == MPI_SUCCESS) rc = comms.synchronize_window();
+  for (int rank = 0; rc == MPI_SUCCESS && rank < context.size(); ++rank) {
+    if (rank == me || comms.packed_bytes[rank] == 0) continue;
+    position = 0;
+    rc = PMPI_Unpack(region + comms.packed_offsets[rank], comms.packed_bytes[rank], &position,
+                     recvbuf + call.displacement(rank) * extent, call.count(rank), call.recvtype, context.comm());
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_hierarchical_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context) {
   const Schedule& schedule = context.schedule(choice);
-  if (!find_algorithm(choice.params.at("inter"))->passes_through) return run_allgatherv_schedule(schedule, call, context);
+  const bool native_inter = find_algorithm(choice.params.at("inter"))->passes_through;
+  const bool shared_memory = choice.params.at("intra") == "shm";
+  if (!native_inter && !shared_memory) return run_allgatherv_schedule(schedule, call, context);
 
   // Collective over the shadow on the first call, before any rank goes its own way.
-  if (!context.node_leaders) {
-    const int rc = NodeLeaders::create(context.comm(), context.node_of_rank(), context.node_leaders);
+  if (!context.node_comms) {
+    const int rc = NodeComms::create(context.comm(), context.node_of_rank(), context.node_comms);
     if (rc != MPI_SUCCESS) return rc;
   }
-  NodeLeaders& leaders = *context.node_leaders;
-  const LeaderExchange plan = plan_leader_exchange(call, leaders);
+  NodeComms& comms = *context.node_comms;
+  int rc = MPI_SUCCESS;
+  if (shared_memory && comms.shareable && run_through_window(call, schedule, native_inter, comms, context, rc))
+    return rc;
+  if (!native_inter) return run_allgatherv_schedule(schedule, call, context);
+
+  const LeaderExchange plan = plan_leader_exchange(call, comms);
   // Beyond int even in units (node blocks of more than INT_MAX elements with no common divisor):
   // the MPI library's own collective, which has its own large-count handling.
   if (!plan.fits) return run_native(call, context.comm());
-  int rc = copy_own_block(call, context);
+  rc = copy_own_block(call, context);
   if (rc == MPI_SUCCESS) rc = run_schedule_steps(schedule, 0, hierarchical_gather_steps, call, context);
-  if (rc == MPI_SUCCESS && leaders.comm != MPI_COMM_NULL && leaders.layout.members.size() > 1 && plan.total > 0)
-    rc = allgather_among_leaders(call, plan, leaders, context);
+  if (rc == MPI_SUCCESS && comms.leaders != MPI_COMM_NULL && comms.layout.members.size() > 1 && plan.total > 0)
+    rc = allgather_among_leaders(call, plan, comms, context);
   if (rc == MPI_SUCCESS) rc = run_schedule_steps(schedule, hierarchical_gather_steps, schedule.steps.size(), call, context);
   return rc;
 }

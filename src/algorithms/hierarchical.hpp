@@ -7,7 +7,9 @@
 // Everything except a native inter phase is one schedule on the shadow communicator (node members
 // are addressed by their rank, so the intra phases need no communicator of their own), checked
 // without MPI like every other schedule. `inter=native` hands the leaders' phase to the MPI library
-// on a leaders' communicator, created on the first such call and kept with the shadow.
+// on a leaders' communicator; `intra=shm` replaces the gather and broadcast steps by a shared-memory
+// window on a node communicator. Both communicators are made on the first call that needs them and
+// kept with the shadow.
 #include <mpi.h>
 
 #include <memory>
@@ -39,24 +41,44 @@ AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes);
 
 // Steps: 1 gather step, the inter algorithm's steps (none for native), ceil(log2 max ppn) broadcast steps.
 inline constexpr int hierarchical_gather_steps = 1;
+int hierarchical_broadcast_steps(const NodeLayout& layout);
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 
 int run_hierarchical_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
 
-// Per-communicator state of a native inter phase (in CommContext): the layout and the leaders'
-// communicator, split from the shadow on the first call.
-class NodeLeaders {
+// The communicators of a hierarchical call beyond the shadow, made on the first call that needs
+// them (inter=native or intra=shm) and kept in CommContext: the leaders' communicator (rank = node
+// index) and the node's communicator (rank = index in the node) with, for intra=shm, a shared-memory
+// window on it. `shareable` says whether every node's ranks can share memory (they need not, when
+// COLLSHIM_TOPOLOGY describes nodes across real ones); if not, intra=shm runs as p2p.
+class NodeComms {
  public:
   // Collective over `shadow`.
-  static int create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeLeaders>& created);
-  NodeLeaders() = default;
-  ~NodeLeaders();
-  NodeLeaders(const NodeLeaders&) = delete;
-  NodeLeaders& operator=(const NodeLeaders&) = delete;
+  static int create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeComms>& created);
+  NodeComms() = default;
+  ~NodeComms();
+  NodeComms(const NodeComms&) = delete;
+  NodeComms& operator=(const NodeComms&) = delete;
+
+  // Collective over `node`: a window whose segment on the node's leader holds at least `bytes`; every
+  // member gets the segment's address. Grows (never shrinks) by freeing and allocating again.
+  int reserve_window(MPI_Aint bytes);
+  // Makes stores to the window by any node member visible to all members (with a node barrier).
+  int synchronize_window() const;
 
   NodeLayout layout;
-  MPI_Comm comm = MPI_COMM_NULL;  // rank = node index; MPI_COMM_NULL on ranks that do not lead
-  std::vector<int> counts, displs;  // scratch of the leaders' Allgatherv
+  MPI_Comm leaders = MPI_COMM_NULL;  // MPI_COMM_NULL on ranks that do not lead
+  MPI_Comm node = MPI_COMM_NULL;
+  bool shareable = false;
+  std::byte* window_base = nullptr;
+  MPI_Aint window_bytes = 0;
+  int window_half = 0;                                // intra=shm alternates halves from call to call
+  std::vector<int> counts, displs;                    // per node: scratch of the leaders' Allgatherv
+  std::vector<int> packed_bytes, packed_offsets;      // per rank: the packed layout in the window
+
+ private:
+  void free_window();
+  MPI_Win window_ = MPI_WIN_NULL;
 };
 
 }  // namespace collshim

@@ -177,6 +177,9 @@ TEST(Hierarchical, ParametersNameWhatIsAccepted) {
   EXPECT_FALSE(parse_algorithm_spec("hierarchical", Collective::alltoallv).choice);
   EXPECT_EQ(parse_algorithm_spec("hierarchical:inter=sparbit", Collective::allgather).choice->text(),
             "hierarchical:inter=sparbit");
+  EXPECT_EQ(parse_algorithm_spec("hierarchical:intra=shm,inter=bruck", Collective::allgather).choice->text(),
+            "hierarchical:inter=bruck,intra=shm");
+  EXPECT_EQ(parse_algorithm_spec("hierarchical:intra=p2p", Collective::allgather).choice->text(), "hierarchical");
 }
 
 }  // namespace
