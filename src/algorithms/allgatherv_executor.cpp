@@ -35,28 +35,8 @@ int describe_message(const BlockTransfer& transfer, const AllgathervCall& call, 
     view.type = call.recvtype;
     return MPI_SUCCESS;
   }
-  // One entry per run of blocks that lie back to back (a broadcast of all blocks but one is two runs,
-  // not p-1 entries), as long as a run's length fits the int of an hindexed entry.
-  context.type_lengths.clear();
-  context.type_offsets.clear();
-  MPI_Aint run_end = 0;
-  for (const int block : transfer.blocks) {
-    const int count = call.count(block);
-    if (count == 0) continue;
-    const MPI_Aint displacement = call.displacement(block);
-    if (!context.type_lengths.empty() && displacement == run_end && context.type_lengths.back() <= INT_MAX - count) {
-      context.type_lengths.back() += count;
-    } else {
-      context.type_lengths.push_back(count);
-      context.type_offsets.push_back(displacement * extent);
-    }
-    run_end = displacement + count;
-  }
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  int rc = PMPI_Type_create_hindexed(static_cast<int>(context.type_lengths.size()), context.type_lengths.data(),
-                                     context.type_offsets.data(), call.recvtype, &type);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Type_commit(&type);
+  const int rc = create_blocks_type(call, transfer.blocks, extent, context, type);
   if (rc != MPI_SUCCESS) return rc;
   context.message_types.push_back(type);
   view.address = base;
@@ -71,6 +51,31 @@ void free_message_types(CommContext& context) {
 }
 
 }  // namespace
+
+int create_blocks_type(const AllgathervCall& call, const std::vector<int>& blocks, MPI_Aint extent,
+                       CommContext& context, MPI_Datatype& type) {
+  // One entry per run of blocks that lie back to back (a broadcast of all blocks but one is two runs,
+  // not p-1 entries), as long as a run's length fits the int of an hindexed entry.
+  context.type_lengths.clear();
+  context.type_offsets.clear();
+  MPI_Aint run_end = 0;
+  for (const int block : blocks) {
+    const int count = call.count(block);
+    if (count == 0) continue;
+    const MPI_Aint displacement = call.displacement(block);
+    if (!context.type_lengths.empty() && displacement == run_end && context.type_lengths.back() <= INT_MAX - count) {
+      context.type_lengths.back() += count;
+    } else {
+      context.type_lengths.push_back(count);
+      context.type_offsets.push_back(displacement * extent);
+    }
+    run_end = displacement + count;
+  }
+  int rc = PMPI_Type_create_hindexed(static_cast<int>(context.type_lengths.size()), context.type_lengths.data(),
+                                     context.type_offsets.data(), call.recvtype, &type);
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&type);
+  return rc;
+}
 
 int copy_own_block(const AllgathervCall& call, CommContext& context) {
   if (call.sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;

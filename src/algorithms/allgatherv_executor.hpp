@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "algorithms/collective_call.hpp"
 #include "algorithms/comm_context.hpp"
 #include "algorithms/schedule.hpp"
@@ -18,6 +20,11 @@ int run_allgatherv_schedule(const Schedule& schedule, const AllgathervCall& call
 int copy_own_block(const AllgathervCall& call, CommContext& context);
 int run_schedule_steps(const Schedule& schedule, std::size_t first, std::size_t last, const AllgathervCall& call,
                        CommContext& context);
+
+// A committed hindexed type over recvtype covering `blocks` in that order (at their displacements from
+// recvbuf), one entry per back-to-back run. The caller frees it. Uses the context's type scratch.
+int create_blocks_type(const AllgathervCall& call, const std::vector<int>& blocks, MPI_Aint extent,
+                       CommContext& context, MPI_Datatype& type);
 
 // Runs `choice` (an allgather-family algorithm, not native): its own runner if it has one, else its schedule.
 int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);

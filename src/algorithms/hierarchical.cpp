@@ -57,6 +57,8 @@ NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
     layout.local_index[rank] = static_cast<int>(layout.members[node].size());
     layout.members[node].push_back(rank);
   }
+  for (const auto& members : layout.members)
+    layout.ranks_in_node_order.insert(layout.ranks_in_node_order.end(), members.begin(), members.end());
   return layout;
 }
 
@@ -180,21 +182,6 @@ NodeGroup node_group(const AllgathervCall& call, const std::vector<int>& members
   return group;
 }
 
-// An hindexed type over recvtype covering the blocks of `ranks`, in that order.
-int blocks_type(const AllgathervCall& call, const std::vector<int>& ranks, MPI_Aint extent, CommContext& context,
-                MPI_Datatype& type) {
-  context.type_lengths.clear();
-  context.type_offsets.clear();
-  for (const int rank : ranks) {
-    context.type_lengths.push_back(call.count(rank));
-    context.type_offsets.push_back(call.displacement(rank) * extent);
-  }
-  int rc = PMPI_Type_create_hindexed(static_cast<int>(ranks.size()), context.type_lengths.data(),
-                                     context.type_offsets.data(), call.recvtype, &type);
-  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&type);
-  return rc;
-}
-
 // The leaders' Allgatherv through the MPI library. Each node's blocks are one contribution: in
 // place when every node's blocks form one run of recvtype, otherwise through a staging buffer in
 // node order. Counts and displacements are in units of `unit` consecutive recvtype elements, the
@@ -255,7 +242,7 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
     std::byte* const staging = context.staging.data() - true_lb;  // element i at staging + i * extent
     const int node = layout.node_of_rank[context.rank()];
     MPI_Datatype own = MPI_DATATYPE_NULL, all = MPI_DATATYPE_NULL;
-    rc = blocks_type(call, layout.members[node], extent, context, own);
+    rc = create_blocks_type(call, layout.members[node], extent, context, own);
     // The own node's blocks go to the staging buffer first and the exchange runs in place there
     // (sending them from recvbuf as one hindexed element gave wrong bytes under Open MPI 4.1.4 after
     // calls with other counts; cause not pinned down).
@@ -266,10 +253,7 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
       rc = PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, staging, leaders.counts.data(), leaders.displs.data(),
                            unit_type, leaders.leaders);
     // Back to the user's displacements: all blocks in node order (the own node's come back unchanged).
-    std::vector<int> in_node_order;
-    in_node_order.reserve(layout.node_of_rank.size());
-    for (const auto& members : layout.members) in_node_order.insert(in_node_order.end(), members.begin(), members.end());
-    if (rc == MPI_SUCCESS) rc = blocks_type(call, in_node_order, extent, context, all);
+    if (rc == MPI_SUCCESS) rc = create_blocks_type(call, layout.ranks_in_node_order, extent, context, all);
     if (rc == MPI_SUCCESS)
       rc = copy_typed(staging, static_cast<int>(plan.total / plan.unit), unit_type, call.recvbuf, 1, all,
                       context.comm(), context.rank());

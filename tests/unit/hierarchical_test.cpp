@@ -80,6 +80,7 @@ TEST(NodeLayout, LeadersAreTheLowestRankOfEachNodeAndNodesNumberByFirstAppearanc
   EXPECT_EQ(layout.members[2], (std::vector<int>{4}));
   EXPECT_EQ(layout.node_of_rank, (std::vector<int>{0, 1, 0, 1, 2}));
   EXPECT_EQ(layout.local_index, (std::vector<int>{0, 0, 1, 1, 0}));
+  EXPECT_EQ(layout.ranks_in_node_order, (std::vector<int>{0, 2, 1, 3, 4}));
 }
 
 TEST(Hierarchical, EveryRankGetsEveryBlockOnceAndOnlyLeadersCrossNodes) {
