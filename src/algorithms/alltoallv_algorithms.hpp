@@ -19,7 +19,7 @@ class AlltoallvSendSide {
   const void* address(int peer) const { return base_ + displacements_[peer] * extent_ - origin_; }
   int count(int peer) const { return counts_[peer]; }
   MPI_Datatype type() const { return type_; }
-  int type_size() const { return type_size_; }
+  long long type_size() const { return type_size_; }
 
  private:
   const char* base_;
@@ -28,7 +28,7 @@ class AlltoallvSendSide {
   MPI_Datatype type_;
   MPI_Aint extent_ = 0;
   MPI_Aint origin_ = 0;  // byte offset in the user's buffer that base_ corresponds to
-  int type_size_ = 0;
+  long long type_size_ = 0;
 };
 
 // The receive address of the block from `peer`.
@@ -49,7 +49,7 @@ class DirectAlltoallv {
   const CommContext& context_;
   AlltoallvSendSide send_;
   MPI_Aint recv_extent_ = 0;
-  int recv_type_size_ = 0;
+  long long recv_type_size_ = 0;
   int tag_;
 };
 

@@ -15,14 +15,14 @@ AlltoallvSendSide::AlltoallvSendSide(const AlltoallvCall& call, CommContext& con
     displacements_ = call.sdispls;
     type_ = call.sendtype;
     PMPI_Type_get_extent(type_, &lower_bound, &extent_);
-    PMPI_Type_size(type_, &type_size_);
+    type_size_ = collshim::type_size(type_);
     return;
   }
   counts_ = call.recvcounts;
   displacements_ = call.rdispls;
   type_ = call.recvtype;
   PMPI_Type_get_extent(type_, &lower_bound, &extent_);
-  PMPI_Type_size(type_, &type_size_);
+  type_size_ = collshim::type_size(type_);
   // Copy the byte span that covers every outgoing block, gaps included, so each block keeps its
   // layout and can be sent with the user's datatype.
   MPI_Aint true_lb = 0, true_extent = 0;
@@ -55,7 +55,7 @@ DirectAlltoallv::DirectAlltoallv(const AlltoallvCall& call, CommContext& context
   if (status != MPI_SUCCESS) return;
   MPI_Aint lower_bound = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &recv_extent_);
-  PMPI_Type_size(call.recvtype, &recv_type_size_);
+  recv_type_size_ = type_size(call.recvtype);
   const int rank = context.rank();
   status = copy_typed(send_.address(rank), send_.count(rank), send_.type(),
                       alltoallv_recv_address(call, recv_extent_, rank), call.recvcounts[rank], call.recvtype,
@@ -64,14 +64,14 @@ DirectAlltoallv::DirectAlltoallv(const AlltoallvCall& call, CommContext& context
 
 int DirectAlltoallv::post_recv(int source, MPI_Request* request) const {
   *request = MPI_REQUEST_NULL;
-  if (static_cast<long long>(call_.recvcounts[source]) * recv_type_size_ == 0) return MPI_SUCCESS;
+  if (call_.recvcounts[source] * recv_type_size_ == 0) return MPI_SUCCESS;
   return PMPI_Irecv(alltoallv_recv_address(call_, recv_extent_, source), call_.recvcounts[source], call_.recvtype,
                     source, tag_, context_.comm(), request);
 }
 
 int DirectAlltoallv::post_send(int destination, MPI_Request* request) const {
   *request = MPI_REQUEST_NULL;
-  if (static_cast<long long>(send_.count(destination)) * send_.type_size() == 0) return MPI_SUCCESS;
+  if (send_.count(destination) * send_.type_size() == 0) return MPI_SUCCESS;
   return PMPI_Isend(send_.address(destination), send_.count(destination), send_.type(), destination, tag_,
                     context_.comm(), request);
 }

@@ -6,7 +6,8 @@
 //
 // Items. A block travels as an item: a 16-byte header (final destination, origin, payload bytes) and
 // the payload. The origin packs the payload from its send layout with MPI_Pack(sendtype); the
-// destination unpacks it with MPI_Unpack(recvtype) at rdispls[origin]. Send and receive types have
+// destination unpacks it with MPI_Unpack(recvtype) at rdispls[origin] (pack_elements: an element of
+// more than INT_MAX bytes goes through a message to self instead). Send and receive types have
 // equal signatures, so the packed bytes are the same sequence of basic values whatever the two
 // layouts. Intermediate ranks copy items as bytes and never interpret them. The payload is therefore
 // count x type_size bytes in the native representation: collshim assumes a homogeneous job (Open
@@ -26,7 +27,6 @@
 // Decisions. Counts are rank-local, so nothing here (shape included) depends on them: every rank of
 // a call runs the same phases. A size-keyed choice of grid needs an agreement step first.
 #include <algorithm>
-#include <climits>
 #include <cstring>
 
 #include "algorithms/alltoallv_algorithms.hpp"
@@ -59,36 +59,6 @@ void ensure_size(Vector& vector, std::size_t size) {
   if (vector.size() < size) vector.resize(size);  // never shrinks: capacity is reused by the next call
 }
 
-// MPI_Pack/MPI_Unpack take int sizes; large blocks go in pieces of whole elements.
-int pack_block(const char* buffer, int count, MPI_Datatype type, MPI_Aint extent, int type_size, std::byte* out,
-               MPI_Comm comm) {
-  const int per_piece = std::max(1, INT_MAX / std::max(type_size, 1));
-  for (int done = 0; done < count;) {
-    const int n = std::min(per_piece, count - done);
-    int position = 0;
-    const int rc = PMPI_Pack(buffer + done * extent, n, type, out, n * type_size, &position, comm);
-    if (rc != MPI_SUCCESS) return rc;
-    if (position != n * type_size) return MPI_ERR_INTERN;  // not the native representation
-    out += position;
-    done += n;
-  }
-  return MPI_SUCCESS;
-}
-
-int unpack_block(const std::byte* in, int count, MPI_Datatype type, MPI_Aint extent, int type_size, char* buffer,
-                 MPI_Comm comm) {
-  const int per_piece = std::max(1, INT_MAX / std::max(type_size, 1));
-  for (int done = 0; done < count;) {
-    const int n = std::min(per_piece, count - done);
-    int position = 0;
-    const int rc = PMPI_Unpack(in, n * type_size, &position, buffer + done * extent, n, type, comm);
-    if (rc != MPI_SUCCESS) return rc;
-    in += position;
-    done += n;
-  }
-  return MPI_SUCCESS;
-}
-
 int post_pieces(bool send, std::byte* data, std::int64_t bytes, int peer, MPI_Comm comm,
                 std::vector<MPI_Request>& requests) {
   while (bytes > 0) {
@@ -106,7 +76,7 @@ int post_pieces(bool send, std::byte* data, std::int64_t bytes, int peer, MPI_Co
 struct RecvSide {
   const AlltoallvCall& call;
   MPI_Aint extent;
-  int type_size;
+  long long type_size;
   std::int64_t bytes(int origin) const { return static_cast<std::int64_t>(call.recvcounts[origin]) * type_size; }
 };
 
@@ -125,12 +95,16 @@ int deliver(const std::byte* begin, const std::byte* end, int rank, const RecvSi
     }
     char* target = static_cast<char*>(alltoallv_recv_address(recv.call, recv.extent, header.origin));
     const int unpack_rc =
-        unpack_block(payload, recv.call.recvcounts[header.origin], recv.call.recvtype, recv.extent, recv.type_size,
-                     target, comm);
+        unpack_elements(payload, recv.call.recvcounts[header.origin], recv.call.recvtype, target, comm, rank);
     if (rc == MPI_SUCCESS) rc = unpack_rc;
   }
   return rc;
 }
+
+struct ReleaseLargeBuffers {
+  GridBuffers& buffers;
+  ~ReleaseLargeBuffers() { buffers.release_large(); }
+};
 
 int plan_for(const AlgorithmChoice& choice, CommContext& context, GridPlan*& plan) {
   if (choice.id < 0) return MPI_ERR_INTERN;  // only the selector's interned choices run
@@ -194,6 +168,12 @@ int GridPlan::create(MPI_Comm shadow, const std::vector<int>& dims, std::unique_
   return rc;
 }
 
+void GridBuffers::release_large() {
+  for (std::vector<std::byte>* items : {&held, &outgoing, &incoming}) {
+    if (items->capacity() > kept_bytes) std::vector<std::byte>().swap(*items);
+  }
+}
+
 GridPlan::~GridPlan() {
   for (MPI_Comm& comm : comms) {
     if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
@@ -207,12 +187,11 @@ int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice,
   int rc = plan_for(choice, context, plan);
   if (rc != MPI_SUCCESS) return rc;
   GridBuffers& buffers = context.grid_buffers;
+  const ReleaseLargeBuffers release_after_call{buffers};
 
   MPI_Aint lower_bound = 0, recv_extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &recv_extent);
-  int recv_type_size = 0;
-  PMPI_Type_size(call.recvtype, &recv_type_size);
-  const RecvSide recv{call, recv_extent, recv_type_size};
+  const RecvSide recv{call, recv_extent, type_size(call.recvtype)};
 
   // With MPI_IN_PLACE the outgoing blocks are read from recvbuf. Every block is packed before
   // anything is received, so no staging copy is needed, and the own block is already in place.
@@ -223,8 +202,7 @@ int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice,
   const MPI_Datatype send_type = in_place ? call.recvtype : call.sendtype;
   MPI_Aint send_extent = 0;
   PMPI_Type_get_extent(send_type, &lower_bound, &send_extent);
-  int send_type_size = 0;
-  PMPI_Type_size(send_type, &send_type_size);
+  const long long send_type_size = type_size(send_type);
   const auto send_bytes_to = [&](int peer) { return static_cast<std::int64_t>(send_counts[peer]) * send_type_size; };
 
   if (!in_place) {
@@ -245,8 +223,8 @@ int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice,
     if (peer == rank || send_bytes_to(peer) == 0) continue;
     const ItemHeader header{peer, rank, send_bytes_to(peer)};
     std::memcpy(at, &header, sizeof header);
-    rc = pack_block(send_base + send_displs[peer] * send_extent, send_counts[peer], send_type, send_extent,
-                    send_type_size, at + header_bytes, context.comm());
+    rc = pack_elements(send_base + send_displs[peer] * send_extent, send_counts[peer], send_type, at + header_bytes,
+                       context.comm(), rank);
     if (rc != MPI_SUCCESS) return rc;
     at += header_bytes + header.bytes;
   }

@@ -32,9 +32,13 @@ class GridPlan {
   std::vector<int> last_phase_sender;
 };
 
-// Forwarding storage, shared by every grid choice on the communicator. Vectors only grow: after the
-// first calls, repeated calls of similar size allocate nothing.
+// Forwarding storage, shared by every grid choice on the communicator. Vectors grow and are kept, so
+// repeated calls of similar size allocate nothing, up to a limit: after a call, item buffers larger
+// than `kept_bytes` are freed, so that one huge exchange does not pin its memory for the whole run.
 struct GridBuffers {
+  static constexpr std::size_t kept_bytes = std::size_t{64} << 20;
+  void release_large();
+
   std::vector<std::byte> held;      // items this rank holds between phases
   std::vector<std::byte> outgoing;  // items leaving in the current phase, grouped by peer
   std::vector<std::byte> incoming;  // items staying here, then those received in the current phase

@@ -274,8 +274,7 @@ int allgather_among_leaders(const AllgathervCall& call, const LeaderExchange& pl
 bool run_through_window(const AllgathervCall& call, const Schedule& schedule, bool native_inter, NodeComms& comms,
                         CommContext& context, int& rc) {
   const NodeLayout& layout = comms.layout;
-  MPI_Count element_bytes = 0;
-  PMPI_Type_size_x(call.recvtype, &element_bytes);
+  const long long element_bytes = type_size(call.recvtype);
   long long total = 0;
   for (const auto& members : layout.members) {
     for (const int rank : members) {

@@ -5,21 +5,13 @@
 #include <mpi.h>
 
 #include "algorithms/allgatherv_executor.hpp"
+#include "algorithms/local_copy.hpp"
 #include "intercept/runtime.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace collshim {
 namespace {
-
-// In MPI_Count: MPI_Type_size reports MPI_UNDEFINED for a type of more than INT_MAX bytes, which
-// would give a negative call size, and different ones on ranks whose types describe the same data
-// with differently sized elements, hence different decisions (a hang).
-long long type_size(MPI_Datatype type) {
-  MPI_Count size = 0;
-  PMPI_Type_size_x(type, &size);
-  return static_cast<long long>(size);
-}
 
 bool counts_valid(const int* counts, int p) {
   if (counts == nullptr) return false;

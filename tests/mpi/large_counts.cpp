@@ -6,9 +6,11 @@
 //
 // usage: large_counts CASE...
 // cases: allgather_bytes allgather_type allgatherv_far allgatherv_huge_element alltoallv_far
+//        alltoallv_huge_element
 #include <mpi.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -215,6 +217,55 @@ void allgatherv_huge_element() {
   MPI_Type_free(&piece);
 }
 
+
+// MPI_Alltoallv with an element larger than INT_MAX bytes on both sides: rank 0 sends rank 1 one
+// element of 2 GiB + 16 bytes (two 1 GiB + 8 pieces), which rank 1 receives as one element built of
+// four pieces; rank 1 sends rank 0 three 64 MiB elements, received as one 192 MiB element. Grid packs
+// and unpacks such an element through a message to self (MPI_Pack's sizes are int).
+void alltoallv_huge_element() {
+  const std::size_t huge_bytes = (std::size_t{1} << 31) + 16;
+  MPI_Datatype piece, huge, small, small3;
+  MPI_Type_contiguous(static_cast<int>(rank == 0 ? huge_bytes / 2 : huge_bytes / 4), MPI_BYTE, &piece);
+  MPI_Type_contiguous(rank == 0 ? 2 : 4, piece, &huge);
+  MPI_Type_contiguous(static_cast<int>(64 * MiB), MPI_BYTE, &small);
+  MPI_Type_contiguous(3, small, &small3);
+  for (MPI_Datatype* type : {&huge, &small, &small3}) MPI_Type_commit(type);
+  std::vector<int> sendcounts(p, 0), recvcounts(p, 0), displs(p, 0);
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  MPI_Datatype sendtype = small, recvtype = small;
+  std::uint64_t seed = 0;
+  if (rank == 0 && p > 1) {
+    sendcounts[1] = 1;
+    recvcounts[1] = 1;
+    sendtype = huge;
+    recvtype = small3;
+    send_bytes = huge_bytes;
+    recv_bytes = 192 * MiB;
+    seed = 21;  // what rank 1 sent
+  } else if (rank == 1) {
+    sendcounts[0] = 3;
+    recvcounts[0] = 1;
+    sendtype = small;
+    recvtype = huge;
+    send_bytes = 192 * MiB;
+    recv_bytes = huge_bytes;
+    seed = 20;
+  }
+  Mapping send(std::max<std::size_t>(send_bytes, 8)), recv(std::max<std::size_t>(recv_bytes, 8));
+  fill(send.data, send_bytes, 20 + rank);
+  const std::vector<Block> blocks{{0, recv_bytes, seed}};
+  check(MPI_Alltoallv(send.data, sendcounts.data(), displs.data(), sendtype, recv.data, recvcounts.data(),
+                      displs.data(), recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "alltoallv_huge_element: rc");
+  const std::uint64_t shim = verify("alltoallv_huge_element", recv.data, blocks);
+  scribble(recv.data, blocks);
+  check(PMPI_Alltoallv(send.data, sendcounts.data(), displs.data(), sendtype, recv.data, recvcounts.data(),
+                       displs.data(), recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
+        "alltoallv_huge_element: native rc");
+  check(sum_of(recv.data, blocks) == shim, "alltoallv_huge_element: checksum differs from native");
+  for (MPI_Datatype* type : {&small3, &small, &huge, &piece}) MPI_Type_free(type);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -236,6 +287,8 @@ int main(int argc, char** argv) {
       allgatherv_huge_element();
     } else if (name == "alltoallv_far") {
       alltoallv_far();
+    } else if (name == "alltoallv_huge_element") {
+      alltoallv_huge_element();
     } else {
       std::fprintf(stderr, "large_counts: unknown case %s\n", name.c_str());
       MPI_Abort(MPI_COMM_WORLD, 2);

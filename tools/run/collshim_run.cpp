@@ -63,8 +63,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> exported;
+  // The shim goes first in LD_PRELOAD, so its MPI entry points win over any other preloaded tool's;
+  // a sanitizer build's shim can only load behind the sanitizer runtimes, which go before it.
+  const std::string sanitizer_runtimes = COLLSHIM_SANITIZER_RUNTIMES;
   const char* preload = std::getenv("LD_PRELOAD");
-  set("LD_PRELOAD", library.string() + (preload && *preload ? std::string(":") + preload : ""), exported);
+  set("LD_PRELOAD",
+      (sanitizer_runtimes.empty() ? "" : sanitizer_runtimes + ":") + library.string() +
+          (preload && *preload ? std::string(":") + preload : ""),
+      exported);
   if (!configs.empty()) {
     std::string joined;
     for (const std::string& c : configs) joined += (joined.empty() ? "" : ":") + c;
