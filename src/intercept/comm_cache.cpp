@@ -56,6 +56,9 @@ CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
   if (!found) {
     MPI_Comm shadow = MPI_COMM_NULL;
     if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
+    // Errors inside an algorithm come back as return codes and are raised on the user's communicator
+    // (run_decided), whose handler may have changed since this dup copied it.
+    PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN);
     auto created = std::make_unique<CommState>(shadow, placement);
     if (PMPI_Comm_set_attr(comm, keyval_, created.get()) != MPI_SUCCESS) return nullptr;
     ++live_state_count;

@@ -77,15 +77,21 @@ const Decision& decide(Runtime& runtime, CommState& state, Collective collective
                      decision.choice->text(), decision.reason);
 }
 
-// Runs the decided algorithm, or the MPI library's own, and records the call for the report.
+// Runs the decided algorithm, or the MPI library's own, and records the call for the report. An
+// algorithm's error is raised on the user's communicator `comm`, as the library's own would be.
 template <typename Run, typename PassThrough>
-int run_decided(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
+int run_decided(Runtime& runtime, MPI_Comm comm, CommState& state, Collective collective, long long block_bytes,
                 long long received_bytes, const Run& run, const PassThrough& pass_through) {
   const Decision& decision = decide(runtime, state, collective, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
   if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, state, collective, block_bytes, decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
-  const int rc = choice.algorithm->passes_through ? pass_through() : run(choice, state.context);
+  int rc = MPI_SUCCESS;
+  if (choice.algorithm->passes_through) {
+    rc = pass_through();
+  } else if ((rc = run(choice, state.context)) != MPI_SUCCESS) {
+    PMPI_Comm_call_errhandler(comm, rc);
+  }
   if (runtime.profile) {
     const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, decision.rule_index,
                          size_bucket(block_bytes)};
@@ -121,7 +127,7 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return run_allgatherv(call, choice, context);
   };
-  return run_decided(*runtime, *state, collective, received_bytes / p, received_bytes, run, pass_through);
+  return run_decided(*runtime, comm, *state, collective, received_bytes / p, received_bytes, run, pass_through);
 }
 
 // The entry points below pass a call straight to the MPI library when nothing can route it to an
@@ -181,7 +187,7 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
     return choice.algorithm->run_alltoallv(call, choice, context);
   };
-  return run_decided(*runtime, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
+  return run_decided(*runtime, comm, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error

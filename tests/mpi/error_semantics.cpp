@@ -16,6 +16,46 @@ int error_class(int code) {
   return cls;
 }
 
+int handler_calls = 0;
+MPI_Comm handler_comm = MPI_COMM_NULL;
+void count_error(MPI_Comm* comm, int*, ...) {
+  ++handler_calls;
+  handler_comm = *comm;
+}
+
+// An error inside an algorithm must reach the handler the communicator has at the time of the call,
+// here set after the shim made its shadow. The error is a message longer than its receive (rank 0
+// sends rank 1 two ints, rank 1 expects one): MPI_ERR_TRUNCATE on rank 1 only. There is no native
+// run to compare with: Open MPI's own pairwise Alltoallv leaves the call on the failing rank and the
+// others wait forever. The test runs with COLLSHIM_ALLTOALLV=linear, which completes every message.
+int algorithm_error_reaches_current_handler(int rank, int p) {
+  if (p < 2) return 0;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<int> out(4 * p, rank), in(4 * p), sendcounts(p, 4), recvcounts(p, 4), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = 4 * i;
+  MPI_Alltoallv(out.data(), sendcounts.data(), displs.data(), MPI_INT, in.data(), recvcounts.data(), displs.data(),
+                MPI_INT, comm);  // valid: the shim now has this communicator's shadow
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(count_error, &handler);
+  MPI_Comm_set_errhandler(comm, handler);
+  if (rank == 0) sendcounts[1] = 2;
+  if (rank == 1) recvcounts[0] = 1;
+  const int rc = MPI_Alltoallv(out.data(), sendcounts.data(), displs.data(), MPI_INT, in.data(), recvcounts.data(),
+                               displs.data(), MPI_INT, comm);
+  const bool fails_here = rank == 1;
+  int failures = 0;
+  if ((rc != MPI_SUCCESS) != fails_here || handler_calls != (fails_here ? 1 : 0) ||
+      (fails_here && handler_comm != comm)) {
+    ++failures;
+    std::printf("FAIL rank %d: truncation inside the algorithm: rc %d, handler calls %d%s\n", rank, rc,
+                handler_calls, handler_calls > 0 && handler_comm != comm ? " on another communicator" : "");
+  }
+  MPI_Comm_free(&comm);
+  MPI_Errhandler_free(&handler);
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,6 +131,7 @@ int main(int argc, char** argv) {
       std::printf("FAIL rank %d: %s: native error class %d, shim %d\n", rank, c.name.c_str(), native, shim);
     }
   }
+  failures += algorithm_error_reaches_current_handler(rank, p);
   // A valid call still works afterwards.
   MPI_Allgather(out.data(), 4, MPI_INT, in.data(), 4, MPI_INT, MPI_COMM_WORLD);
   for (int i = 0; i < 4 * p; ++i) {
@@ -98,7 +139,7 @@ int main(int argc, char** argv) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("error_semantics: %d passed, %d failed\n", failures == 0 ? static_cast<int>(cases.size()) + 4 : 0,
+    std::printf("error_semantics: %d passed, %d failed\n", failures == 0 ? static_cast<int>(cases.size()) + 5 : 0,
                 failures);
   MPI_Finalize();
   return failures == 0 ? 0 : 1;
