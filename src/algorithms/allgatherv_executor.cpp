@@ -102,6 +102,7 @@ int run_schedule_steps(const Schedule& schedule, std::size_t first, std::size_t 
                        CommContext& context) {
   MPI_Aint lower_bound = 0, extent = 0;
   PMPI_Type_get_extent(call.recvtype, &lower_bound, &extent);
+  int first_error = MPI_SUCCESS;
   for (std::size_t step_index = first; step_index < last; ++step_index) {
     const ScheduleStep& step = schedule.steps[step_index];
     // Steps complete before the next starts; a tag per step keeps traces readable.
@@ -123,12 +124,14 @@ int run_schedule_steps(const Schedule& schedule, std::size_t first, std::size_t 
       context.requests.push_back(MPI_REQUEST_NULL);
       rc = PMPI_Isend(view.address, view.count, view.type, send.peer, tag, context.comm(), &context.requests.back());
     }
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Waitall(static_cast<int>(context.requests.size()), context.requests.data(), MPI_STATUSES_IGNORE);
+    const int complete_rc = context.complete_requests(context.requests);
     free_message_types(context);
     if (rc != MPI_SUCCESS) return rc;
+    // A failed message (a truncation, from receive counts that disagree between ranks) does not stop
+    // the schedule: the peers are waiting for this rank's later steps, and leaving them would hang.
+    if (first_error == MPI_SUCCESS) first_error = complete_rc;
   }
-  return MPI_SUCCESS;
+  return first_error;
 }
 
 }  // namespace collshim

@@ -21,4 +21,23 @@ const Schedule& CommContext::schedule(const AlgorithmChoice& choice) {
   return *schedules_[index];
 }
 
+int CommContext::complete_requests(std::span<MPI_Request> pending) {
+  if (statuses_.size() < pending.size()) statuses_.resize(pending.size());
+  const int rc = PMPI_Waitall(static_cast<int>(pending.size()), pending.data(), statuses_.data());
+  if (rc == MPI_SUCCESS) return rc;
+  // Waitall may return as soon as one message fails, leaving the others in flight (MPI_ERR_PENDING),
+  // and the library may keep a failed request allocated. Wait for each one left, then free it.
+  int first_error = rc == MPI_ERR_IN_STATUS ? MPI_SUCCESS : rc;
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    if (rc == MPI_ERR_IN_STATUS && first_error == MPI_SUCCESS && statuses_[i].MPI_ERROR != MPI_SUCCESS &&
+        statuses_[i].MPI_ERROR != MPI_ERR_PENDING)
+      first_error = statuses_[i].MPI_ERROR;
+    if (pending[i] == MPI_REQUEST_NULL) continue;
+    const int wait_rc = PMPI_Wait(&pending[i], MPI_STATUS_IGNORE);
+    if (first_error == MPI_SUCCESS) first_error = wait_rc;
+    if (pending[i] != MPI_REQUEST_NULL) PMPI_Request_free(&pending[i]);
+  }
+  return first_error != MPI_SUCCESS ? first_error : rc;
+}
+
 }  // namespace collshim

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
@@ -36,6 +37,11 @@ class CommContext {
   // The schedule of `choice` for this rank, generated on first use.
   const Schedule& schedule(const AlgorithmChoice& choice);
 
+  // Completes every request, even when some fail, so that no message still lands in a user's buffer
+  // (or reads one) after the call returns, and no request is left behind. Returns MPI_SUCCESS or the
+  // error of the first failed message (not MPI_ERR_IN_STATUS).
+  int complete_requests(std::span<MPI_Request> pending);
+
   // Scratch storage; contents are meaningless between calls.
   std::vector<MPI_Request> requests;
   std::vector<MPI_Datatype> message_types;
@@ -56,6 +62,7 @@ class CommContext {
   int size_ = 0;
   int rank_ = 0;
   std::vector<int> node_of_rank_;
+  std::vector<MPI_Status> statuses_;
   std::vector<std::optional<Schedule>> schedules_;  // indexed by AlgorithmChoice::id
 };
 

@@ -306,8 +306,7 @@ int run_grid_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice,
       rc = post_pieces(true, buffers.outgoing.data() + buffers.send_offsets[peer], buffers.send_bytes[peer], peer,
                        comm, context.requests);
     }
-    const int wait_rc =
-        PMPI_Waitall(static_cast<int>(context.requests.size()), context.requests.data(), MPI_STATUSES_IGNORE);
+    const int wait_rc = context.complete_requests(context.requests);
     if (rc != MPI_SUCCESS || (rc = wait_rc) != MPI_SUCCESS) return rc;
 
     const int deliver_rc = deliver(buffers.incoming.data() + stay_bytes, buffers.incoming.data() + incoming_bytes,

@@ -16,8 +16,7 @@ int run_linear_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& /*cho
   for (int k = 1; k < p && rc == MPI_SUCCESS; ++k) rc = exchange.post_recv((rank - k + p) % p, &context.requests[k - 1]);
   for (int k = 1; k < p && rc == MPI_SUCCESS; ++k)
     rc = exchange.post_send((rank + k) % p, &context.requests[p - 2 + k]);
-  const int wait_rc =
-      PMPI_Waitall(static_cast<int>(context.requests.size()), context.requests.data(), MPI_STATUSES_IGNORE);
+  const int wait_rc = context.complete_requests(context.requests);
   return rc != MPI_SUCCESS ? rc : wait_rc;
 }
 

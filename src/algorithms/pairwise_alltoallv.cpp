@@ -9,14 +9,18 @@ int run_pairwise_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& /*c
   const int rank = context.rank();
   int rc = MPI_SUCCESS;
   const DirectAlltoallv exchange(call, context, /*tag=*/2, rc);
-  for (int k = 1; k < p && rc == MPI_SUCCESS; ++k) {
+  if (rc != MPI_SUCCESS) return rc;
+  int first_error = MPI_SUCCESS;
+  for (int k = 1; k < p; ++k) {
     MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     rc = exchange.post_recv((rank - k + p) % p, &requests[0]);
     if (rc == MPI_SUCCESS) rc = exchange.post_send((rank + k) % p, &requests[1]);
-    const int wait_rc = PMPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS) rc = wait_rc;
+    const int complete_rc = context.complete_requests(requests);
+    if (rc != MPI_SUCCESS) return rc;
+    // A failed message (a truncation) does not end the exchange: later peers still expect this rank.
+    if (first_error == MPI_SUCCESS) first_error = complete_rc;
   }
-  return rc;
+  return first_error;
 }
 
 }  // namespace collshim

@@ -3,9 +3,12 @@
 // made through MPI_* (the shim) and PMPI_* (the library); both must fail with the same error class.
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -27,7 +30,10 @@ void count_error(MPI_Comm* comm, int*, ...) {
 // here set after the shim made its shadow. The error is a message longer than its receive (rank 0
 // sends rank 1 two ints, rank 1 expects one): MPI_ERR_TRUNCATE on rank 1 only. There is no native
 // run to compare with: Open MPI's own pairwise Alltoallv leaves the call on the failing rank and the
-// others wait forever. The test runs with COLLSHIM_ALLTOALLV=linear, which completes every message.
+// others wait forever. The test runs with COLLSHIM_ALLTOALLV=linear and =pairwise, which complete
+// every message. Rank 2 sends late, so its message is still in flight when rank 1's truncation is
+// seen; it must still have arrived when the call returns (a receive completing after the return
+// would write into memory the caller may already have freed).
 int algorithm_error_reaches_current_handler(int rank, int p) {
   if (p < 2) return 0;
   MPI_Comm comm;
@@ -41,6 +47,8 @@ int algorithm_error_reaches_current_handler(int rank, int p) {
   MPI_Comm_set_errhandler(comm, handler);
   if (rank == 0) sendcounts[1] = 2;
   if (rank == 1) recvcounts[0] = 1;
+  std::fill(in.begin(), in.end(), -1);
+  if (rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const int rc = MPI_Alltoallv(out.data(), sendcounts.data(), displs.data(), MPI_INT, in.data(), recvcounts.data(),
                                displs.data(), MPI_INT, comm);
   const bool fails_here = rank == 1;
@@ -51,9 +59,29 @@ int algorithm_error_reaches_current_handler(int rank, int p) {
     std::printf("FAIL rank %d: truncation inside the algorithm: rc %d, handler calls %d%s\n", rank, rc,
                 handler_calls, handler_calls > 0 && handler_comm != comm ? " on another communicator" : "");
   }
+  if (rank == 1 && p > 2 && in[8] != 2) {
+    ++failures;
+    std::printf("FAIL rank 1: the block from rank 2 had not arrived when the failed call returned\n");
+  }
   MPI_Comm_free(&comm);
   MPI_Errhandler_free(&handler);
   return failures;
+}
+
+// A failed message inside an Allgather schedule must not end the schedule on that rank: the peers
+// still wait for its later steps. Rank 1 receives blocks of 2 ints where the others send 4, so only
+// rank 1 fails (a shorter message than its receive is no error for the others); every rank must
+// return. Without the fix this hangs until the test's timeout.
+int algorithm_error_leaves_no_peer_waiting(int rank, int p) {
+  if (p < 2) return 0;
+  const int count = rank == 1 ? 2 : 4;
+  std::vector<int> out(4, rank), in(4 * p, -1);
+  const int rc = MPI_Allgather(out.data(), count, MPI_INT, in.data(), count, MPI_INT, MPI_COMM_WORLD);
+  if ((rc != MPI_SUCCESS) != (rank == 1)) {
+    std::printf("FAIL rank %d: Allgather with rank 1's counts short returned %d\n", rank, rc);
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -132,6 +160,7 @@ int main(int argc, char** argv) {
     }
   }
   failures += algorithm_error_reaches_current_handler(rank, p);
+  failures += algorithm_error_leaves_no_peer_waiting(rank, p);
   // A valid call still works afterwards.
   MPI_Allgather(out.data(), 4, MPI_INT, in.data(), 4, MPI_INT, MPI_COMM_WORLD);
   for (int i = 0; i < 4 * p; ++i) {
@@ -139,7 +168,7 @@ int main(int argc, char** argv) {
   }
   MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("error_semantics: %d passed, %d failed\n", failures == 0 ? static_cast<int>(cases.size()) + 5 : 0,
+    std::printf("error_semantics: %d passed, %d failed\n", failures == 0 ? static_cast<int>(cases.size()) + 6 : 0,
                 failures);
   MPI_Finalize();
   return failures == 0 ? 0 : 1;
