@@ -1,5 +1,7 @@
 #include "algorithms/comm_context.hpp"
 
+#include <algorithm>
+
 namespace collshim {
 
 CommContext::CommContext(MPI_Comm shadow) : comm_(shadow) {
@@ -25,19 +27,22 @@ int CommContext::complete_requests(std::span<MPI_Request> pending) {
   if (statuses_.size() < pending.size()) statuses_.resize(pending.size());
   const int rc = PMPI_Waitall(static_cast<int>(pending.size()), pending.data(), statuses_.data());
   if (rc == MPI_SUCCESS) return rc;
+  int error = rc;
+  if (rc == MPI_ERR_IN_STATUS) {
+    const auto statuses = std::span(statuses_).first(pending.size());
+    const auto failed = std::ranges::find_if(statuses, [](const MPI_Status& status) {
+      return status.MPI_ERROR != MPI_SUCCESS && status.MPI_ERROR != MPI_ERR_PENDING;
+    });
+    if (failed != statuses.end()) error = failed->MPI_ERROR;
+  }
   // Waitall may return as soon as one message fails, leaving the others in flight (MPI_ERR_PENDING),
   // and the library may keep a failed request allocated. Wait for each one left, then free it.
-  int first_error = rc == MPI_ERR_IN_STATUS ? MPI_SUCCESS : rc;
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    if (rc == MPI_ERR_IN_STATUS && first_error == MPI_SUCCESS && statuses_[i].MPI_ERROR != MPI_SUCCESS &&
-        statuses_[i].MPI_ERROR != MPI_ERR_PENDING)
-      first_error = statuses_[i].MPI_ERROR;
-    if (pending[i] == MPI_REQUEST_NULL) continue;
-    const int wait_rc = PMPI_Wait(&pending[i], MPI_STATUS_IGNORE);
-    if (first_error == MPI_SUCCESS) first_error = wait_rc;
-    if (pending[i] != MPI_REQUEST_NULL) PMPI_Request_free(&pending[i]);
+  for (MPI_Request& request : pending) {
+    if (request == MPI_REQUEST_NULL) continue;
+    PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
   }
-  return first_error != MPI_SUCCESS ? first_error : rc;
+  return error;
 }
 
 }  // namespace collshim
