@@ -13,12 +13,12 @@
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
-Schedule bruck_schedule(int p, int rank, const Params& params) {
+BlockSchedule bruck_schedule(int p, int rank, const Params& params) {
   const int radix = param_int(params, "radix");
-  Schedule schedule;
+  BlockSchedule schedule;
   // long long: distance * radix may pass INT_MAX for very large p.
   for (long long distance = 1; distance < p; distance *= radix) {
-    ScheduleStep step;
+    BlockStep step;
     for (long long j = 1; j < radix && j * distance < p; ++j) {
       const long long offset = j * distance;
       const long long count = std::min<long long>(distance, p - offset);

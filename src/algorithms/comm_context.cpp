@@ -2,7 +2,27 @@
 
 #include <algorithm>
 
+#include "algorithms/algorithm_spec.hpp"
+
 namespace collshim {
+
+std::byte* EngineStorage::allocate(std::size_t bytes) {
+  if (chunks_used == chunks.size()) chunks.emplace_back();
+  std::vector<std::byte>& chunk = chunks[chunks_used++];
+  if (chunk.size() < bytes) chunk.resize(bytes);  // never shrinks here: the next call reuses it
+  return chunk.data();
+}
+
+void EngineStorage::start_call() {
+  chunks_used = 0;
+  scratch_blocks.clear();
+}
+
+void EngineStorage::finish_call() {
+  for (std::vector<std::byte>& chunk : chunks) {
+    if (chunk.capacity() > kept_bytes) std::vector<std::byte>().swap(chunk);
+  }
+}
 
 CommContext::CommContext(MPI_Comm shadow) : comm_(shadow) {
   PMPI_Comm_size(comm_, &size_);
@@ -11,16 +31,22 @@ CommContext::CommContext(MPI_Comm shadow) : comm_(shadow) {
 }
 
 CommContext::~CommContext() {
-  grid_plans.clear();  // communicators split from the shadow go first
-  node_comms.reset();
+  states_.clear();  // communicators split from the shadow go first
   if (comm_ != MPI_COMM_NULL) PMPI_Comm_free(&comm_);
 }
 
-const Schedule& CommContext::schedule(const AlgorithmChoice& choice) {
-  const auto index = static_cast<std::size_t>(choice.id);
-  if (schedules_.size() <= index) schedules_.resize(index + 1);
-  if (!schedules_[index]) schedules_[index] = generate_schedule(choice, node_of_rank_, rank_);
-  return *schedules_[index];
+int CommContext::state(const AlgorithmChoice& choice, AlgorithmState*& state) {
+  const auto found = std::ranges::find(states_, &choice, [](const auto& entry) { return entry.first; });
+  if (found != states_.end()) {
+    state = found->second.get();
+    return MPI_SUCCESS;
+  }
+  std::unique_ptr<AlgorithmState> made;
+  const int rc = make_algorithm_state(choice, *this, made);
+  if (rc != MPI_SUCCESS) return rc;  // nothing kept: a later call starts over
+  state = made.get();
+  states_.emplace_back(&choice, std::move(made));
+  return MPI_SUCCESS;
 }
 
 int CommContext::complete_requests(std::span<MPI_Request> pending) {

@@ -1,21 +1,49 @@
 #pragma once
-// Per-communicator state of the algorithms: the shadow communicator all internal traffic uses, the
-// schedules generated for it, and scratch storage reused between calls so that repeated calls do not
-// allocate. Owned by the intercept layer's communicator cache.
+// Per-communicator state of the algorithms: the shadow communicator all internal traffic uses, each
+// algorithm choice's state (its schedule, and whatever its opaque phases keep), and the engine's
+// storage, reused between calls so that repeated calls do not allocate. Owned by the intercept
+// layer's communicator cache.
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <memory>
-#include <optional>
 #include <span>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/grid_alltoallv.hpp"
-#include "algorithms/hierarchical.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/schedule_engine.hpp"
 
 namespace collshim {
+
+struct AlgorithmChoice;
+
+// Where a packed block is: a chunk of the engine's scratch storage, or the shared buffer.
+struct PackedLocation {
+  std::byte* address = nullptr;
+  long long bytes = 0;
+};
+
+// What the engine needs during a call; contents are meaningless between calls.
+struct EngineStorage {
+  // Chunks of packed scratch bytes, one per packed receive or copy target. A chunk never moves
+  // once a request points into it; chunks are kept for the next call, up to kept_bytes each.
+  static constexpr std::size_t kept_bytes = std::size_t{64} << 20;
+  std::byte* allocate(std::size_t bytes);
+  void start_call();   // forgets the previous call's blocks
+  void finish_call();  // frees chunks above kept_bytes, so one huge call does not pin its memory
+
+  std::vector<std::vector<std::byte>> chunks;
+  std::size_t chunks_used = 0;
+  std::unordered_map<std::int64_t, PackedLocation> scratch_blocks;
+  std::vector<MPI_Request> requests;
+  std::vector<MPI_Datatype> message_types;  // built for this step, freed after it
+  std::vector<int> type_lengths;
+  std::vector<MPI_Aint> type_offsets;
+  std::deque<std::vector<std::int64_t>> headers;  // size headers of this step's messages (stable addresses)
+};
 
 class CommContext {
  public:
@@ -30,32 +58,22 @@ class CommContext {
   int rank() const { return rank_; }
 
   // Where the ranks run (node identifiers, one per rank; default: all on one node). Set once, before
-  // the first schedule is generated.
+  // the first algorithm state is made.
   void set_node_of_rank(std::vector<int> node_of_rank) { node_of_rank_ = std::move(node_of_rank); }
   const std::vector<int>& node_of_rank() const { return node_of_rank_; }
 
-  // The schedule of `choice` for this rank, generated on first use.
-  const Schedule& schedule(const AlgorithmChoice& choice);
+  // The state of `choice` on this communicator, made on its first call (collective then: every
+  // rank of the call makes it). Keyed by the choice's address: the caller keeps its choices for the
+  // context's life (the selector's interned ones, a benchmark's list). Returns an MPI error code.
+  int state(const AlgorithmChoice& choice, AlgorithmState*& state);
 
   // Completes every request, even when some fail, so that no message still lands in a user's buffer
   // (or reads one) after the call returns, and no request is left behind. Returns MPI_SUCCESS or the
   // error of the first failed message (not MPI_ERR_IN_STATUS).
   int complete_requests(std::span<MPI_Request> pending);
 
-  // Scratch storage; contents are meaningless between calls.
-  std::vector<MPI_Request> requests;
-  std::vector<MPI_Datatype> message_types;
-  std::vector<int> type_lengths;
-  std::vector<MPI_Aint> type_offsets;
-  std::vector<std::byte> staging;
-
-  // Grid Alltoallv: a plan (dimension communicators) per grid choice, indexed by AlgorithmChoice::id
-  // and created collectively on the choice's first call; forwarding buffers shared by all choices.
-  std::vector<std::unique_ptr<GridPlan>> grid_plans;
-  GridBuffers grid_buffers;
-
-  // Hierarchical: node and leaders' communicators, made on the first call that needs them.
-  std::unique_ptr<NodeComms> node_comms;
+  EngineStorage engine;
+  std::vector<std::byte> staging;  // an in-place Alltoallv's outgoing blocks; an algorithm's staging copy
 
  private:
   MPI_Comm comm_;
@@ -63,7 +81,7 @@ class CommContext {
   int rank_ = 0;
   std::vector<int> node_of_rank_;
   std::vector<MPI_Status> statuses_;
-  std::vector<std::optional<Schedule>> schedules_;  // indexed by AlgorithmChoice::id
+  std::vector<std::pair<const AlgorithmChoice*, std::unique_ptr<AlgorithmState>>> states_;
 };
 
 }  // namespace collshim

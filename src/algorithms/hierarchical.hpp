@@ -4,19 +4,19 @@
 // block, and every leader passes the whole result down its node along a binomial tree. A flat
 // algorithm pays every inter-node start-up once per rank; this one pays it once per node.
 //
-// Everything except a native inter phase is one schedule on the shadow communicator (node members
-// are addressed by their rank, so the intra phases need no communicator of their own), checked
-// without MPI like every other schedule. `inter=native` hands the leaders' phase to the MPI library
-// on a leaders' communicator; `intra=shm` replaces the gather and broadcast steps by a shared-memory
-// window on a node communicator. Both communicators are made on the first call that needs them and
-// kept with the shadow.
+// Every variant is one schedule on the shadow communicator (node members are addressed by their
+// rank, so the intra phases need no communicator of their own), checked without MPI like every
+// other schedule. `inter=native` hands the leaders' phase to the MPI library on a leaders'
+// communicator; `intra=shm` replaces the gather and broadcast steps by a shared-memory window on a
+// node communicator: opaque phases, whose steps model their effect for the checker. Both
+// communicators are made with the choice's state, on its first call, and kept with the shadow.
 #include <mpi.h>
 
 #include <memory>
 #include <vector>
 
-#include "algorithms/collective_call.hpp"
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/schedule_engine.hpp"
 
 namespace collshim {
 
@@ -40,12 +40,19 @@ ParamSpec hierarchical_intra_param();
 // where it is not eligible at that count (recursive_doubling at 3 nodes runs bruck).
 AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes);
 
-// Steps: 1 gather step, the inter algorithm's steps (none for native), ceil(log2 max ppn) broadcast steps.
+// The block form for an inter algorithm with a schedule and intra=p2p: 1 gather step, the inter
+// algorithm's steps among leaders (none for native), ceil(log2 max ppn) broadcast steps.
 inline constexpr int hierarchical_gather_steps = 1;
 int hierarchical_broadcast_steps(const NodeLayout& layout);
+BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+
+// The common form of every variant: the block form lowered; with inter=native an opaque step (the
+// leaders' MPI_Allgatherv) after the gather; with intra=shm the shared-memory window's form.
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 
-int run_hierarchical_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
+// The state of a hierarchical choice: its schedules and, for inter=native or intra=shm, its node and
+// leaders' communicators (collective over the shadow).
+int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
 
 // The communicators of a hierarchical call beyond the shadow, made on the first call that needs
 // them (inter=native or intra=shm) and kept in CommContext: the leaders' communicator (rank = node

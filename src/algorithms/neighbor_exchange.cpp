@@ -17,9 +17,9 @@
 
 namespace collshim {
 
-Schedule neighbor_exchange_schedule(int p, int rank, const Params& /*params*/) {
+BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& /*params*/) {
   assert(p % 2 == 0);
-  Schedule schedule;
+  BlockSchedule schedule;
   if (p < 2) return schedule;
   const int pairs = p / 2;
   const int mate = rank ^ 1;
@@ -28,7 +28,7 @@ Schedule neighbor_exchange_schedule(int p, int rank, const Params& /*params*/) {
   const int outer = ((rank + outward) % p + p) % p;
   auto pair_blocks = [](int pair) { return std::vector<int>{2 * pair, 2 * pair + 1}; };
 
-  ScheduleStep first;
+  BlockStep first;
   first.sends.push_back({mate, {rank}});
   first.recvs.push_back({mate, {mate}});
   schedule.steps.push_back(std::move(first));
@@ -48,7 +48,7 @@ Schedule neighbor_exchange_schedule(int p, int rank, const Params& /*params*/) {
       peer = mate;
       incoming = from_mate = (from_mate - outward + pairs) % pairs;
     }
-    ScheduleStep step;
+    BlockStep step;
     step.sends.push_back({peer, pair_blocks(forward)});
     step.recvs.push_back({peer, pair_blocks(incoming)});
     schedule.steps.push_back(std::move(step));

@@ -2,25 +2,22 @@
 // rank has one message in flight each way per step (bounded buffering, no incast).
 #include "algorithms/alltoallv_algorithms.hpp"
 
+#include <algorithm>
+
 namespace collshim {
 
-int run_pairwise_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& /*choice*/, CommContext& context) {
-  const int p = context.size();
-  const int rank = context.rank();
-  int rc = MPI_SUCCESS;
-  const DirectAlltoallv exchange(call, context, /*tag=*/2, rc);
-  if (rc != MPI_SUCCESS) return rc;
-  int first_error = MPI_SUCCESS;
+Schedule pairwise_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& /*params*/) {
+  const int p = static_cast<int>(node_of_rank.size());
+  Schedule schedule;
+  schedule.steps.resize(static_cast<std::size_t>(std::max(p - 1, 1)));
+  schedule.steps.front().copies.push_back(own_alltoallv_block(rank));
   for (int k = 1; k < p; ++k) {
-    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-    rc = exchange.post_recv((rank - k + p) % p, &requests[0]);
-    if (rc == MPI_SUCCESS) rc = exchange.post_send((rank + k) % p, &requests[1]);
-    const int complete_rc = context.complete_requests(requests);
-    if (rc != MPI_SUCCESS) return rc;
-    // A failed message (a truncation) does not end the exchange: later peers still expect this rank.
-    if (first_error == MPI_SUCCESS) first_error = complete_rc;
+    const int source = (rank - k + p) % p, destination = (rank + k) % p;
+    Step& step = schedule.steps[k - 1];
+    step.recvs.push_back({source, {Buffer::recv, {source}}});
+    step.sends.push_back({destination, {Buffer::send, {destination}}});
   }
-  return first_error;
+  return schedule;
 }
 
 }  // namespace collshim

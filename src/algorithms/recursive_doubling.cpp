@@ -8,14 +8,14 @@
 
 namespace collshim {
 
-Schedule recursive_doubling_schedule(int p, int rank, const Params& /*params*/) {
+BlockSchedule recursive_doubling_schedule(int p, int rank, const Params& /*params*/) {
   assert(p > 0 && (p & (p - 1)) == 0);
-  Schedule schedule;
+  BlockSchedule schedule;
   for (int group = 1; group < p; group <<= 1) {
     const int peer = rank ^ group;
     const int own_first = rank & ~(group - 1);  // the group this rank holds
     const int peer_first = peer & ~(group - 1);
-    ScheduleStep step;
+    BlockStep step;
     step.sends.push_back({peer, {}});
     step.recvs.push_back({peer, {}});
     for (int i = 0; i < group; ++i) {

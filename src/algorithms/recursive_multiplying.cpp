@@ -176,7 +176,7 @@ bool recursive_multiplying_eligible(int p, const Params& params) {
   return recursive_multiplying_plan(p, params).has_value();
 }
 
-Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank) {
+BlockSchedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank) {
   const int base = plan.collapse_base;
   const int groups = plan.collapse_groups;
   const int shift = groups * (base - 1);  // real rank - virtual rank, from threshold() up
@@ -195,10 +195,10 @@ Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   if (rank < plan.threshold()) wid = rank % base == base - 1 ? rank / base : -1;
   const int survivor = rank / base * base + base - 1;  // meaningful below threshold()
 
-  Schedule schedule;
+  BlockSchedule schedule;
   // Every rank has every step, empty or not: the executor and simulator step all ranks together.
   if (plan.collapses()) {
-    ScheduleStep& step = schedule.steps.emplace_back();
+    BlockStep& step = schedule.steps.emplace_back();
     if (wid < 0) step.sends.push_back({survivor, {rank}});
     if (wid >= 0 && wid < groups) {
       for (int member = rank - base + 1; member < rank; ++member) step.recvs.push_back({member, {member}});
@@ -206,7 +206,7 @@ Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   }
   int held = 1;  // m: the size of the sub-cuboid every virtual rank holds before the stage
   for (const int f : plan.factors) {
-    ScheduleStep& step = schedule.steps.emplace_back();
+    BlockStep& step = schedule.steps.emplace_back();
     if (wid >= 0) {
       const int span = f * held;
       const int group_start = wid / span * span;
@@ -221,7 +221,7 @@ Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
     held *= f;
   }
   if (plan.collapses()) {
-    ScheduleStep& step = schedule.steps.emplace_back();
+    BlockStep& step = schedule.steps.emplace_back();
     // Everything but the receiver's own block, which it never gave away.
     const auto all_but = [&](int own) {
       std::vector<int> out = blocks(0, q);
@@ -236,7 +236,7 @@ Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   return schedule;
 }
 
-Schedule recursive_multiplying_schedule(int p, int rank, const Params& params) {
+BlockSchedule recursive_multiplying_schedule(int p, int rank, const Params& params) {
   // The selector never runs an ineligible choice; should a caller still ask, the plan for k is a
   // correct schedule, unlike an empty one.
   const auto plan = recursive_multiplying_plan(p, params);

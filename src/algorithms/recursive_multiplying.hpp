@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/block_schedule.hpp"
 
 namespace collshim {
 
@@ -47,7 +47,7 @@ std::optional<std::vector<int>> parse_factor_list(std::string_view text);
 std::optional<RecursiveMultiplyingPlan> recursive_multiplying_plan(int p, const Params& params);
 
 // Rank's schedule for a plan that covers p ranks.
-Schedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank);
+BlockSchedule recursive_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank);
 
 // Registry pieces.
 ParamSpec recursive_multiplying_factors_param();

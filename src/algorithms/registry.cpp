@@ -4,6 +4,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/alltoallv_algorithms.hpp"
+#include "algorithms/comm_context.hpp"
 #include "algorithms/hierarchical.hpp"
 #include "algorithms/recursive_multiplying.hpp"
 
@@ -55,7 +56,7 @@ const std::vector<Algorithm>& algorithms() {
     list.push_back({.name = "ring",
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
-                    .make_schedule = ring_schedule});
+                    .make_block_schedule = ring_schedule});
     // k = 4: the paper's pipelining model with its measured overlap ratio (alpha_p/alpha_r ~ 4 on
     // ARCHER) puts the optimum near 4-5 peers per stage, and 4 divides the usual power-of-two p.
     // A `factors` list is a schedule for one p; for any other p the choice falls back to the
@@ -68,7 +69,7 @@ const std::vector<Algorithm>& algorithms() {
                     .eligible = recursive_multiplying_eligible,
                     .eligibility = "p equal to the product of `factors`",
                     .fallback = "recursive_multiplying",
-                    .make_schedule = recursive_multiplying_schedule});
+                    .make_block_schedule = recursive_multiplying_schedule});
     // Fallbacks follow Open MPI's coll/base, which switches neighbor exchange to the ring at odd p
     // and recursive doubling to Bruck (radix 2) at non-power-of-two p.
     list.push_back({.name = "neighbor_exchange",
@@ -77,58 +78,70 @@ const std::vector<Algorithm>& algorithms() {
                     .eligible = [](int p, const Params&) { return p % 2 == 0; },
                     .eligibility = "p even",
                     .fallback = "ring",
-                    .make_schedule = neighbor_exchange_schedule});
+                    .make_block_schedule = neighbor_exchange_schedule});
     list.push_back({.name = "recursive_doubling",
                     .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
                     .collectives = {allgather, allgatherv},
                     .eligible = [](int p, const Params&) { return p > 0 && (p & (p - 1)) == 0; },
                     .eligibility = "p a power of two",
                     .fallback = "bruck",
-                    .make_schedule = recursive_doubling_schedule});
+                    .make_block_schedule = recursive_doubling_schedule});
     // 64 is far beyond any useful radix (a stage posts radix-1 messages); radix >= p is one stage of
     // p-1 direct messages.
     list.push_back({.name = "bruck",
                     .summary = "radix-k Bruck: ceil(log_k p) stages of up to k-1 messages, any p",
                     .collectives = {allgather, allgatherv},
                     .params = {integer_param("radix", 2, 64, 2)},
-                    .make_schedule = bruck_schedule});
+                    .make_block_schedule = bruck_schedule});
     list.push_back({.name = "sparbit",
                     .summary = "Loch's Sparbit: Bruck's exchange with halving distances, ceil(log2 p) steps",
                     .collectives = {allgather, allgatherv},
                     .params = {integer_param("coalesce", 0, 1, 0)},
-                    .make_schedule = sparbit_schedule});
+                    .make_block_schedule = sparbit_schedule});
     // Composed of the flat algorithms above, so registered after them (`inter` names them).
     list.push_back({.name = "hierarchical",
                     .summary = "node-aware: gather to each node's leader, `inter` among leaders, binomial "
                                "broadcast within nodes",
                     .collectives = {allgather, allgatherv},
                     .params = {hierarchical_inter_param(list), hierarchical_intra_param()},
-                    .make_node_aware_schedule = hierarchical_schedule,
-                    .run_allgatherv = run_hierarchical_allgatherv});
+                    .make_schedule = hierarchical_schedule,
+                    .make_state = make_hierarchical_state});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv},
-                    .run_alltoallv = run_linear_alltoallv});
+                    .make_schedule = linear_alltoallv_schedule});
     list.push_back({.name = "pairwise",
                     .summary = "p-1 steps; in step k send to rank+k, receive from rank-k",
                     .collectives = {alltoallv},
-                    .run_alltoallv = run_pairwise_alltoallv});
+                    .make_schedule = pairwise_alltoallv_schedule});
     // Eligible for every p: shapes that do not fit p get holes (grid_routing.hpp).
     list.push_back({.name = "grid",
                     .summary = "k-dimensional grid indirection: about sum(d_j - 1) start-ups instead of p-1, "
                                "each byte forwarded up to k times",
                     .collectives = {alltoallv},
                     .params = {grid_dims_param()},
-                    .run_alltoallv = run_grid_alltoallv});
+                    .make_schedule = grid_alltoallv_schedule});
+    // The compact allgather schedules run in their common form.
+    for (Algorithm& algorithm : list) {
+      if (!algorithm.make_block_schedule || algorithm.make_schedule) continue;
+      algorithm.make_schedule = [generate = algorithm.make_block_schedule](const std::vector<int>& node_of_rank,
+                                                                            int rank, const Params& params) {
+        return lower_block_schedule(generate(static_cast<int>(node_of_rank.size()), rank, params), rank);
+      };
+    }
     return list;
   }();
   return table;
 }
 
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank) {
-  if (choice.algorithm->make_node_aware_schedule)
-    return choice.algorithm->make_node_aware_schedule(node_of_rank, rank, choice.params);
-  return choice.algorithm->make_schedule(static_cast<int>(node_of_rank.size()), rank, choice.params);
+  return choice.algorithm->make_schedule(node_of_rank, rank, choice.params);
+}
+
+int make_algorithm_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state) {
+  if (choice.algorithm->make_state != nullptr) return choice.algorithm->make_state(choice, context, state);
+  state = std::make_unique<FixedSchedule>(generate_schedule(choice, context.node_of_rank(), context.rank()));
+  return MPI_SUCCESS;
 }
 
 const Algorithm* find_algorithm(std::string_view name) {

@@ -3,10 +3,12 @@
 // Names and parameters are part of the user interface (COLLSHIM_ALLGATHER=bruck:radix=4, rule tables).
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "algorithms/block_schedule.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
@@ -28,18 +30,17 @@ struct ParamSpec {
 };
 ParamSpec integer_param(std::string name, int min_value, int max_value, int default_value);
 
-struct AllgathervCall;
-struct AlltoallvCall;
 struct AlgorithmChoice;
+class AlgorithmState;
 class CommContext;
-using ScheduleGenerator = std::function<Schedule(int p, int rank, const Params& params)>;
-// Node-aware schedules also see where ranks run: node_of_rank[r] identifies rank r's node (p entries).
-using NodeAwareScheduleGenerator =
+// The allgather family's compact form (block_schedule.hpp); the registry lowers it to make_schedule.
+using BlockScheduleGenerator = std::function<BlockSchedule(int p, int rank, const Params& params)>;
+// Rank `rank`'s schedule on a communicator whose ranks run on node_of_rank (p entries).
+using ScheduleGenerator =
     std::function<Schedule(const std::vector<int>& node_of_rank, int rank, const Params& params)>;
-// For algorithms that run more than their schedule (a phase in the MPI library, say).
-using AllgathervRunner = int (*)(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
-// Gets the whole choice: its parameters, and its id to key per-communicator state on.
-using AlltoallvRunner = int (*)(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
+// Makes a choice's per-communicator state when it keeps more than its schedule (collective over the
+// context's shadow communicator). Returns an MPI error code.
+using StateFactory = int (*)(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
 
 struct Algorithm {
   std::string_view name;
@@ -47,23 +48,23 @@ struct Algorithm {
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
   // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default
-  // parameters) instead; the selector logs the substitution.
+  // parameters) instead; the entry point logs the substitution.
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;
-  ScheduleGenerator make_schedule;  // allgather family: one of these two
-  NodeAwareScheduleGenerator make_node_aware_schedule;
-  AllgathervRunner run_allgatherv = nullptr;  // null: the executor runs the schedule
-  AlltoallvRunner run_alltoallv = nullptr;
+  BlockScheduleGenerator make_block_schedule;  // allgather family; composite algorithms reuse it
+  ScheduleGenerator make_schedule;             // every algorithm but native
+  StateFactory make_state = nullptr;           // null: the state is the schedule alone
   bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
 
   bool supports(Collective collective) const;
-  bool has_schedule() const { return make_schedule || make_node_aware_schedule; }
 };
 
 const std::vector<Algorithm>& algorithms();
 // `choice`'s schedule for `rank` of a communicator whose ranks run on node_of_rank (p entries).
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank);
+// The per-communicator state of `choice` (CommContext::state makes it through this).
+int make_algorithm_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
 const Algorithm* find_algorithm(std::string_view name);
 // Comma-separated names of the algorithms available for a collective, for error messages.
 std::string algorithm_names(Collective collective);

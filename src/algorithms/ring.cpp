@@ -4,13 +4,13 @@
 
 namespace collshim {
 
-Schedule ring_schedule(int p, int rank, const Params& /*params*/) {
-  Schedule schedule;
+BlockSchedule ring_schedule(int p, int rank, const Params& /*params*/) {
+  BlockSchedule schedule;
   if (p <= 1) return schedule;
   const int right = wrap_rank(rank + 1, p);
   const int left = wrap_rank(rank - 1, p);
   for (int s = 0; s < p - 1; ++s) {
-    ScheduleStep step;
+    BlockStep step;
     step.sends.push_back({right, {wrap_rank(rank - s, p)}});
     step.recvs.push_back({left, {wrap_rank(rank - s - 1, p)}});
     schedule.steps.push_back(std::move(step));

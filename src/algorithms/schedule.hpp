@@ -1,29 +1,79 @@
 #pragma once
-// An allgather-family algorithm is a pure function (p, rank, params) -> Schedule. Blocks are named by
-// the rank that contributed them, so a schedule says nothing about bytes, datatypes or displacements:
-// the executor maps block indices onto the call's real buffers, and the unit tests check the same
-// schedule without MPI.
+// The collective-neutral schedule: what one rank does in one collective call, as pure data. One
+// engine runs it (schedule_engine.hpp), one checker verifies all ranks' schedules against each other
+// without MPI (schedule_check.hpp), and a cost model can read it. Nothing here knows bytes,
+// datatypes or addresses: a schedule names blocks of buffers, and the call's layout (call_layout.hpp)
+// says where each block is and how large it is.
+//
+// Blocks. A block index names one rank's piece of data in the collective's own terms (BlockNaming
+// in call_layout.hpp): for the allgather family block b is rank b's contribution; for Alltoallv the
+// send buffer's block d goes to rank d, the receive buffer's block o comes from rank o, and scratch
+// block o*p+d is the data rank o sends to rank d, wherever it travels.
+//
+// Order within a step: local copies (and reductions) first, then every send and receive is posted,
+// and all complete before the next step starts. Data received in a step is usable from the next
+// step on. The step index is the message tag, so every rank runs the same number of steps.
+#include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 namespace collshim {
 
-// One message: the listed blocks travel together, in this order, to or from one peer. Sender and
-// receiver list the same blocks in the same order (checked by the schedule simulation), so each side
-// can describe the message with its own datatype and displacements.
-struct BlockTransfer {
-  int peer = 0;
-  std::vector<int> blocks;
+enum class Buffer : std::uint8_t {
+  send,     // the user's send buffer (with MPI_IN_PLACE: where the call's outgoing data is)
+  recv,     // the user's receive buffer
+  scratch,  // the engine's packed bytes: blocks of any rank, in the MPI library's native representation
+  shared,   // packed bytes in memory an opaque phase provides (a node's shared-memory window)
 };
 
-// All transfers of a step are posted together and completed before the next step starts. Several
-// transfers with the same peer are matched in list order (MPI's non-overtaking rule).
-struct ScheduleStep {
-  std::vector<BlockTransfer> sends;
-  std::vector<BlockTransfer> recvs;
+// Blocks of one buffer, in order. A message over a region is one run of the user's datatype where
+// the blocks lie back to back, otherwise one derived datatype; scratch blocks travel as bytes.
+struct Region {
+  Buffer buffer = Buffer::recv;
+  std::vector<std::int64_t> blocks;
+  bool operator==(const Region&) const = default;
+};
+
+// One message with one peer. Sender and receiver list the same blocks in the same order; both
+// regions are typed (send/recv) or both packed (scratch/shared), so the signatures always match.
+struct Transfer {
+  int peer = 0;
+  Region region;
+};
+
+// Block i of `from` to block i of `to`, element by element (packing or unpacking between a typed
+// and a packed buffer). A copy whose source and destination are the same place does nothing.
+struct LocalCopy {
+  Region from;
+  Region to;
+};
+
+// Block i of `into` becomes from[i] (op) into[i], with the call's operation; `from` is the
+// left operand, so non-commutative operations keep rank order where the schedule lists it so.
+struct LocalReduce {
+  Region from;
+  Region into;
+};
+
+// Work the engine hands to the algorithm: a collective of the MPI library on a sub-communicator, or
+// a node's shared-memory window. The step's sends and receives then model the phase's effect for
+// the checker and the cost model (which flags it as approximated); the engine does not post them.
+struct OpaquePhase {
+  int id = 0;              // the algorithm's own phase number
+  std::string_view what;   // for traces and the cost model, e.g. "leaders' MPI_Allgatherv"
+};
+
+struct Step {
+  std::vector<LocalCopy> copies;
+  std::vector<LocalReduce> reductions;
+  std::vector<Transfer> sends;
+  std::vector<Transfer> recvs;
+  std::optional<OpaquePhase> opaque;
 };
 
 struct Schedule {
-  std::vector<ScheduleStep> steps;
+  std::vector<Step> steps;
 };
 
 }  // namespace collshim

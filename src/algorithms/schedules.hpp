@@ -1,7 +1,7 @@
 #pragma once
-// Schedule generators of the allgather family, one per file.
+// BlockSchedule generators of the allgather family, one per file.
 #include "algorithms/registry.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/block_schedule.hpp"
 
 namespace collshim {
 
@@ -11,11 +11,11 @@ inline int wrap_rank(long long value, int p) {
   return static_cast<int>(m < 0 ? m + p : m);
 }
 
-Schedule ring_schedule(int p, int rank, const Params& params);
-Schedule recursive_multiplying_schedule(int p, int rank, const Params& params);
-Schedule neighbor_exchange_schedule(int p, int rank, const Params& params);  // p even
-Schedule recursive_doubling_schedule(int p, int rank, const Params& params);  // p a power of two
-Schedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
-Schedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
+BlockSchedule ring_schedule(int p, int rank, const Params& params);
+BlockSchedule recursive_multiplying_schedule(int p, int rank, const Params& params);
+BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& params);  // p even
+BlockSchedule recursive_doubling_schedule(int p, int rank, const Params& params);  // p a power of two
+BlockSchedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
+BlockSchedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
 
 }  // namespace collshim

@@ -12,8 +12,8 @@
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
-Schedule sparbit_schedule(int p, int rank, const Params& params) {
-  Schedule schedule;
+BlockSchedule sparbit_schedule(int p, int rank, const Params& params) {
+  BlockSchedule schedule;
   // Algorithm 1 line 3 would compute 2^-1 for p = 1; there is nothing to exchange anyway.
   if (p <= 1) return schedule;
   // coalesce=1 is the thesis's batching proposal (section 4.3): all blocks of a step in one message,
@@ -31,7 +31,7 @@ Schedule sparbit_schedule(int p, int rank, const Params& params) {
     const int ignore = (static_cast<unsigned>(d) & ignore_steps) != 0 ? 1 : 0;
     const int to = wrap_rank(rank + d, p);
     const int from = wrap_rank(rank - d, p);
-    ScheduleStep step;
+    BlockStep step;
     if (coalesce) {
       step.sends.push_back({to, {}});
       step.recvs.push_back({from, {}});

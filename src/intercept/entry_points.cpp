@@ -4,7 +4,7 @@
 // call is timed and counted for the end-of-run report.
 #include <mpi.h>
 
-#include "algorithms/allgatherv_executor.hpp"
+#include "algorithms/run_algorithm.hpp"
 #include "algorithms/local_copy.hpp"
 #include "intercept/runtime.hpp"
 
@@ -185,7 +185,7 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   }
   const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
   const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return choice.algorithm->run_alltoallv(call, choice, context);
+    return run_alltoallv(call, choice, context);
   };
   return run_decided(*runtime, comm, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
 }

@@ -19,9 +19,9 @@ AlgorithmChoice choice_of(const std::string& spec) {
   return *parsed.choice;
 }
 
-Schedule schedule_of(const std::string& spec, int p, int rank) {
+BlockSchedule schedule_of(const std::string& spec, int p, int rank) {
   const AlgorithmChoice choice = choice_of(spec);
-  return choice.algorithm->make_schedule(p, rank, choice.params);
+  return choice.algorithm->make_block_schedule(p, rank, choice.params);
 }
 
 bool power_of_two(int p) {
@@ -98,9 +98,9 @@ TEST(AllgatherAlgorithms, SparbitStepsMatchTheThesis) {
     for (const auto& [p, expected] : *table) {
       for (const char* spec : {"sparbit", "sparbit:coalesce=1"}) {
         for (int rank = 0; rank < p; ++rank) {
-          const Schedule schedule = schedule_of(spec, p, rank);
+          const BlockSchedule schedule = schedule_of(spec, p, rank);
           Steps actual;
-          for (const ScheduleStep& step : schedule.steps) {
+          for (const BlockStep& step : schedule.steps) {
             // All of a step's messages go to rank+d and come from rank-d.
             const int d = (step.sends.front().peer - rank + p) % p;
             int blocks = 0;
@@ -127,7 +127,7 @@ TEST(AllgatherAlgorithms, BruckMessagesAreRunsOfConsecutiveRanks) {
     const std::string spec = "bruck:radix=" + std::to_string(radix);
     for (int p = 1; p <= 70; ++p) {
       for (int rank = 0; rank < p; ++rank) {
-        for (const ScheduleStep& step : schedule_of(spec, p, rank).steps) {
+        for (const BlockStep& step : schedule_of(spec, p, rank).steps) {
           for (const auto* transfers : {&step.sends, &step.recvs}) {
             for (const BlockTransfer& t : *transfers) {
               int runs = 1;
@@ -152,9 +152,9 @@ TEST(AllgatherAlgorithms, RecursiveDoublingAndNeighborExchangeArePairwise) {
       for (const char* spec : {"recursive_doubling", "neighbor_exchange"}) {
         const bool rd = spec == std::string("recursive_doubling");
         if (rd && !power_of_two(p)) continue;
-        const Schedule schedule = schedule_of(spec, p, rank);
+        const BlockSchedule schedule = schedule_of(spec, p, rank);
         for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
-          const ScheduleStep& step = schedule.steps[s];
+          const BlockStep& step = schedule.steps[s];
           ASSERT_EQ(step.sends.size(), 1u);
           ASSERT_EQ(step.recvs.size(), 1u);
           EXPECT_EQ(step.sends[0].peer, step.recvs[0].peer);

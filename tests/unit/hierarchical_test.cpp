@@ -10,7 +10,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/hierarchical.hpp"
-#include "algorithms/schedule_simulation.hpp"
+#include "algorithms/schedule_check.hpp"
 #include "selector/mapping.hpp"
 
 namespace collshim {
@@ -27,7 +27,7 @@ AlgorithmChoice hierarchical(const std::string& inter) {
 std::vector<std::string> inter_algorithms() {
   std::vector<std::string> names;
   for (const Algorithm& algorithm : algorithms()) {
-    if (algorithm.make_schedule && algorithm.supports(Collective::allgatherv)) names.emplace_back(algorithm.name);
+    if (algorithm.make_block_schedule && algorithm.supports(Collective::allgatherv)) names.emplace_back(algorithm.name);
   }
   return names;
 }
@@ -89,9 +89,9 @@ TEST(Hierarchical, EveryRankGetsEveryBlockOnceAndOnlyLeadersCrossNodes) {
     for (int p = 1; p <= max_procs; ++p) {
       for (const NodeMap& map : node_maps(p)) {
         const std::string where = "inter=" + inter + " p=" + std::to_string(p) + " " + map.name;
-        std::vector<Schedule> schedules;
-        const SimulationResult result = simulate_allgather(p, [&](int rank) {
-          schedules.push_back(generate_schedule(choice, map.node_of_rank, rank));
+        std::vector<BlockSchedule> schedules;
+        const CheckResult result = check_block_schedules(p, [&](int rank) {
+          schedules.push_back(hierarchical_block_schedule(map.node_of_rank, rank, choice.params));
           return schedules.back();
         });
         ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
@@ -102,18 +102,18 @@ TEST(Hierarchical, EveryRankGetsEveryBlockOnceAndOnlyLeadersCrossNodes) {
         int largest_node = 0;
         for (const auto& members : layout.members) largest_node = std::max(largest_node, int(members.size()));
         const int flat_steps =
-            nodes > 1 ? static_cast<int>(flat.algorithm->make_schedule(nodes, 0, flat.params).steps.size()) : 0;
+            nodes > 1 ? static_cast<int>(flat.algorithm->make_block_schedule(nodes, 0, flat.params).steps.size()) : 0;
         ASSERT_EQ(result.stats.steps, hierarchical_gather_steps + flat_steps + ceil_log2(largest_node)) << where;
 
         for (int rank = 0; rank < p; ++rank) {
           const int node = layout.node_of_rank[rank];
           long crossing = 0;
-          for (const ScheduleStep& step : schedules[rank].steps) {
+          for (const BlockStep& step : schedules[rank].steps) {
             for (const BlockTransfer& send : step.sends) crossing += layout.node_of_rank[send.peer] != node;
           }
           long flat_messages = 0;
           if (layout.local_index[rank] == 0 && nodes > 1) {
-            for (const ScheduleStep& step : flat.algorithm->make_schedule(nodes, node, flat.params).steps)
+            for (const BlockStep& step : flat.algorithm->make_block_schedule(nodes, node, flat.params).steps)
               flat_messages += static_cast<long>(step.sends.size());
           }
           ASSERT_EQ(crossing, flat_messages) << where << " rank " << rank;
@@ -133,8 +133,8 @@ TEST(Hierarchical, NativeInterKeepsOnlyTheIntraPhases) {
       const int nodes = static_cast<int>(make_node_layout(map.node_of_rank).members.size());
       const int ring_steps = nodes > 1 ? nodes - 1 : 0;
       for (int rank = 0; rank < p; ++rank) {
-        const Schedule intra = generate_schedule(native, map.node_of_rank, rank);
-        const Schedule full = generate_schedule(ring, map.node_of_rank, rank);
+        const BlockSchedule intra = hierarchical_block_schedule(map.node_of_rank, rank, native.params);
+        const BlockSchedule full = hierarchical_block_schedule(map.node_of_rank, rank, ring.params);
         ASSERT_EQ(intra.steps.size() + ring_steps, full.steps.size()) << map.name << " p=" << p;
         for (std::size_t s = 0; s < intra.steps.size(); ++s) {
           const std::size_t in_full = s < hierarchical_gather_steps ? s : s + ring_steps;
@@ -146,6 +146,24 @@ TEST(Hierarchical, NativeInterKeepsOnlyTheIntraPhases) {
           ASSERT_TRUE(same(intra.steps[s].sends, full.steps[in_full].sends)) << map.name << " p=" << p;
           ASSERT_TRUE(same(intra.steps[s].recvs, full.steps[in_full].recvs)) << map.name << " p=" << p;
         }
+      }
+    }
+  }
+}
+
+// Every variant in the form the engine runs: the opaque phases (the leaders' MPI_Allgatherv, the
+// shared-memory window) are checked through the transfers that model them.
+TEST(Hierarchical, EveryVariantIsACorrectAllgatherInItsCommonForm) {
+  for (const std::string spec : {"inter=native", "inter=native,intra=shm", "inter=bruck,intra=shm",
+                                 "inter=sparbit", "inter=recursive_doubling,intra=shm"}) {
+    const SpecParseResult parsed = parse_algorithm_spec("hierarchical:" + spec, Collective::allgatherv);
+    ASSERT_TRUE(parsed.choice) << parsed.error;
+    for (int p = 1; p <= max_procs; ++p) {
+      for (const NodeMap& map : node_maps(p)) {
+        const CheckResult result = check_schedules({BlockNaming::allgather, p, {}}, [&](int rank) {
+          return generate_schedule(*parsed.choice, map.node_of_rank, rank);
+        });
+        ASSERT_TRUE(result.ok()) << spec << " p=" << p << " " << map.name << ": " << result.errors.front();
       }
     }
   }

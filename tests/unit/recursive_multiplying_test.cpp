@@ -5,7 +5,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/recursive_multiplying.hpp"
-#include "algorithms/schedule_simulation.hpp"
+#include "algorithms/schedule_check.hpp"
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
@@ -41,7 +41,7 @@ TEST(RecursiveMultiplying, CollapseSendsOwnBlockAndExpandSendsTheRest) {
   // rank 1 (virtual 0) exchanges {0,1} with rank 3 (virtual 1), then {0..3} with rank 5 (virtual 2),
   // which holds the blocks of virtual ranks 2 and 3 (ranks 4, 5 and 6).
   const auto plan = plan_recursive_multiplying(7, 2);
-  const Schedule rank0 = recursive_multiplying_schedule_of(plan, 7, 0);
+  const BlockSchedule rank0 = recursive_multiplying_schedule_of(plan, 7, 0);
   ASSERT_EQ(rank0.steps.size(), 4u);
   ASSERT_EQ(rank0.steps[0].sends.size(), 1u);
   EXPECT_EQ(rank0.steps[0].sends[0].peer, 1);
@@ -50,7 +50,7 @@ TEST(RecursiveMultiplying, CollapseSendsOwnBlockAndExpandSendsTheRest) {
   ASSERT_EQ(rank0.steps[3].recvs.size(), 1u);
   EXPECT_EQ(rank0.steps[3].recvs[0].blocks, std::vector<int>({1, 2, 3, 4, 5, 6}));
 
-  const Schedule rank1 = recursive_multiplying_schedule_of(plan, 7, 1);
+  const BlockSchedule rank1 = recursive_multiplying_schedule_of(plan, 7, 1);
   ASSERT_EQ(rank1.steps[1].sends.size(), 1u);
   EXPECT_EQ(rank1.steps[1].sends[0].peer, 3);
   EXPECT_EQ(rank1.steps[1].sends[0].blocks, std::vector<int>({0, 1}));
@@ -93,7 +93,7 @@ TEST(RecursiveMultiplying, FactorListIsEligibleOnlyWhereItsProductIsP) {
   EXPECT_EQ(choice.text(), "recursive_multiplying:factors=8x3x4");
   for (int p = 1; p <= 200; ++p) EXPECT_EQ(choice.algorithm->eligible(p, choice.params), p == 96) << p;
   // The stages run in the order given, not re-sorted.
-  const Schedule rank0 = choice.algorithm->make_schedule(96, 0, choice.params);
+  const BlockSchedule rank0 = choice.algorithm->make_block_schedule(96, 0, choice.params);
   ASSERT_EQ(rank0.steps.size(), 3u);
   EXPECT_EQ(rank0.steps[0].sends.size(), 7u);
   EXPECT_EQ(rank0.steps[1].sends.size(), 2u);
@@ -108,7 +108,7 @@ TEST(RecursiveMultiplying, AllParameterCombinationsGiveCorrectSchedulesForEveryK
     for (int p : {1, 2, 3, 5, 7, 11, 13, 17, 31, 61, 67, 127, 131, 211, 257}) {
       const auto plan = plan_recursive_multiplying(p, k);
       const auto result =
-          simulate_allgather(p, [&](int rank) { return recursive_multiplying_schedule_of(plan, p, rank); });
+          check_block_schedules(p, [&](int rank) { return recursive_multiplying_schedule_of(plan, p, rank); });
       ASSERT_TRUE(result.ok()) << "k=" << k << " p=" << p << " " << plan.notation() << ": " << result.errors.front();
     }
   }

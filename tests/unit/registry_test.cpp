@@ -14,9 +14,7 @@ TEST(Registry, NamesAreUniqueAndEveryAlgorithmCanRun) {
     EXPECT_TRUE(names.insert(algorithm.name).second) << "duplicate " << algorithm.name;
     EXPECT_FALSE(algorithm.collectives.empty()) << algorithm.name;
     for (Collective c : algorithm.collectives) {
-      const bool runnable = algorithm.passes_through ||
-                            (c == Collective::alltoallv ? algorithm.run_alltoallv != nullptr
-                                                        : algorithm.has_schedule());
+      const bool runnable = algorithm.passes_through || algorithm.make_schedule;
       EXPECT_TRUE(runnable) << algorithm.name << " cannot run " << collective_name(c);
     }
     for (const ParamSpec& param : algorithm.params) {

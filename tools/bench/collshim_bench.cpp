@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
-#include "algorithms/allgatherv_executor.hpp"
+#include "algorithms/run_algorithm.hpp"
 #include "algorithms/comm_context.hpp"
 #include "selector/mapping_detection.hpp"
 
@@ -398,7 +398,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
   std::vector<std::string> specs = split_specs(options.algorithms);
   if (options.algorithms.empty()) {
     for (const collshim::Algorithm& algorithm : collshim::algorithms()) {
-      if (algorithm.has_schedule() && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
+      if (algorithm.make_schedule && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
     }
   }
   std::vector<AlgorithmChoice> choices;
@@ -410,7 +410,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
     }
     AlgorithmChoice& choice = *parsed.choice;
     if (choice.algorithm->passes_through) continue;  // native is always the baseline
-    if (!choice.algorithm->has_schedule()) {
+    if (!choice.algorithm->make_schedule) {
       error = "--algorithms " + spec + ": not a schedule algorithm, collshim-bench cannot run it directly";
       return std::nullopt;
     }
@@ -423,7 +423,6 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
     const bool duplicate = std::any_of(choices.begin(), choices.end(),
                                        [&](const AlgorithmChoice& c) { return c.text() == choice.text(); });
     if (duplicate) continue;
-    choice.id = static_cast<int>(choices.size());  // CommContext caches schedules by id
     choices.push_back(std::move(choice));
   }
   return choices;

@@ -1,0 +1,101 @@
+#include "algorithms/call_layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "algorithms/comm_context.hpp"
+#include "algorithms/local_copy.hpp"
+
+namespace collshim {
+namespace {
+
+TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts, const int* displs,
+                         int uniform_count) {
+  TypedBuffer buffer;
+  buffer.base = static_cast<char*>(const_cast<void*>(base));
+  buffer.type = type;
+  MPI_Aint lower_bound = 0;
+  PMPI_Type_get_extent(type, &lower_bound, &buffer.extent);
+  buffer.type_size = type_size(type);
+  buffer.counts = counts;
+  buffer.displs = displs;
+  buffer.uniform_count = uniform_count;
+  return buffer;
+}
+
+}  // namespace
+
+std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block) {
+  if (naming == BlockNaming::allgather) return block;
+  switch (buffer) {
+    case Buffer::send: return static_cast<std::int64_t>(rank) * p + block;
+    case Buffer::recv: return block * p + rank;
+    case Buffer::scratch:
+    case Buffer::shared: return block;
+  }
+  return block;
+}
+
+std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) const {
+  if (naming == BlockNaming::allgather) return recv.bytes(block);
+  const std::int64_t origin = block / p, destination = block % p;
+  if (origin == rank) return send.bytes(destination);
+  if (destination == rank) return recv.bytes(origin);
+  return std::nullopt;
+}
+
+bool knows_scratch_bytes(BlockNaming naming, int p, int rank, std::int64_t block) {
+  return naming == BlockNaming::allgather || block / p == rank || block % p == rank;
+}
+
+int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {
+  layout = {};
+  layout.naming = BlockNaming::allgather;
+  layout.p = context.size();
+  layout.rank = context.rank();
+  layout.allgatherv = &call;
+  layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.displs, call.uniform_count);
+  if (call.sendbuf == MPI_IN_PLACE) {
+    layout.send = layout.recv;  // the own block's copy is then from a place to itself: nothing
+  } else {
+    layout.send = typed_buffer(call.sendbuf, call.sendtype, nullptr, nullptr, call.sendcount);
+    layout.send.only_block = layout.rank;
+  }
+  return MPI_SUCCESS;
+}
+
+int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout) {
+  layout = {};
+  layout.naming = BlockNaming::alltoall;
+  layout.p = context.size();
+  layout.rank = context.rank();
+  layout.alltoallv = &call;
+  layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.rdispls, 0);
+  if (call.sendbuf != MPI_IN_PLACE) {
+    layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.sdispls, 0);
+    return MPI_SUCCESS;
+  }
+  // Copy the byte span that covers every outgoing block, gaps included, so that each block keeps its
+  // layout and still goes out as the user's datatype.
+  layout.send = layout.recv;
+  const TypedBuffer& recv = layout.recv;
+  MPI_Aint true_lb = 0, true_extent = 0;
+  PMPI_Type_get_true_extent(recv.type, &true_lb, &true_extent);
+  MPI_Aint span_begin = 0, span_end = 0;
+  bool any = false;
+  for (int peer = 0; peer < layout.p; ++peer) {
+    if (recv.count(peer) == 0) continue;
+    const MPI_Aint begin = recv.displacement(peer) * recv.extent + true_lb;
+    const MPI_Aint end = begin + (recv.count(peer) - 1) * recv.extent + true_extent;
+    span_begin = any ? std::min(span_begin, begin) : begin;
+    span_end = any ? std::max(span_end, end) : end;
+    any = true;
+  }
+  context.staging.resize(static_cast<std::size_t>(span_end - span_begin));
+  if (any) std::memcpy(context.staging.data(), recv.base + span_begin, context.staging.size());
+  // The staged copy stands where recvbuf was: block d at base + displacement(d) * extent.
+  layout.send.base = reinterpret_cast<char*>(context.staging.data()) - span_begin;
+  return MPI_SUCCESS;
+}
+
+}  // namespace collshim

@@ -1,0 +1,113 @@
+#pragma once
+// Where the blocks a schedule names are, for one call: the engine's view of the user's buffers.
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <climits>
+#include <optional>
+#include <vector>
+
+#include "algorithms/collective_call.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace collshim {
+
+class CommContext;
+
+// What a block index means, per collective family (schedule.hpp). Every (rank, buffer, block) holds
+// one datum: datum_of() names it, so the checker can tell whether the right data arrived.
+enum class BlockNaming : std::uint8_t {
+  allgather,  // block b is rank b's contribution, in every buffer
+  alltoall,   // send block d = datum rank*p+d, recv block o = datum o*p+rank, scratch block = datum
+};
+
+// The datum that block `block` of `buffer` holds on `rank` when the collective is done (recv), at
+// its start (send), or whenever it holds anything (scratch, shared).
+std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block);
+
+// Whether `rank` knows the bytes of scratch block `block` without being told: its own send or
+// receive data (for the allgathers, every rank holds every count). Otherwise the block's size
+// travels with it, in a header in front of the message.
+bool knows_scratch_bytes(BlockNaming naming, int p, int rank, std::int64_t block);
+
+// One of the user's buffers as blocks of one datatype.
+struct TypedBuffer {
+  char* base = nullptr;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Aint extent = 0;
+  long long type_size = 0;      // bytes of one element (MPI_Type_size_x)
+  const int* counts = nullptr;  // per block; null: every block has uniform_count elements
+  const int* displs = nullptr;  // per block, in extents; null: block * uniform_count
+  int uniform_count = 0;
+  std::int64_t only_block = -1;  // >= 0: the buffer holds just this block, at displacement 0
+
+  int count(std::int64_t block) const { return counts ? counts[block] : uniform_count; }
+  MPI_Aint displacement(std::int64_t block) const {
+    if (only_block >= 0) return 0;
+    return displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count;
+  }
+  char* address(std::int64_t block) const { return base + displacement(block) * extent; }
+  long long bytes(std::int64_t block) const { return count(block) * type_size; }
+};
+
+// Packed bytes that an opaque phase provides (Buffer::shared): block b at base + offsets[b].
+struct PackedBuffer {
+  std::byte* base = nullptr;
+  const int* offsets = nullptr;
+  const int* bytes = nullptr;
+};
+
+struct CallLayout {
+  BlockNaming naming = BlockNaming::allgather;
+  int p = 1;
+  int rank = 0;
+  TypedBuffer send;
+  TypedBuffer recv;
+  PackedBuffer shared;
+  MPI_Op op = MPI_OP_NULL;  // of a reduction; LocalReduce steps use it
+  // The call as the MPI library would take it, for algorithms whose opaque phases hand it over.
+  const AllgathervCall* allgatherv = nullptr;
+  const AlltoallvCall* alltoallv = nullptr;
+
+  // The bytes of scratch block `block` if this rank knows them (knows_scratch_bytes).
+  std::optional<long long> scratch_block_bytes(std::int64_t block) const;
+  bool knows_scratch_bytes(int peer, std::int64_t block) const {
+    return collshim::knows_scratch_bytes(naming, p, peer, block);
+  }
+};
+
+// A committed hindexed type over buffer.type covering `blocks` in that order (offsets from
+// buffer.base), one entry per run of blocks that lie back to back, as long as a run's length fits
+// an int. `lengths` and `offsets` are scratch. The caller frees the type.
+template <typename Blocks>
+int create_blocks_type(const TypedBuffer& buffer, const Blocks& blocks, std::vector<int>& lengths,
+                       std::vector<MPI_Aint>& offsets, MPI_Datatype& type) {
+  lengths.clear();
+  offsets.clear();
+  MPI_Aint run_end = 0;
+  for (const auto block : blocks) {
+    const int count = buffer.count(block);
+    if (count == 0) continue;
+    const MPI_Aint displacement = buffer.displacement(block);
+    if (!lengths.empty() && displacement == run_end && lengths.back() <= INT_MAX - count) {
+      lengths.back() += count;
+    } else {
+      lengths.push_back(count);
+      offsets.push_back(displacement * buffer.extent);
+    }
+    run_end = displacement + count;
+  }
+  int rc = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), offsets.data(), buffer.type,
+                                     &type);
+  if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&type);
+  return rc;
+}
+
+// Layouts of the calls. MPI_IN_PLACE: the allgather's own block is already in recvbuf (its send
+// buffer is recvbuf); the Alltoallv's outgoing blocks are copied to the context's staging buffer
+// first, since receiving overwrites them. Returns an MPI error code.
+int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout);
+int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout);
+
+}  // namespace collshim

@@ -1,0 +1,46 @@
+#pragma once
+// Runs the schedules of all p ranks against each other without MPI and checks what every schedule
+// must guarantee, whatever the collective: messages match (same peer pairs, step and order, the same
+// blocks on both sides, both typed or both packed), nothing is sent or copied before it is held,
+// no block is received twice, nothing is written into the user's send buffer, every block holds the
+// right data (BlockNaming) and, at the end, every receive block holds what the collective puts
+// there. The unit tests run it for every algorithm and p = 1..130; its statistics count what the
+// schedules send.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/block_schedule.hpp"
+#include "algorithms/call_layout.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace collshim {
+
+struct ScheduleStats {
+  int steps = 0;                      // per rank (the same on every rank)
+  std::vector<long> messages_sent;    // per rank; with datum sizes, the empty messages the engine skips are left out
+  std::vector<long> blocks_sent;      // per rank
+  std::vector<long long> bytes_sent;  // per rank, size headers included; with datum sizes only
+};
+
+struct CheckResult {
+  std::vector<std::string> errors;  // empty when the schedules are correct; at most 20
+  ScheduleStats stats;
+  bool ok() const { return errors.empty(); }
+};
+
+struct CheckSetup {
+  BlockNaming naming = BlockNaming::allgather;
+  int p = 1;
+  // Bytes of a datum (allgather: rank b's block; alltoall: o*p+d), for the engine's skipping of
+  // empty messages and the byte statistics. Empty: sizes are not modelled.
+  std::function<long long(std::int64_t datum)> datum_bytes;
+};
+
+CheckResult check_schedules(const CheckSetup& setup, const std::function<Schedule(int rank)>& schedule_of);
+
+// An allgather-family block schedule, lowered (lower_block_schedule) and checked.
+CheckResult check_block_schedules(int p, const std::function<BlockSchedule(int rank)>& schedule_of);
+
+}  // namespace collshim
