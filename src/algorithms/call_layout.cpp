@@ -16,7 +16,6 @@ TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts,
   buffer.type = type;
   MPI_Aint lower_bound = 0;
   PMPI_Type_get_extent(type, &lower_bound, &buffer.extent);
-  buffer.type_size = type_size(type);
   buffer.counts = counts;
   buffer.displs = displs;
   buffer.uniform_count = uniform_count;

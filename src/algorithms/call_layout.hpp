@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/collective_call.hpp"
+#include "algorithms/local_copy.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
@@ -36,7 +37,6 @@ struct TypedBuffer {
   char* base = nullptr;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Aint extent = 0;
-  long long type_size = 0;      // bytes of one element (MPI_Type_size_x)
   const int* counts = nullptr;  // per block; null: every block has uniform_count elements
   const int* displs = nullptr;  // per block, in extents; null: block * uniform_count
   int uniform_count = 0;
@@ -48,7 +48,13 @@ struct TypedBuffer {
     return displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count;
   }
   char* address(std::int64_t block) const { return base + displacement(block) * extent; }
-  long long bytes(std::int64_t block) const { return count(block) * type_size; }
+  long long bytes(std::int64_t block) const { return count(block) * element_bytes(); }
+  // Bytes of one element (MPI_Type_size_x), asked of MPI on first use only: most calls never need it.
+  long long element_bytes() const {
+    if (element_bytes_ < 0) element_bytes_ = type_size(type);
+    return element_bytes_;
+  }
+  mutable long long element_bytes_ = -1;
 };
 
 // Packed bytes that an opaque phase provides (Buffer::shared): block b at base + offsets[b].

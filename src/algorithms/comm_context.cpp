@@ -1,10 +1,75 @@
 #include "algorithms/comm_context.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 
 #include "algorithms/algorithm_spec.hpp"
 
 namespace collshim {
+namespace {
+
+// The keyval of the serial-number attribute, made on first use (after MPI_Init) and kept.
+int serial_keyval() {
+  static const int keyval = [] {
+    int made = MPI_KEYVAL_INVALID;
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &made, nullptr);
+    return made;
+  }();
+  return keyval;
+}
+
+std::atomic<std::uint64_t> next_serial{1};
+
+}  // namespace
+
+bool MessageTypeCache::key(const Region& region, const TypedBuffer& buffer, Key& key) const {
+  int integers = 0, addresses = 0, types = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(buffer.type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS) return false;
+  std::uint64_t identity = 0;
+  if (combiner == MPI_COMBINER_NAMED) {
+    static_assert(sizeof(MPI_Datatype) <= sizeof identity);
+    std::memcpy(&identity, &buffer.type, sizeof(MPI_Datatype));
+    identity |= std::uint64_t{1} << 63;  // apart from serial numbers
+  } else {
+    const int keyval = serial_keyval();
+    void* value = nullptr;
+    int found = 0;
+    if (keyval == MPI_KEYVAL_INVALID || PMPI_Type_get_attr(buffer.type, keyval, &value, &found) != MPI_SUCCESS)
+      return false;
+    if (!found) {
+      value = reinterpret_cast<void*>(static_cast<std::uintptr_t>(next_serial.fetch_add(1)));
+      if (PMPI_Type_set_attr(buffer.type, keyval, value) != MPI_SUCCESS) return false;
+    }
+    identity = reinterpret_cast<std::uintptr_t>(value);
+  }
+  key = {&region, identity, buffer.uniform_count, buffer.only_block};
+  return true;
+}
+
+std::size_t MessageTypeCache::Hash::operator()(const Key& key) const {
+  std::size_t h = std::hash<const void*>{}(key.transfer);
+  for (const std::uint64_t part : {key.datatype, static_cast<std::uint64_t>(key.count), static_cast<std::uint64_t>(key.only_block)})
+    h = (h ^ std::hash<std::uint64_t>{}(part)) * 0x9E3779B97F4A7C15ull;
+  return h;
+}
+
+MPI_Datatype MessageTypeCache::find(const Key& key) const {
+  const auto found = types_.find(key);
+  return found == types_.end() ? MPI_DATATYPE_NULL : found->second;
+}
+
+void MessageTypeCache::store(const Key& key, MPI_Datatype type) {
+  if (types_.size() >= max_types) {
+    for (auto& [cached_key, cached] : types_) PMPI_Type_free(&cached);
+    types_.clear();
+  }
+  types_.emplace(key, type);
+}
+
+MessageTypeCache::~MessageTypeCache() {
+  for (auto& [key, type] : types_) PMPI_Type_free(&type);
+}
 
 std::byte* EngineStorage::allocate(std::size_t bytes) {
   if (chunks_used == chunks.size()) chunks.emplace_back();

@@ -26,7 +26,39 @@ struct PackedLocation {
   long long bytes = 0;
 };
 
-// What the engine needs during a call; contents are meaningless between calls.
+// The derived datatypes of messages whose layout repeats from call to call: a schedule's transfer
+// over blocks of equal counts (an Allgather), for one user datatype and count. Building, committing
+// and freeing such a type costs more than the rest of the engine's bookkeeping for a small message.
+// A user datatype is identified safely: predefined types by handle (they are never freed), derived
+// ones by a serial number kept in an attribute on the type, which a freed handle reused for another
+// type does not carry.
+class MessageTypeCache {
+ public:
+  struct Key {
+    const void* transfer = nullptr;  // the Region of a schedule kept for the communicator's life
+    std::uint64_t datatype = 0;
+    int count = 0;
+    std::int64_t only_block = -1;
+    bool operator==(const Key&) const = default;
+  };
+  MessageTypeCache() = default;
+  ~MessageTypeCache();
+  MessageTypeCache(const MessageTypeCache&) = delete;
+  MessageTypeCache& operator=(const MessageTypeCache&) = delete;
+
+  bool key(const Region& region, const TypedBuffer& buffer, Key& key) const;
+  MPI_Datatype find(const Key& key) const;
+  void store(const Key& key, MPI_Datatype type);  // takes ownership
+
+ private:
+  struct Hash {
+    std::size_t operator()(const Key& key) const;
+  };
+  static constexpr std::size_t max_types = 4096;  // then all are dropped: a bound for odd workloads
+  std::unordered_map<Key, MPI_Datatype, Hash> types_;
+};
+
+// What the engine needs during a call; contents are meaningless between calls (but for the cache).
 struct EngineStorage {
   // Chunks of packed scratch bytes, one per packed receive or copy target. A chunk never moves
   // once a request points into it; chunks are kept for the next call, up to kept_bytes each.
@@ -43,6 +75,7 @@ struct EngineStorage {
   std::vector<int> type_lengths;
   std::vector<MPI_Aint> type_offsets;
   std::deque<std::vector<std::int64_t>> headers;  // size headers of this step's messages (stable addresses)
+  MessageTypeCache message_type_cache;
 };
 
 class CommContext {

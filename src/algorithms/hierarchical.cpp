@@ -453,30 +453,55 @@ class HierarchicalState final : public AlgorithmState {
   }
 
   // Successive calls use the two halves of the window in turn, so a fast rank packing the next
-  // call's block never overwrites what a slow one is still reading. The barrier runs whatever
-  // happened before it: the node's other ranks wait there.
+  // call's block never overwrites what a slow one is still reading. The node's ranks agree on the
+  // packed size in the allreduce that is also the barrier after packing: a window too small for
+  // some rank grows (collectively, to the largest size asked for), and ranks whose counts disagree
+  // (an erroneous program) all get MPI_ERR_TRUNCATE instead of a window of different sizes. The
+  // allreduce runs whatever happened before it: the node's other ranks wait there.
   int fill_window(CallLayout& call, CommContext& context) {
     NodeComms& comms = *comms_;
-    int first_error = comms.reserve_window(2 * static_cast<MPI_Aint>(packed_total_));
-    if (first_error != MPI_SUCCESS) return first_error;  // collective and failed on the node: no window
+    const MPI_Aint needed = 2 * static_cast<MPI_Aint>(packed_total_);
+    int first_error = MPI_SUCCESS;
+    bool packed = false;
+    if (comms.window_base != nullptr && needed <= comms.window_bytes) {
+      keep_first(first_error, pack_own_block(call, context));
+      packed = true;
+    }
+    long long agreed[3] = {needed, -needed, packed ? 0 : 1};  // max, -min, whether some rank could not pack
+    if (packed) keep_first(first_error, PMPI_Win_sync(comms.window()));
+    keep_first(first_error, PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_LONG_LONG, MPI_MAX, comms.node));
+    if (agreed[2] != 0) {
+      const int rc = comms.reserve_window(static_cast<MPI_Aint>(agreed[0]));
+      if (rc != MPI_SUCCESS) return rc;  // collective and failed on the node: no window to use
+      keep_first(first_error, pack_own_block(call, context));
+      keep_first(first_error, comms.synchronize_window());
+    }
+    keep_first(first_error, PMPI_Win_sync(comms.window()));
+    if (agreed[0] != -agreed[1]) keep_first(first_error, MPI_ERR_TRUNCATE);
+    return first_error;
+  }
+
+  // The own block to its place in the receive buffer and, packed, into this call's half of the window.
+  int pack_own_block(CallLayout& call, CommContext& context) {
+    NodeComms& comms = *comms_;
     std::byte* const region = comms.window_base + (comms.window_half ? comms.window_bytes / 2 : 0);
-    comms.window_half ^= 1;
     call.shared = {region, comms.packed_offsets.data(), comms.packed_bytes.data()};
     const int me = context.rank();
     const TypedBuffer &send = call.send, &recv = call.recv;
+    int first_error = MPI_SUCCESS;
     if (send.address(me) != recv.address(me))
       keep_first(first_error, copy_typed(send.address(me), send.count(me), send.type, recv.address(me), recv.count(me),
                                          recv.type, context.comm(), me));
     int position = 0;
     keep_first(first_error, PMPI_Pack(recv.address(me), recv.count(me), recv.type, region + comms.packed_offsets[me],
                                       comms.packed_bytes[me], &position, context.comm()));
-    keep_first(first_error, comms.synchronize_window());
     return first_error;
   }
 
   int empty_window(CallLayout& call, CommContext& context) {
     NodeComms& comms = *comms_;
     int first_error = comms.synchronize_window();
+    comms.window_half ^= 1;  // the next call packs into the other half
     const TypedBuffer& recv = call.recv;
     for (int rank = 0; rank < context.size(); ++rank) {
       if (rank == context.rank() || comms.packed_bytes[rank] == 0) continue;

@@ -73,6 +73,7 @@ class NodeComms {
   int reserve_window(MPI_Aint bytes);
   // Makes stores to the window by any node member visible to all members (with a node barrier).
   int synchronize_window() const;
+  MPI_Win window() const { return window_; }
 
   NodeLayout layout;
   MPI_Comm leaders = MPI_COMM_NULL;  // MPI_COMM_NULL on ranks that do not lead

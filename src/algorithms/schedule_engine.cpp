@@ -36,17 +36,18 @@ class StepRunner {
   StepRunner(CallLayout& call, CommContext& context, int tag)
       : call_(call), context_(context), engine_(context.engine), tag_(tag) {}
   ~StepRunner() {
-    for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
-    engine_.message_types.clear();
-    engine_.headers.clear();
+    if (!engine_.message_types.empty()) {
+      for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
+      engine_.message_types.clear();
+    }
+    if (!engine_.headers.empty()) engine_.headers.clear();
   }
   StepRunner(const StepRunner&) = delete;
   StepRunner& operator=(const StepRunner&) = delete;
 
   int run(const Step& step) {
     int first_error = MPI_SUCCESS;
-    for (const LocalCopy& copy : step.copies) keep_first(first_error, run_copy(copy));
-    for (const LocalReduce& reduce : step.reductions) keep_first(first_error, run_reduce(reduce));
+    if (!step.copies.empty() || !step.reductions.empty()) first_error = run_local(step);
     engine_.requests.clear();
     // Receives are posted before sends, so that messages find them; except when some receive must
     // first probe for its size, which the peer's send has to be posted for.
@@ -59,14 +60,21 @@ class StepRunner {
       for (const Transfer& send : step.sends) keep_first(post_rc, post_send(send));
       for (const Transfer& recv : step.recvs) keep_first(post_rc, post_recv(recv));
     }
-    const int complete_rc = context_.complete_requests(engine_.requests);
+    const int complete_rc = engine_.requests.empty() ? MPI_SUCCESS : context_.complete_requests(engine_.requests);
     keep_first(first_error, post_rc);
     keep_first(first_error, complete_rc);
-    keep_first(first_error, register_headed_blocks());
+    if (!headed_.empty()) keep_first(first_error, register_headed_blocks());
     return first_error;
   }
 
  private:
+  [[gnu::noinline]] int run_local(const Step& step) {
+    int first_error = MPI_SUCCESS;
+    for (const LocalCopy& copy : step.copies) keep_first(first_error, run_copy(copy));
+    for (const LocalReduce& reduce : step.reductions) keep_first(first_error, run_reduce(reduce));
+    return first_error;
+  }
+
   // A packed message carries its blocks' sizes in front when the receiver cannot know them.
   bool needs_header(const Transfer& transfer, int receiver) const {
     if (transfer.region.buffer != Buffer::scratch) return false;
@@ -83,9 +91,19 @@ class StepRunner {
   }
 
   // The blocks of a typed region: one run of the buffer's type where they lie back to back,
-  // otherwise an hindexed type over it with one entry per back-to-back run.
+  // otherwise an hindexed type over it with one entry per back-to-back run. The one-block case,
+  // most messages, stays small; the rest is out of line.
   int describe_typed(const Region& region, MessageView& view) {
     const TypedBuffer& buffer = typed(region.buffer);
+    view = {};
+    if (region.blocks.size() != 1) return describe_blocks(buffer, region, view);
+    const std::int64_t block = region.blocks.front();
+    const int count = buffer.count(block);
+    if (count > 0 && buffer.element_bytes() > 0) view = {buffer.address(block), count, buffer.type};
+    return MPI_SUCCESS;
+  }
+
+  [[gnu::noinline]] int describe_blocks(const TypedBuffer& buffer, const Region& region, MessageView& view) {
     long long total = 0;
     bool back_to_back = true;
     MPI_Aint expected_next = 0;
@@ -95,15 +113,27 @@ class StepRunner {
       expected_next = buffer.displacement(block) + buffer.count(block);
       total += buffer.count(block);
     }
-    view = {};
-    if (total == 0 || buffer.type_size == 0) return MPI_SUCCESS;
+    if (total == 0 || buffer.element_bytes() == 0) return MPI_SUCCESS;
     if (back_to_back && total <= INT_MAX) {
       view = {buffer.address(region.blocks.front()), static_cast<int>(total), buffer.type};
       return MPI_SUCCESS;
     }
+    // With equal counts (an Allgather) the same transfer always needs the same type: kept between calls.
+    MessageTypeCache::Key key;
+    const bool cacheable = buffer.counts == nullptr && engine_.message_type_cache.key(region, buffer, key);
+    if (cacheable) {
+      if (const MPI_Datatype cached = engine_.message_type_cache.find(key); cached != MPI_DATATYPE_NULL) {
+        view = {buffer.base, 1, cached};
+        return MPI_SUCCESS;
+      }
+    }
     MPI_Datatype type = MPI_DATATYPE_NULL;
     const int rc = create_blocks_type(buffer, region.blocks, engine_.type_lengths, engine_.type_offsets, type);
-    if (type != MPI_DATATYPE_NULL) engine_.message_types.push_back(type);
+    if (rc == MPI_SUCCESS && cacheable) {
+      engine_.message_type_cache.store(key, type);
+    } else if (type != MPI_DATATYPE_NULL) {
+      engine_.message_types.push_back(type);
+    }
     if (rc == MPI_SUCCESS) view = {buffer.base, 1, type};
     return rc;
   }

@@ -84,6 +84,65 @@ int algorithm_error_leaves_no_peer_waiting(int rank, int p) {
   return 0;
 }
 
+// `--truncation`: for every collective, the forced algorithm on a call whose rank 1 has its counts
+// short (blocks of 2 ints where the others have 4). Every rank must return (a hang fails on the test's
+// timeout); rank 1 must fail, through the handler its communicator has at the time of the call,
+// which is set after the shim made its shadow. Other ranks need not notice (a shorter message than
+// its receive is no error), but if one fails, its handler must be called too. A valid call on the
+// same communicator afterwards must give the right result.
+int truncation_in_every_collective(int rank, int p) {
+  if (p < 2) return 0;
+  int failures = 0;
+  const auto check = [&](const char* collective, MPI_Comm comm, int rc, int calls_before) {
+    const int calls = handler_calls - calls_before;
+    const bool ok = rank == 1 ? rc != MPI_SUCCESS && calls == 1 && handler_comm == comm
+                              : calls == (rc != MPI_SUCCESS ? 1 : 0);
+    if (!ok) {
+      ++failures;
+      std::printf("FAIL rank %d: %s with rank 1's counts short: rc %d, handler calls %d\n", rank, collective, rc, calls);
+    }
+  };
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(count_error, &handler);
+  const int full = 4, shorter = rank == 1 ? 2 : 4;
+  std::vector<int> out(4 * p, rank), in(4 * p), counts(p, full), short_counts(p, shorter), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = 4 * i;
+  const auto expect_valid = [&](const std::string& collective) {
+    for (int i = 0; i < 4 * p; ++i) {
+      if (in[i] != i / 4) {
+        ++failures;
+        std::printf("FAIL rank %d: %s after the failed call: element %d is %d\n", rank, collective.c_str(), i, in[i]);
+        return;
+      }
+    }
+  };
+  for (const std::string collective : {"allgather", "allgatherv", "alltoallv"}) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    const auto call = [&](int count, const int* each) {
+      if (collective == "allgather") return MPI_Allgather(out.data(), count, MPI_INT, in.data(), count, MPI_INT, comm);
+      if (collective == "allgatherv")
+        return MPI_Allgatherv(out.data(), count, MPI_INT, in.data(), each, displs.data(), MPI_INT, comm);
+      return MPI_Alltoallv(out.data(), each, displs.data(), MPI_INT, in.data(), each, displs.data(), MPI_INT, comm);
+    };
+    call(full, counts.data());  // valid: the shim now has this communicator's shadow
+    MPI_Comm_set_errhandler(comm, handler);
+    const int calls_before = handler_calls;
+    check(collective.c_str(), comm, call(shorter, short_counts.data()), calls_before);
+    std::fill(in.begin(), in.end(), -1);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    // Alltoallv: rank r sends its own rank to everyone, so block i of the result is i as for the allgathers.
+    if (call(full, counts.data()) != MPI_SUCCESS) {
+      ++failures;
+      std::printf("FAIL rank %d: %s after the failed call returned an error\n", rank, collective.c_str());
+    }
+    expect_valid(collective);
+    MPI_Comm_free(&comm);
+  }
+  MPI_Errhandler_free(&handler);
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +152,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (argc > 1 && std::string(argv[1]) == "--truncation") {
+    int failures = truncation_in_every_collective(rank, p);
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("error_semantics --truncation: %d passed, %d failed\n", failures == 0 ? 3 : 0, failures);
+    MPI_Finalize();
+    return failures == 0 ? 0 : 1;
+  }
 
   std::vector<int> out(4 * p, rank), in(4 * p), counts(p, 4), bad_counts(p, 4), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = 4 * i;
