@@ -35,8 +35,9 @@ struct Region {
   bool operator==(const Region&) const = default;
 };
 
-// One message with one peer. Sender and receiver list the same blocks in the same order; both
-// regions are typed (send/recv) or both packed (scratch/shared), so the signatures always match.
+// One message with one peer. Sender and receiver list the same data in the same order, each in its
+// own buffer's terms (an Alltoallv's send block d arrives as receive block o); both regions are
+// typed (send/recv) or both packed (scratch/shared), so the signatures always match.
 struct Transfer {
   int peer = 0;
   Region region;

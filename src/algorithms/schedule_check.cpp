@@ -176,14 +176,20 @@ class Checker {
         }
         const Transfer& send = *queue->second.front();
         queue->second.pop_front();
-        if (send.region.blocks != recv.region.blocks || is_packed(send.region.buffer) != is_packed(recv.region.buffer)) {
+        // The two sides name the same data, each in its own buffer's terms.
+        std::vector<std::int64_t> sent, expected;
+        for (const std::int64_t block : send.region.blocks)
+          sent.push_back(datum_of(setup_.naming, p, recv.peer, send.region.buffer, block));
+        for (const std::int64_t block : recv.region.blocks)
+          expected.push_back(datum_of(setup_.naming, p, r, recv.region.buffer, block));
+        if (sent != expected || is_packed(send.region.buffer) != is_packed(recv.region.buffer)) {
           fail(where + "rank " + std::to_string(recv.peer) + " sends " + region_text(send.region) + " but rank " +
                std::to_string(r) + " expects " + region_text(recv.region));
           continue;
         }
-        for (const std::int64_t block : send.region.blocks) {
-          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, block))
-            arrivals.push_back({r, recv.region.buffer, block, *datum});
+        for (std::size_t i = 0; i < send.region.blocks.size(); ++i) {
+          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, send.region.blocks[i]))
+            arrivals.push_back({r, recv.region.buffer, recv.region.blocks[i], *datum});
         }
       }
     }

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "algorithms/schedule_check.hpp"
+#include "algorithms/alltoallv_algorithms.hpp"
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
@@ -95,6 +96,87 @@ TEST(ScheduleCheck, CountsStepsMessagesAndBlocks) {
   EXPECT_EQ(result.stats.steps, 5);
   EXPECT_EQ(result.stats.messages_sent, std::vector<long>(6, 5));
   EXPECT_EQ(result.stats.blocks_sent, std::vector<long>(6, 5));
+}
+
+// The rules of the common form that the allgather block form cannot break.
+std::function<Schedule(int)> linear_alltoallv_of(int p) {
+  return [p](int rank) { return linear_alltoallv_schedule(std::vector<int>(p, 0), rank, {}); };
+}
+
+TEST(ScheduleCheck, AcceptsTheLinearAlltoallv) {
+  EXPECT_TRUE(check_schedules({BlockNaming::alltoall, 5, {}}, linear_alltoallv_of(5)).ok());
+}
+
+TEST(ScheduleCheck, RejectsWritingIntoTheSendBuffer) {
+  auto broken = [](int rank) {
+    Schedule s = lower_block_schedule(ring(4, rank), rank);
+    s.steps[1].recvs[0].region.buffer = Buffer::send;  // typed both ways, so only the target is wrong
+    return s;
+  };
+  EXPECT_TRUE(mentions(check_schedules({BlockNaming::allgather, 4, {}}, broken), "writes into the user's send buffer"));
+}
+
+TEST(ScheduleCheck, RejectsTheWrongDataInABlock) {
+  // A message: rank 1 sends rank 0 its data for rank 2 where rank 0 expects rank 2's data for it.
+  auto wrong_message = [](int rank) {
+    Schedule s = linear_alltoallv_of(3)(rank);
+    for (Transfer& send : s.steps[0].sends)
+      if (rank == 1 && send.peer == 0) send.region.blocks = {2};
+    for (Transfer& recv : s.steps[0].recvs)
+      if (rank == 0 && recv.peer == 1) recv.region.blocks = {2};
+    return s;
+  };
+  EXPECT_TRUE(mentions(check_schedules({BlockNaming::alltoall, 3, {}}, wrong_message), "rank 1 sends send{2} but rank 0 expects recv{2}"));
+  // A copy: rank 0 puts its own block where rank 1's data for it belongs.
+  auto wrong_copy = [](int rank) {
+    Schedule s = linear_alltoallv_of(3)(rank);
+    if (rank == 0) s.steps[0].copies[0].to.blocks = {1};
+    return s;
+  };
+  const CheckResult result = check_schedules({BlockNaming::alltoall, 3, {}}, wrong_copy);
+  EXPECT_TRUE(mentions(result, "gets datum 0 in recv block 1, which holds datum 3")) << result.errors.front();
+}
+
+TEST(ScheduleCheck, RejectsTypedSentAndPackedReceived) {
+  auto broken = [](int rank) {
+    Schedule s = linear_alltoallv_of(3)(rank);
+    for (Transfer& recv : s.steps[0].recvs) recv.region.buffer = Buffer::scratch;
+    return s;
+  };
+  EXPECT_TRUE(mentions(check_schedules({BlockNaming::alltoall, 3, {}}, broken), "expects scratch{"));
+}
+
+TEST(ScheduleCheck, RejectsForwardingBeforeHolding) {
+  // Rank 0 forwards rank 1's block for rank 2 in the step it arrives.
+  auto broken = [](int rank) {
+    Schedule s = linear_alltoallv_of(3)(rank);
+    if (rank == 1) s.steps[0].copies.push_back({{Buffer::send, {2}}, {Buffer::scratch, {1 * 3 + 2}}});
+    if (rank == 1) s.steps[0].sends.push_back({0, {Buffer::scratch, {1 * 3 + 2}}});
+    if (rank == 0) s.steps[0].recvs.push_back({1, {Buffer::scratch, {1 * 3 + 2}}});
+    if (rank == 0) s.steps[0].sends.push_back({2, {Buffer::scratch, {1 * 3 + 2}}});
+    if (rank == 2) s.steps[0].recvs.push_back({0, {Buffer::scratch, {1 * 3 + 2}}});
+    return s;
+  };
+  const CheckResult result = check_schedules({BlockNaming::alltoall, 3, {}}, broken);
+  EXPECT_TRUE(mentions(result, "rank 0 sends scratch block 5 it does not hold")) << result.errors.front();
+}
+
+TEST(ScheduleCheck, CountsSkippedMessagesAndHeaders) {
+  // Three ranks, rank 0 sends nothing: its two messages are empty on both sides and skipped.
+  const auto bytes = [](std::int64_t datum) { return datum / 3 == 0 ? 0LL : 4LL; };
+  const CheckResult result = check_schedules({BlockNaming::alltoall, 3, bytes}, linear_alltoallv_of(3));
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result.stats.messages_sent, (std::vector<long>{0, 2, 2}));
+  EXPECT_EQ(result.stats.bytes_sent, (std::vector<long long>{0, 8, 8}));
+}
+
+TEST(ScheduleCheck, FlagsReductionsAsNotYetModelled) {
+  auto reducing = [](int rank) {
+    Schedule s = lower_block_schedule(ring(2, rank), rank);
+    s.steps[0].reductions.push_back({{Buffer::recv, {rank}}, {Buffer::recv, {rank}}});
+    return s;
+  };
+  EXPECT_TRUE(mentions(check_schedules({BlockNaming::allgather, 2, {}}, reducing), "reductions are not modelled"));
 }
 
 }  // namespace
