@@ -7,14 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/collective.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
-
-enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2 };
-inline constexpr int collective_count = 3;
-std::string_view collective_name(Collective collective);   // "allgather"
-std::string_view mpi_function_name(Collective collective);  // "MPI_Allgather"
 
 // Parameter values stay text after validation; every declared parameter is present (defaults filled in).
 using Params = std::map<std::string, std::string, std::less<>>;

@@ -256,12 +256,9 @@ class FileParser {
     std::optional<YAML::Node> when_node, use_node;
     for (const auto& [key, key_mark, value] : unique_keys(node, "a rule")) {
       if (key == "collective") {
-        for (int c = 0; c < collective_count; ++c) {
-          if (value.IsScalar() && value.Scalar() == collective_name(static_cast<Collective>(c)))
-            collective = static_cast<Collective>(c);
-        }
+        if (value.IsScalar()) collective = find_collective(value.Scalar());
         if (!collective)
-          error(value.Mark(), "unknown collective '" + describe(value) + "', expected allgather, allgatherv or alltoallv");
+          error(value.Mark(), "unknown collective '" + describe(value) + "', expected " + collective_names());
       } else if (key == "when") {
         when_node.emplace(value);
       } else if (key == "use") {
@@ -271,7 +268,7 @@ class FileParser {
       }
     }
     if (!collective && diagnostics_.size() == before)
-      error(node.Mark(), "rule has no 'collective', expected allgather, allgatherv or alltoallv");
+      error(node.Mark(), "rule has no 'collective', expected " + collective_names());
     if (!use_node) error(node.Mark(), "rule has no 'use', expected an algorithm name or map");
     if (!collective || !use_node) return std::nullopt;
     Rule rule{*collective, {}, {}, location(node.Mark())};

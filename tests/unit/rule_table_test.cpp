@@ -96,6 +96,17 @@ TEST(RuleTable, SizesAndSingleValues) {
   EXPECT_EQ(table.rules()[0].when.procs->high, 6);
 }
 
+TEST(RuleTable, AcceptsEveryCollectiveOfTheTable) {
+  for (const CollectiveInfo& info : collectives) {
+    RuleTable table;
+    const auto found = problems(head + "  - { collective: " + std::string(info.name) + ", use: native }\n", &table);
+    ASSERT_TRUE(found.empty()) << found[0].text();
+    ASSERT_EQ(table.rules().size(), 1u);
+    EXPECT_EQ(table.rules()[0].collective, info.collective);
+  }
+  expect_error(head + "  - { use: native }\n", 3, 5, "rule has no 'collective', expected " + collective_names());
+}
+
 TEST(RuleTable, MalformedYaml) { expect_error(head + "  - collective: [allgather\n", 4, 1, "malformed YAML"); }
 
 TEST(RuleTable, UnknownTopLevelKey) {

@@ -42,6 +42,14 @@ TEST(Environment, ReadsLogLevels) {
   EXPECT_EQ(environment({{"COLLSHIM_LOG", "warn"}}).log_level, LogLevel::warn);
 }
 
+TEST(Environment, ReadsTheForcingVariableOfEveryCollective) {
+  for (const CollectiveInfo& info : collectives) {
+    const auto settings = environment({{info.forcing_variable, "native"}});
+    for (int c = 0; c < collective_count; ++c)
+      EXPECT_EQ(settings.forced[c].has_value(), c == static_cast<int>(info.collective)) << info.forcing_variable;
+  }
+}
+
 // Selector over an explicit rule table (text), so tests never depend on the shipped defaults.
 struct Built {
   std::vector<RuleDiagnostic> diagnostics;
@@ -153,6 +161,15 @@ TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
   const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
                             {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
   EXPECT_FALSE(forced.selector->alltoallv_needs_agreed_size());
+}
+
+TEST(Selector, ForcedReasonNamesTheCollectivesVariable) {
+  for (const CollectiveInfo& info : collectives) {
+    const auto b = build({{info.forcing_variable, "native"}});
+    const Decision d = b.selector->decide(facts(info.collective, 4));
+    EXPECT_EQ(d.rule_index, Decision::forced_rule);
+    EXPECT_EQ(std::string(d.reason), std::string("forced by ") + info.forcing_variable);
+  }
 }
 
 TEST(Selector, ShippedDefaultRulesLoadWithoutProblems) {

@@ -53,10 +53,12 @@ int main(int argc, char** argv) {
   std::string collective_text, block_bytes_text = "0", mapping_text = "single_node";
   int procs = 1, nodes = 1, ppn = 0;
   bool oversubscribed = false;
+  std::vector<std::string> collective_choices;
+  for (const CollectiveInfo& info : collectives) collective_choices.emplace_back(info.name);
   CLI::App* explain = app.add_subcommand("explain", "show which rule a call matches, and why");
-  explain->add_option("--collective", collective_text, "allgather, allgatherv or alltoallv")
+  explain->add_option("--collective", collective_text, collective_names())
       ->required()
-      ->check(CLI::IsMember({"allgather", "allgatherv", "alltoallv"}));
+      ->check(CLI::IsMember(collective_choices));
   explain->add_option("--procs", procs, "communicator size")->check(CLI::PositiveNumber);
   explain->add_option("--block-bytes", block_bytes_text, "average bytes per block, e.g. 4KiB");
   explain->add_option("--mapping", mapping_text, "single_node, sequential, cyclic or irregular")
@@ -82,11 +84,8 @@ int main(int argc, char** argv) {
     std::cerr << "--block-bytes: bad size '" << block_bytes_text << "', expected e.g. 512, 4KiB, 1MiB\n";
     return 2;
   }
-  CallFacts facts{Collective::allgather, procs, *block_bytes, *parse_mapping(mapping_text), nodes,
-                  ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed};
-  for (int c = 0; c < collective_count; ++c) {
-    if (collective_name(static_cast<Collective>(c)) == collective_text) facts.collective = static_cast<Collective>(c);
-  }
+  const CallFacts facts{*find_collective(collective_text), procs, *block_bytes, *parse_mapping(mapping_text), nodes,
+                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed};
   if (explain_files.empty()) explain_files.push_back("default");
   std::vector<RuleDiagnostic> diagnostics;
   const RuleTable table = load(explain_files, diagnostics);
