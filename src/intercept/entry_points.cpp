@@ -178,7 +178,7 @@ int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCa
   // block_bytes; otherwise the decision ignores the size, and the report buckets the call by this
   // rank's own average received block.
   long long block_bytes = received_bytes / p;
-  if (runtime->selector.alltoallv_needs_agreed_size()) {
+  if (runtime->selector.needs_agreed_size(Collective::alltoallv)) {
     long long total_bytes = received_bytes;
     PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
     block_bytes = total_bytes / (static_cast<long long>(p) * p);

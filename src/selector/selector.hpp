@@ -36,8 +36,10 @@ class Selector {
   // True when nothing can ever choose an algorithm other than native for `collective`: calls then
   // pass through without touching per-communicator state.
   bool always_native(Collective collective) const { return always_native_[static_cast<int>(collective)]; }
-  // True when an Alltoallv decision depends on the size, which ranks must then agree on.
-  bool alltoallv_needs_agreed_size() const { return alltoallv_needs_agreed_size_; }
+  // True when a decision for `collective` depends on a size that is not the same on every rank
+  // (SizeAgreement other than global) and some rule of it tests block_bytes: the ranks must agree on
+  // the size first.
+  bool needs_agreed_size(Collective collective) const { return needs_agreed_size_[static_cast<int>(collective)]; }
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const RuleTable& rules() const { return rules_; }
@@ -57,7 +59,7 @@ class Selector {
   std::array<const AlgorithmChoice*, collective_count> forced_{};
   std::array<std::string, collective_count> forced_reason_;
   std::array<bool, collective_count> always_native_{};
-  bool alltoallv_needs_agreed_size_ = false;
+  std::array<bool, collective_count> needs_agreed_size_{};
   const AlgorithmChoice* native_ = nullptr;
 };
 

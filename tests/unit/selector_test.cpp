@@ -135,7 +135,7 @@ TEST(Selector, FirstMatchingRuleWinsAndNoMatchMeansNative) {
   const Decision d = b.selector->decide(facts(Collective::alltoallv, 4));
   EXPECT_EQ(d.rule_index, 2);
   EXPECT_STREQ(d.reason, "rule at f0.yaml:9:5");
-  EXPECT_FALSE(b.selector->alltoallv_needs_agreed_size());
+  EXPECT_FALSE(b.selector->needs_agreed_size(Collective::alltoallv));
 }
 
 TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
@@ -156,11 +156,17 @@ TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
 
 TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
   const auto b = build({}, {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
-  EXPECT_TRUE(b.selector->alltoallv_needs_agreed_size());
+  EXPECT_TRUE(b.selector->needs_agreed_size(Collective::alltoallv));
   EXPECT_FALSE(b.selector->always_native(Collective::alltoallv));
   const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
                             {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
-  EXPECT_FALSE(forced.selector->alltoallv_needs_agreed_size());
+  EXPECT_FALSE(forced.selector->needs_agreed_size(Collective::alltoallv));
+}
+
+TEST(Selector, OnlyRankLocalSizesNeedAgreement) {
+  const auto b = build({}, {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -64 }, use: ring }\n"
+                            "  - { collective: allgatherv, when: { block_bytes: -64 }, use: ring }\n"});
+  for (const CollectiveInfo& info : collectives) EXPECT_FALSE(b.selector->needs_agreed_size(info.collective));
 }
 
 TEST(Selector, ForcedReasonNamesTheCollectivesVariable) {
