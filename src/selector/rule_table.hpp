@@ -41,6 +41,8 @@ struct CallFacts {
   bool oversubscribed = false;
 };
 
+// A rule's conditions; each absent one matches every call. How each is parsed, tested and written is
+// declared once, in rule_table.cpp's `conditions`.
 struct RuleConditions {
   std::optional<Range> procs, block_bytes, nodes, ppn;
   std::optional<std::vector<MappingClass>> mapping;  // any of these

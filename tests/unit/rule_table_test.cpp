@@ -107,6 +107,19 @@ TEST(RuleTable, AcceptsEveryCollectiveOfTheTable) {
   expect_error(head + "  - { use: native }\n", 3, 5, "rule has no 'collective', expected " + collective_names());
 }
 
+// text() writes the conditions in rule-file syntax: parsed again, they are the same conditions.
+TEST(RuleTable, ConditionTextParsesBack) {
+  for (const std::string when : {"{}", "{ procs: 4-8 }", "{ block_bytes: -1KiB, nodes: 2- }",
+                                 "{ procs: 6, block_bytes: 512-2MiB, mapping: [cyclic, irregular], nodes: 2-3, ppn: -4, "
+                                 "oversubscribed: true }",
+                                 "{ mapping: sequential, oversubscribed: false }"}) {
+    RuleTable table;
+    const auto found = problems(head + "  - { collective: allgather, when: " + when + ", use: ring }\n", &table);
+    ASSERT_TRUE(found.empty()) << when << ": " << found[0].text();
+    EXPECT_EQ(table.rules()[0].when.text(), when);
+  }
+}
+
 TEST(RuleTable, MalformedYaml) { expect_error(head + "  - collective: [allgather\n", 4, 1, "malformed YAML"); }
 
 TEST(RuleTable, UnknownTopLevelKey) {
