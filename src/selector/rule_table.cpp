@@ -464,13 +464,6 @@ void RuleTable::check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const {
   }
 }
 
-const Rule* RuleTable::match(const CallFacts& facts) const {
-  for (const Rule& rule : rules_) {
-    if (rule.collective == facts.collective && rule.when.matches(facts)) return &rule;
-  }
-  return nullptr;
-}
-
 bool RuleTable::tests_block_bytes(Collective collective) const {
   return std::any_of(rules_.begin(), rules_.end(),
                      [&](const Rule& r) { return r.collective == collective && r.when.block_bytes; });

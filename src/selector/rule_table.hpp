@@ -82,7 +82,6 @@ class RuleTable {
   const std::vector<Rule>& rules() const { return rules_; }
   // Warns about every rule that an earlier-tried rule of the same collective always pre-empts.
   void check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const;
-  const Rule* match(const CallFacts& facts) const;
   // True when some rule of `collective` tests block_bytes (Alltoallv then needs an agreed size).
   bool tests_block_bytes(Collective collective) const;
   bool empty() const { return rules_.empty(); }

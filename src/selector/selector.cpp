@@ -88,7 +88,7 @@ const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
   return interned;
 }
 
-Decision Selector::decide(const CallFacts& facts) const {
+Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried) const {
   Decision decision;
   const int c = static_cast<int>(facts.collective);
   // One process has nothing to exchange: every algorithm is a local copy, so the MPI library does it
@@ -100,7 +100,10 @@ Decision Selector::decide(const CallFacts& facts) const {
     decision = {native_, native_, "no rule matches", Decision::no_rule};
     const auto& rules = rules_.rules();
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      if (rules[i].collective == facts.collective && rules[i].when.matches(facts)) {
+      if (rules[i].collective != facts.collective) continue;
+      const bool matched = rules[i].when.matches(facts);
+      if (on_rule_tried) on_rule_tried(rules[i], matched);
+      if (matched) {
         decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), static_cast<int>(i)};
         break;
       }

@@ -1,9 +1,11 @@
 #pragma once
 // Decides which algorithm runs a call: a forcing variable beats every rule; otherwise the first
-// matching rule of the rule tables; otherwise `native`. Every input of a decision is known
-// identically on all ranks of the call (Alltoallv sizes are agreed first; see entry_points.cpp).
+// matching rule of the rule tables; otherwise `native`; an ineligible choice runs its algorithm's
+// fallback. Every input of a decision is known identically on all ranks of the call (rank-local
+// sizes are agreed first; see entry_points.cpp).
 #include <array>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +32,16 @@ class Selector {
   Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
   // For tests and tools: an explicit rule table instead of COLLSHIM_CONFIG.
   Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics);
+  // Decisions point into the selector's tables: it stays where it was made.
+  Selector(const Selector&) = delete;
+  Selector& operator=(const Selector&) = delete;
 
-  Decision decide(const CallFacts& facts) const;
+  // Called with each rule of the call's collective that a decision tries, in order, and whether it
+  // matched (the last one tried, if any matched); for explanations (collshim-config explain).
+  using RuleTried = std::function<void(const Rule& rule, bool matched)>;
+  // The one decision procedure: the entry points, collshim-config explain and the tests all call it.
+  // Allocates nothing without `on_rule_tried`.
+  Decision decide(const CallFacts& facts, const RuleTried& on_rule_tried = nullptr) const;
 
   // True when nothing can ever choose an algorithm other than native for `collective`: calls then
   // pass through without touching per-communicator state.
