@@ -39,7 +39,7 @@ using AlltoallvRunner = int (*)(const AlltoallvCall& call, const AlgorithmChoice
 
 struct Algorithm {
   std::string_view name;
-  std::string_view summary;
+  std::string_view summary;  // one line, shown by `collshim-config list`
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
   // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default

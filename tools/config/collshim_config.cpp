@@ -3,10 +3,13 @@
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
 //                   --nodes 12 [FILE...]
 //                                      show, rule by rule, which one a call matches and why
+//   collshim-config list [--collective NAME]
+//                                      the collectives and their algorithms, parameters and summaries
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -58,6 +61,22 @@ void explain(const Selector& selector, const CallFacts& facts) {
   }
 }
 
+// Every algorithm of `info`'s collective: name, summary, parameters and eligibility.
+void list_algorithms(const CollectiveInfo& info) {
+  std::cout << info.name << " (" << info.mpi_function << "; force with " << info.forcing_variable << "=NAME)\n";
+  constexpr int name_width = 24;
+  const std::string indent(2 + name_width, ' ');
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.supports(info.collective)) continue;
+    std::cout << "  " << std::left << std::setw(name_width) << algorithm.name << algorithm.summary << "\n";
+    for (const ParamSpec& param : algorithm.params)
+      std::cout << indent << param.name << ": " << param.expected << " (default " << param.default_value << ")\n";
+    if (algorithm.eligible)
+      std::cout << indent << "needs " << algorithm.eligibility << "; otherwise " << algorithm.fallback
+                << " runs, with its default parameters\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,7 +107,19 @@ int main(int argc, char** argv) {
   explain_command->add_option("files", explain_files,
                               "rule files, later ones tried first (default: the shipped table)");
 
+  std::string list_collective;
+  CLI::App* list = app.add_subcommand("list", "list the collectives and their algorithms, parameters and summaries");
+  list->add_option("--collective", list_collective, "only this one: " + collective_names())
+      ->check(CLI::IsMember(collective_choices));
+
   CLI11_PARSE(app, argc, argv);
+
+  if (list->parsed()) {
+    for (const CollectiveInfo& info : collectives) {
+      if (list_collective.empty() || info.name == list_collective) list_algorithms(info);
+    }
+    return 0;
+  }
 
   if (check->parsed()) {
     std::vector<RuleDiagnostic> diagnostics;
