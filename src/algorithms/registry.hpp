@@ -43,7 +43,7 @@ struct Algorithm {
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
   // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default
-  // parameters) instead; the selector logs the substitution.
+  // parameters) instead; the entry point logs the substitution (COLLSHIM_LOG=debug).
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;
