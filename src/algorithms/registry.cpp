@@ -24,24 +24,6 @@ ParamSpec grid_dims_param() {
 
 }  // namespace
 
-std::string_view collective_name(Collective collective) {
-  switch (collective) {
-    case allgather: return "allgather";
-    case allgatherv: return "allgatherv";
-    case alltoallv: return "alltoallv";
-  }
-  return "?";
-}
-
-std::string_view mpi_function_name(Collective collective) {
-  switch (collective) {
-    case allgather: return "MPI_Allgather";
-    case allgatherv: return "MPI_Allgatherv";
-    case alltoallv: return "MPI_Alltoallv";
-  }
-  return "?";
-}
-
 bool Algorithm::supports(Collective collective) const {
   return std::find(collectives.begin(), collectives.end(), collective) != collectives.end();
 }
@@ -51,7 +33,7 @@ const std::vector<Algorithm>& algorithms() {
     std::vector<Algorithm> list;
     list.push_back({.name = "native",
                     .summary = "pass the call to the MPI library unchanged",
-                    .collectives = {allgather, allgatherv, alltoallv},
+                    .collectives = all_collectives(),
                     .passes_through = true});
     list.push_back({.name = "ring",
                     .summary = "classic ring: p-1 steps, neighbour traffic only",

@@ -9,14 +9,10 @@
 #include <vector>
 
 #include "algorithms/block_schedule.hpp"
+#include "algorithms/collective.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace collshim {
-
-enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2 };
-inline constexpr int collective_count = 3;
-std::string_view collective_name(Collective collective);   // "allgather"
-std::string_view mpi_function_name(Collective collective);  // "MPI_Allgather"
 
 // Parameter values stay text after validation; every declared parameter is present (defaults filled in).
 using Params = std::map<std::string, std::string, std::less<>>;
@@ -44,11 +40,11 @@ using StateFactory = int (*)(const AlgorithmChoice& choice, CommContext& context
 
 struct Algorithm {
   std::string_view name;
-  std::string_view summary;
+  std::string_view summary;  // one line, shown by `collshim-config list`
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
   // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default
-  // parameters) instead; the entry point logs the substitution.
+  // parameters) instead; the entry point logs the substitution (COLLSHIM_LOG=debug).
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;

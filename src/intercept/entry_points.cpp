@@ -4,6 +4,8 @@
 // call is timed and counted for the end-of-run report.
 #include <mpi.h>
 
+#include <concepts>
+
 #include "algorithms/run_algorithm.hpp"
 #include "algorithms/local_copy.hpp"
 #include "intercept/runtime.hpp"
@@ -19,6 +21,13 @@ bool counts_valid(const int* counts, int p) {
     if (counts[i] < 0) return false;
   }
   return true;
+}
+
+// Bytes of p blocks of counts[i] elements of `type`.
+long long bytes_of_blocks(const int* counts, int p, MPI_Datatype type) {
+  long long elements = 0;
+  for (int block = 0; block < p; ++block) elements += counts[block];
+  return elements * type_size(type);
 }
 
 // Intercommunicator calls go to the MPI library, which runs its intercommunicator algorithm.
@@ -77,117 +86,150 @@ const Decision& decide(Runtime& runtime, CommState& state, Collective collective
                      decision.choice->text(), decision.reason);
 }
 
-// Runs the decided algorithm, or the MPI library's own, and records the call for the report. An
-// algorithm's error is raised on the user's communicator `comm`, as the library's own would be.
-template <typename Run, typename PassThrough>
-int run_decided(Runtime& runtime, MPI_Comm comm, CommState& state, Collective collective, long long block_bytes,
-                long long received_bytes, const Run& run, const PassThrough& pass_through) {
-  const Decision& decision = decide(runtime, state, collective, block_bytes);
+// The size a decision is keyed on: the average block, which rules test as block_bytes. How the ranks
+// come to the same value is the collective's SizeAgreement (collective.hpp).
+template <Collective collective>
+long long agreed_block_bytes(const Runtime& runtime, const CommState& state, long long received_bytes, int p) {
+  constexpr SizeAgreement agreement = collective_info(collective).size_agreement;
+  static_assert(agreement != SizeAgreement::root, "root-only sizes need a broadcast from the root: not written yet");
+  // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
+  // average block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on
+  // the shadow communicator (a latency-bound O(log p) step). Only paid when some rule of the
+  // collective tests block_bytes; otherwise the decision ignores the size, and the report buckets the
+  // call by this rank's own average received block.
+  if constexpr (agreement == SizeAgreement::local) {
+    if (runtime.selector.needs_agreed_size(collective)) {
+      long long total_bytes = received_bytes;
+      PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state.context.comm());
+      return total_bytes / (static_cast<long long>(p) * p);
+    }
+  }
+  // Global: every rank holds the same counts, so every rank computes the same size.
+  return received_bytes / p;
+}
+
+// What run_collective() needs of a collective: a struct holding one call's arguments, with
+template <typename Entry>
+concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, const AlgorithmChoice& choice,
+                                   CommContext& context) {
+  { Entry::collective } -> std::convertible_to<Collective>;  // its row in the collective table
+  { entry.arguments_usable(p) } -> std::same_as<bool>;  // false: the MPI library gets the call (and reports errors)
+  { entry.received_bytes(p) } -> std::same_as<long long>;  // bytes this rank receives
+  { entry.pass_through(comm) } -> std::same_as<int>;       // the PMPI_* call with the user's arguments
+  { entry.run(choice, context) } -> std::same_as<int>;     // the decided algorithm
+};
+
+// The one flow of every intercepted collective: look up the communicator, check the arguments, get
+// its state, size the call, decide, then run the algorithm or pass the call through, and record it.
+// A template, not std::function: nothing here allocates. An algorithm's error is raised on the
+// user's communicator `comm`, as the library's own would be.
+template <CollectiveEntry Entry>
+int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
+  constexpr Collective collective = Entry::collective;
+  CommState* state = nullptr;
+  int p = 0;
+  if (!look_up_comm(runtime, comm, state, p) || !entry.arguments_usable(p)) return entry.pass_through(comm);
+  state = comm_state(runtime, comm, state);
+  if (state == nullptr) return entry.pass_through(comm);
+  const long long received_bytes = entry.received_bytes(p);
+  const long long block_bytes = agreed_block_bytes<collective>(runtime, *state, received_bytes, p);
+
+  const Decision& decision = decide(runtime, *state, collective, block_bytes);
   const AlgorithmChoice& choice = *decision.choice;
-  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, state, collective, block_bytes, decision);
+  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, *state, collective, block_bytes, decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   int rc = MPI_SUCCESS;
   if (choice.algorithm->passes_through) {
-    rc = pass_through();
-  } else if ((rc = run(choice, state.context)) != MPI_SUCCESS) {
+    rc = entry.pass_through(comm);
+  } else if ((rc = entry.run(choice, state->context)) != MPI_SUCCESS) {
     PMPI_Comm_call_errhandler(comm, rc);
   }
   if (runtime.profile) {
-    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, decision.rule_index,
+    const ProfileKey key{state->context.size(), static_cast<int>(collective), choice.id, decision.rule_index,
                          size_bucket(block_bytes)};
     runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
   }
   return rc;
 }
 
-// A template, not std::function: the pass-through path must not allocate.
-template <typename PassThrough>
-int allgatherv_entry(Runtime* runtime, Collective collective, const AllgathervCall& call, MPI_Comm comm,
-                     const PassThrough& pass_through) {
-  CommState* state = nullptr;
-  int p = 0;
-  if (!look_up_comm(*runtime, comm, state, p) || call.recvtype == MPI_DATATYPE_NULL ||
-      (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0))) {
-    return pass_through();
+// The CollectiveEntry of each collective.
+
+// MPI_Allgather and MPI_Allgatherv: the executor's block model, one AllgathervCall.
+struct AllgatherFamilyEntry {
+  AllgathervCall call;
+
+  bool arguments_usable(int p) const {
+    if (call.recvtype == MPI_DATATYPE_NULL ||
+        (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)))
+      return false;
+    return call.recvcounts ? counts_valid(call.recvcounts, p) && call.displs != nullptr : call.uniform_count >= 0;
   }
-  if ((call.recvcounts ? !counts_valid(call.recvcounts, p) : call.uniform_count < 0) ||
-      (call.recvcounts && call.displs == nullptr)) {
-    return pass_through();
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allgatherv(call, choice, context); }
+};
+
+struct AllgatherEntry : AllgatherFamilyEntry {
+  static constexpr Collective collective = Collective::allgather;
+  long long received_bytes(int p) const {
+    return static_cast<long long>(call.uniform_count) * p * type_size(call.recvtype);
   }
-  state = comm_state(*runtime, comm, state);
-  if (state == nullptr) return pass_through();
-  // Every rank holds the same counts, so every rank computes the same size and decision.
-  long long total_elements = 0;
-  if (call.recvcounts) {
-    for (int block = 0; block < p; ++block) total_elements += call.recvcounts[block];
-  } else {
-    total_elements = static_cast<long long>(call.uniform_count) * p;
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Allgather(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.uniform_count,
+                          call.recvtype, comm);
   }
-  const long long received_bytes = total_elements * type_size(call.recvtype);
-  const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return run_allgatherv(call, choice, context);
-  };
-  return run_decided(*runtime, comm, *state, collective, received_bytes / p, received_bytes, run, pass_through);
-}
+};
+
+struct AllgathervEntry : AllgatherFamilyEntry {
+  static constexpr Collective collective = Collective::allgatherv;
+  long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Allgatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
+                           call.recvtype, comm);
+  }
+};
+
+struct AlltoallvEntry {
+  static constexpr Collective collective = Collective::alltoallv;
+  AlltoallvCall call;
+
+  bool arguments_usable(int p) const {
+    const bool in_place = call.sendbuf == MPI_IN_PLACE;
+    if (call.recvtype == MPI_DATATYPE_NULL || (!in_place && call.sendtype == MPI_DATATYPE_NULL)) return false;
+    return counts_valid(call.recvcounts, p) && call.rdispls != nullptr &&
+           (in_place || (counts_valid(call.sendcounts, p) && call.sdispls != nullptr));
+  }
+  long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Alltoallv(call.sendbuf, call.sendcounts, call.sdispls, call.sendtype, call.recvbuf, call.recvcounts,
+                          call.rdispls, call.recvtype, comm);
+  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const {
+    return run_alltoallv(call, choice, context);
+  }
+};
 
 // The entry points below pass a call straight to the MPI library when nothing can route it to an
 // algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
 // in these out-of-line functions, so the fast path does not pay for their stack frames.
 [[gnu::noinline]] int allgather_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                      void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype};
-  return allgatherv_entry(runtime, Collective::allgather, call, comm, [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  });
+  return run_collective(*runtime, comm,
+                        AllgatherEntry{{{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype}}});
 }
 
 [[gnu::noinline]] int allgatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, const int recvcounts[], const int displs[],
                                       MPI_Datatype recvtype, MPI_Comm comm) {
-  const AllgathervCall call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype};
-  return allgatherv_entry(runtime, Collective::allgatherv, call, comm, [&] {
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  });
+  return run_collective(*runtime, comm,
+                        AllgathervEntry{{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype}}});
 }
 
 [[gnu::noinline]] int alltoallv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[],
                                      const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                      const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                                      MPI_Comm comm) {
-  const auto pass_through = [&] {
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  };
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  CommState* state = nullptr;
-  int p = 0;
-  if (!look_up_comm(*runtime, comm, state, p) || recvtype == MPI_DATATYPE_NULL ||
-      (!in_place && sendtype == MPI_DATATYPE_NULL))
-    return pass_through();
-  if (!counts_valid(recvcounts, p) || rdispls == nullptr ||
-      (!in_place && (!counts_valid(sendcounts, p) || sdispls == nullptr))) {
-    return pass_through();
-  }
-  state = comm_state(*runtime, comm, state);
-  if (state == nullptr) return pass_through();
-  long long received_elements = 0;
-  for (int peer = 0; peer < p; ++peer) received_elements += recvcounts[peer];
-  const long long received_bytes = received_elements * type_size(recvtype);
-  // Counts are rank-local, so a size-keyed decision needs a size every rank agrees on: the average
-  // block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on the
-  // shadow communicator (a latency-bound O(log p) step). Only paid when some Alltoallv rule tests
-  // block_bytes; otherwise the decision ignores the size, and the report buckets the call by this
-  // rank's own average received block.
-  long long block_bytes = received_bytes / p;
-  if (runtime->selector.alltoallv_needs_agreed_size()) {
-    long long total_bytes = received_bytes;
-    PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state->context.comm());
-    block_bytes = total_bytes / (static_cast<long long>(p) * p);
-  }
-  const AlltoallvCall call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  const auto run = [&](const AlgorithmChoice& choice, CommContext& context) {
-    return run_alltoallv(call, choice, context);
-  };
-  return run_decided(*runtime, comm, *state, Collective::alltoallv, block_bytes, received_bytes, run, pass_through);
+  return run_collective(*runtime, comm,
+                        AlltoallvEntry{{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                            recvtype}});
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error

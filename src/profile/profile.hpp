@@ -14,7 +14,7 @@ struct ProfileKey {
   int comm_size = 0;
   int collective = 0;  // Collective
   int choice_id = 0;   // AlgorithmChoice::id in the selector's table (same on every rank)
-  int rule_index = 0;  // index of the rule in the selector's table; -1 no rule matched, -2 forced
+  int rule_index = 0;  // Decision::rule_index: a rule's index, or Decision::no_rule / forced_rule
   int bucket = 0;      // -1 for 0 bytes, else floor(log2(block_bytes))
   bool operator==(const ProfileKey&) const = default;
 };

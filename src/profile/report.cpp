@@ -1,5 +1,7 @@
 #include "profile/report.hpp"
 
+#include "selector/selector.hpp"  // Decision::no_rule, forced_rule: what a key's rule_index can say
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -10,8 +12,8 @@ namespace collshim {
 namespace {
 
 std::string rule_name(int index, const ReportNames& names) {
-  if (index == -1) return "none matched";
-  if (index == -2) return "forced";
+  if (index == Decision::no_rule) return "none matched";
+  if (index == Decision::forced_rule) return "forced";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 

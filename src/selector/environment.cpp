@@ -4,15 +4,6 @@
 
 namespace collshim {
 
-const char* forcing_variable(Collective collective) {
-  switch (collective) {
-    case Collective::allgather: return "COLLSHIM_ALLGATHER";
-    case Collective::allgatherv: return "COLLSHIM_ALLGATHERV";
-    case Collective::alltoallv: return "COLLSHIM_ALLTOALLV";
-  }
-  return "?";
-}
-
 std::optional<LogLevel> parse_log_level(const std::string& text) {
   if (text == "off" || text.empty()) return LogLevel::off;
   if (text == "warn") return LogLevel::warn;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/collective.hpp"
 #include "selector/mapping.hpp"
 
 namespace collshim {
@@ -15,16 +15,13 @@ enum class LogLevel { off, warn, info, debug, trace };
 struct EnvironmentSettings {
   bool disabled = false;
   LogLevel log_level = LogLevel::off;
-  // Raw text of COLLSHIM_ALLGATHER, COLLSHIM_ALLGATHERV, COLLSHIM_ALLTOALLV, by Collective.
+  // Raw text of each collective's forcing variable (COLLSHIM_ALLGATHER, ...), by Collective.
   std::array<std::optional<std::string>, collective_count> forced;
   std::optional<std::string> config;             // COLLSHIM_CONFIG: rule files separated by ':'
   std::optional<TopologyOverride> topology;      // COLLSHIM_TOPOLOGY
   std::optional<std::string> report;             // COLLSHIM_REPORT
   std::vector<std::string> errors;  // each names the variable and its value
 };
-
-// Name of the forcing variable of a collective, e.g. "COLLSHIM_ALLGATHER".
-const char* forcing_variable(Collective collective);
 
 // `lookup` returns the value of a variable or nullptr (std::getenv in production, a map in tests).
 template <typename Lookup>

@@ -32,8 +32,8 @@ EnvironmentSettings read_environment(Lookup lookup) {
       settings.errors.push_back(std::string("COLLSHIM_TOPOLOGY=") + topology + ": " + parsed.error);
     }
   }
-  for (int c = 0; c < collective_count; ++c) {
-    if (const char* value = lookup(forcing_variable(static_cast<Collective>(c)))) settings.forced[c] = value;
+  for (const CollectiveInfo& info : collectives) {
+    if (const char* value = lookup(info.forcing_variable)) settings.forced[static_cast<int>(info.collective)] = value;
   }
   return settings;
 }

@@ -3,10 +3,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace collshim {
 
@@ -33,25 +35,223 @@ std::optional<long long> parse_byte_size(std::string_view text) {
 
 namespace {
 
-// Ranges over a domain that starts at `minimum` (1 for counts of processes or nodes, 0 for bytes).
-struct RangeKind {
-  bool sizes;  // values take B/KiB/MiB/GiB
-  long long minimum;
-};
-
-Range full_range(const RangeKind& kind) { return {kind.minimum, LLONG_MAX}; }
-
-bool covers(const std::optional<Range>& outer, const std::optional<Range>& inner, const RangeKind& kind) {
-  return outer.value_or(full_range(kind)).covers(inner.value_or(full_range(kind)));
+std::string describe(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a map";
+  return "nothing";
 }
 
-constexpr RangeKind count_kind{false, 1};
-constexpr RangeKind size_kind{true, 0};
+// The problems of one file, as file:line:column diagnostics.
+class Problems {
+ public:
+  Problems(std::string file, std::vector<RuleDiagnostic>& diagnostics)
+      : file_(std::move(file)), diagnostics_(diagnostics) {}
+  SourceLocation location(const YAML::Mark& mark) const { return {file_, mark.line + 1, mark.column + 1}; }
+  void error(const YAML::Mark& mark, std::string message) {
+    diagnostics_.push_back({location(mark), std::move(message), true});
+  }
+  std::size_t count() const { return diagnostics_.size(); }
+
+ private:
+  std::string file_;
+  std::vector<RuleDiagnostic>& diagnostics_;
+};
+
+std::string size_text(long long bytes) {
+  for (const auto& [unit, scale] : {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}}) {
+    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
+  }
+  return std::to_string(bytes);
+}
+
+// The kinds of condition. Each says how its value is parsed (reporting problems), tested against the
+// call's fact, explained when it fails, written back in rule-file syntax, and compared with another
+// rule's (covers: every fact the inner value accepts, the outer one accepts too).
+
+// Inclusive ranges ("a-b", "a-", "-b", "a") over a domain that starts at `minimum`.
+struct RangeCondition {
+  bool sizes;         // values take B/KiB/MiB/GiB
+  long long minimum;  // 1 for counts of processes or nodes, 0 for bytes
+
+  std::optional<Range> parse(const YAML::Node& node, std::string_view key, Problems& problems) const {
+    const std::string name(key);
+    const std::string expected = sizes ? "expected a-b, a-, -b or a, with sizes like 512, 512B, 4KiB, 1MiB, 2GiB"
+                                       : "expected a-b, a-, -b or a, with non-negative integers";
+    if (!node.IsScalar()) {
+      problems.error(node.Mark(), "bad range for " + name + ": got " + describe(node) + ", " + expected);
+      return std::nullopt;
+    }
+    const std::string text = node.Scalar();
+    const auto dash = text.find('-');
+    const std::string low_text = dash == std::string::npos ? text : text.substr(0, dash);
+    const std::string high_text = dash == std::string::npos ? text : text.substr(dash + 1);
+    auto parse_end = [&](const std::string& end, long long fallback) -> std::optional<long long> {
+      if (end.empty()) return dash == std::string::npos ? std::nullopt : std::optional<long long>(fallback);
+      if (sizes) return parse_byte_size(end);
+      long long value = 0;
+      const auto [stop, problem] = std::from_chars(end.data(), end.data() + end.size(), value);
+      if (problem != std::errc{} || stop != end.data() + end.size() || value < 0) return std::nullopt;
+      return value;
+    };
+    const auto low = parse_end(low_text, minimum);
+    const auto high = parse_end(high_text, LLONG_MAX);
+    if (!low || !high || (low_text.empty() && high_text.empty())) {
+      problems.error(node.Mark(), "bad range '" + text + "' for " + name + ", " + expected);
+      return std::nullopt;
+    }
+    if (*high < minimum) {
+      problems.error(node.Mark(), "impossible range '" + text + "' for " + name + ": values start at " +
+                                      std::to_string(minimum));
+      return std::nullopt;
+    }
+    if (*low > *high) {
+      problems.error(node.Mark(),
+                     "impossible range '" + text + "' for " + name + ": the low end is above the high end");
+      return std::nullopt;
+    }
+    return Range{*low, *high};
+  }
+  bool matches(const Range& range, long long fact) const { return range.contains(fact); }
+  std::string mismatch(std::string_view key, const Range& range, long long fact) const {
+    return std::string(key) + " " + std::to_string(fact) + " is outside " + text(range);
+  }
+  std::string text(const Range& range) const {
+    auto end = [&](long long v) { return sizes ? size_text(v) : std::to_string(v); };
+    if (range.low == range.high) return end(range.low);
+    const std::string low = range.low == minimum ? "" : end(range.low);
+    const std::string high = range.high == LLONG_MAX ? "" : end(range.high);
+    return low + "-" + high;
+  }
+  bool covers(const Range& outer, const Range& inner) const { return outer.covers(inner); }
+  bool covers_everything(const Range& range) const { return range.covers({minimum, LLONG_MAX}); }
+};
+
+// A mapping class or a list of them, matching any of them.
+struct MappingCondition {
+  static constexpr std::array every_class{MappingClass::single_node, MappingClass::sequential, MappingClass::cyclic,
+                                          MappingClass::irregular};
+
+  std::optional<std::vector<MappingClass>> parse(const YAML::Node& node, std::string_view, Problems& problems) const {
+    const std::string expected = "expected single_node, sequential, cyclic or irregular (or a list of them)";
+    std::vector<YAML::Node> items;
+    if (node.IsSequence()) {
+      for (const YAML::Node& item : node) items.push_back(item);
+    } else {
+      items.push_back(node);
+    }
+    std::vector<MappingClass> classes;
+    for (const YAML::Node& item : items) {
+      const auto parsed = item.IsScalar() ? parse_mapping(item.Scalar()) : std::nullopt;
+      if (!parsed) {
+        problems.error(item.Mark(), "unknown mapping '" + describe(item) + "', " + expected);
+        return std::nullopt;
+      }
+      classes.push_back(*parsed);
+    }
+    if (classes.empty()) {
+      problems.error(node.Mark(), "empty mapping list, " + expected);
+      return std::nullopt;
+    }
+    return classes;
+  }
+  bool matches(const std::vector<MappingClass>& any_of, MappingClass fact) const {
+    return std::find(any_of.begin(), any_of.end(), fact) != any_of.end();
+  }
+  std::string mismatch(std::string_view key, const std::vector<MappingClass>& any_of, MappingClass fact) const {
+    return std::string(key) + " " + std::string(mapping_name(fact)) + " is not " + text(any_of);
+  }
+  std::string text(const std::vector<MappingClass>& any_of) const {
+    if (any_of.size() == 1) return std::string(mapping_name(any_of[0]));
+    std::string text = "[";
+    for (std::size_t i = 0; i < any_of.size(); ++i) text += (i ? ", " : "") + std::string(mapping_name(any_of[i]));
+    return text + "]";
+  }
+  bool covers(const std::vector<MappingClass>& outer, const std::vector<MappingClass>& inner) const {
+    return std::all_of(inner.begin(), inner.end(), [&](MappingClass m) { return matches(outer, m); });
+  }
+  bool covers_everything(const std::vector<MappingClass>& any_of) const {
+    return covers(any_of, {every_class.begin(), every_class.end()});
+  }
+};
+
+// true/yes or false/no.
+struct FlagCondition {
+  std::optional<bool> parse(const YAML::Node& node, std::string_view key, Problems& problems) const {
+    const std::string text = node.IsScalar() ? node.Scalar() : "";
+    if (text == "true" || text == "yes") return true;
+    if (text == "false" || text == "no") return false;
+    problems.error(node.Mark(), "bad value '" + describe(node) + "' for " + std::string(key) + ", expected true or false");
+    return std::nullopt;
+  }
+  bool matches(bool value, bool fact) const { return value == fact; }
+  std::string mismatch(std::string_view key, bool, bool fact) const { return std::string(key) + " is " + text(fact); }
+  std::string text(bool value) const { return value ? "true" : "false"; }
+  bool covers(bool outer, bool inner) const { return outer == inner; }
+  bool covers_everything(bool) const { return false; }
+};
+
+// One condition a rule can test: its YAML key, where a rule keeps its value, the call fact it tests,
+// and its kind. Absent from a rule, a condition matches every call.
+template <typename Kind, typename Value, typename Fact>
+struct Condition {
+  std::string_view key;
+  std::optional<Value> RuleConditions::*value;
+  Fact CallFacts::*fact;
+  Kind kind;
+
+  void parse(const YAML::Node& node, RuleConditions& when, Problems& problems) const {
+    when.*value = kind.parse(node, key, problems);
+  }
+  bool matches(const RuleConditions& when, const CallFacts& facts) const {
+    return !(when.*value) || kind.matches(*(when.*value), facts.*fact);
+  }
+  std::string mismatch(const RuleConditions& when, const CallFacts& facts) const {
+    return matches(when, facts) ? std::string() : kind.mismatch(key, *(when.*value), facts.*fact);
+  }
+  void append_text(const RuleConditions& when, std::vector<std::string>& parts) const {
+    if (when.*value) parts.push_back(std::string(key) + ": " + kind.text(*(when.*value)));
+  }
+  bool covers(const RuleConditions& outer, const RuleConditions& inner) const {
+    const std::optional<Value>& o = outer.*value;
+    const std::optional<Value>& i = inner.*value;
+    if (!o) return true;
+    return i ? kind.covers(*o, *i) : kind.covers_everything(*o);
+  }
+};
+
+constexpr RangeCondition count_ranges{false, 1};  // processes, nodes
+constexpr RangeCondition size_ranges{true, 0};    // bytes
+
+// Every condition, in the order messages and RuleConditions::text() list them. A new condition is its
+// fact in CallFacts, its value in RuleConditions and one line here.
+constexpr std::tuple conditions{
+    Condition{"procs", &RuleConditions::procs, &CallFacts::procs, count_ranges},
+    Condition{"block_bytes", &RuleConditions::block_bytes, &CallFacts::block_bytes, size_ranges},
+    Condition{"mapping", &RuleConditions::mapping, &CallFacts::mapping, MappingCondition{}},
+    Condition{"nodes", &RuleConditions::nodes, &CallFacts::nodes, count_ranges},
+    Condition{"ppn", &RuleConditions::ppn, &CallFacts::ppn, count_ranges},
+    Condition{"oversubscribed", &RuleConditions::oversubscribed, &CallFacts::oversubscribed, FlagCondition{}},
+};
+
+// Calls `visit` with each condition, in order; stops at the first for which it returns false.
+template <typename Visit>
+bool all_conditions(Visit visit) {
+  return std::apply([&](const auto&... condition) { return (visit(condition) && ...); }, conditions);
+}
+
+std::string condition_keys() {
+  std::vector<std::string_view> keys;
+  all_conditions([&](const auto& condition) {
+    keys.push_back(condition.key);
+    return true;
+  });
+  return alternatives_text(keys);
+}
 
 class FileParser {
  public:
-  FileParser(std::string file, std::vector<RuleDiagnostic>& diagnostics)
-      : file_(std::move(file)), diagnostics_(diagnostics) {}
+  FileParser(std::string file, std::vector<RuleDiagnostic>& diagnostics) : problems_(std::move(file), diagnostics) {}
 
   std::vector<Rule> parse(const std::string& text) {
     YAML::Node root;
@@ -96,17 +296,7 @@ class FileParser {
   }
 
  private:
-  SourceLocation location(const YAML::Mark& mark) const { return {file_, mark.line + 1, mark.column + 1}; }
-  void error(const YAML::Mark& mark, std::string message) {
-    diagnostics_.push_back({location(mark), std::move(message), true});
-  }
-
-  static std::string describe(const YAML::Node& node) {
-    if (node.IsScalar()) return node.Scalar();
-    if (node.IsSequence()) return "a list";
-    if (node.IsMap()) return "a map";
-    return "nothing";
-  }
+  void error(const YAML::Mark& mark, std::string message) { problems_.error(mark, std::move(message)); }
 
   struct Entry {
     std::string key;
@@ -128,90 +318,21 @@ class FileParser {
     return entries;
   }
 
-  std::optional<Range> parse_range(const YAML::Node& node, const std::string& name, const RangeKind& kind) {
-    const std::string expected = kind.sizes ? "expected a-b, a-, -b or a, with sizes like 512, 512B, 4KiB, 1MiB, 2GiB"
-                                            : "expected a-b, a-, -b or a, with non-negative integers";
-    if (!node.IsScalar()) {
-      error(node.Mark(), "bad range for " + name + ": got " + describe(node) + ", " + expected);
-      return std::nullopt;
-    }
-    const std::string text = node.Scalar();
-    const auto dash = text.find('-');
-    const std::string low_text = dash == std::string::npos ? text : text.substr(0, dash);
-    const std::string high_text = dash == std::string::npos ? text : text.substr(dash + 1);
-    auto parse_end = [&](const std::string& end, long long fallback) -> std::optional<long long> {
-      if (end.empty()) return dash == std::string::npos ? std::nullopt : std::optional<long long>(fallback);
-      if (kind.sizes) return parse_byte_size(end);
-      long long value = 0;
-      const auto [stop, problem] = std::from_chars(end.data(), end.data() + end.size(), value);
-      if (problem != std::errc{} || stop != end.data() + end.size() || value < 0) return std::nullopt;
-      return value;
-    };
-    const auto low = parse_end(low_text, kind.minimum);
-    const auto high = parse_end(high_text, LLONG_MAX);
-    if (!low || !high || (low_text.empty() && high_text.empty())) {
-      error(node.Mark(), "bad range '" + text + "' for " + name + ", " + expected);
-      return std::nullopt;
-    }
-    if (*high < kind.minimum) {
-      error(node.Mark(), "impossible range '" + text + "' for " + name + ": values start at " +
-                             std::to_string(kind.minimum));
-      return std::nullopt;
-    }
-    if (*low > *high) {
-      error(node.Mark(), "impossible range '" + text + "' for " + name + ": the low end is above the high end");
-      return std::nullopt;
-    }
-    return Range{*low, *high};
-  }
-
-  std::optional<std::vector<MappingClass>> parse_mapping_condition(const YAML::Node& node) {
-    const std::string expected = "expected single_node, sequential, cyclic or irregular (or a list of them)";
-    std::vector<YAML::Node> items;
-    if (node.IsSequence()) {
-      for (const YAML::Node& item : node) items.push_back(item);
-    } else {
-      items.push_back(node);
-    }
-    std::vector<MappingClass> classes;
-    for (const YAML::Node& item : items) {
-      const auto parsed = item.IsScalar() ? parse_mapping(item.Scalar()) : std::nullopt;
-      if (!parsed) {
-        error(item.Mark(), "unknown mapping '" + describe(item) + "', " + expected);
-        return std::nullopt;
-      }
-      classes.push_back(*parsed);
-    }
-    if (classes.empty()) {
-      error(node.Mark(), "empty mapping list, " + expected);
-      return std::nullopt;
-    }
-    return classes;
-  }
-
   bool parse_when(const YAML::Node& node, RuleConditions& when) {
     if (!node.IsMap()) {
       error(node.Mark(), "'when' must be a map of conditions, got " + describe(node));
       return false;
     }
-    const std::size_t before = diagnostics_.size();
+    const std::size_t before = problems_.count();
     for (const auto& [key, key_mark, value] : unique_keys(node, "'when'")) {
-      if (key == "procs") when.procs = parse_range(value, key, count_kind);
-      else if (key == "nodes") when.nodes = parse_range(value, key, count_kind);
-      else if (key == "ppn") when.ppn = parse_range(value, key, count_kind);
-      else if (key == "block_bytes") when.block_bytes = parse_range(value, key, size_kind);
-      else if (key == "mapping") when.mapping = parse_mapping_condition(value);
-      else if (key == "oversubscribed") {
-        const std::string text = value.IsScalar() ? value.Scalar() : "";
-        if (text == "true" || text == "yes") when.oversubscribed = true;
-        else if (text == "false" || text == "no") when.oversubscribed = false;
-        else error(value.Mark(), "bad value '" + describe(value) + "' for oversubscribed, expected true or false");
-      } else {
-        error(key_mark, "unknown condition '" + key +
-                                 "', expected procs, block_bytes, mapping, nodes, ppn or oversubscribed");
-      }
+      const bool unknown = all_conditions([&](const auto& condition) {
+        if (condition.key != key) return true;
+        condition.parse(value, when, problems_);
+        return false;
+      });
+      if (unknown) error(key_mark, "unknown condition '" + key + "', expected " + condition_keys());
     }
-    return diagnostics_.size() == before;
+    return problems_.count() == before;
   }
 
   std::optional<AlgorithmChoice> parse_use(const YAML::Node& node, Collective collective) {
@@ -250,18 +371,15 @@ class FileParser {
       error(node.Mark(), "a rule must be a map with 'collective', optional 'when' and 'use', got " + describe(node));
       return std::nullopt;
     }
-    const std::size_t before = diagnostics_.size();
+    const std::size_t before = problems_.count();
     std::optional<Collective> collective;
     // std::optional, not default-constructed nodes: assigning to those aliases yaml-cpp's nodes.
     std::optional<YAML::Node> when_node, use_node;
     for (const auto& [key, key_mark, value] : unique_keys(node, "a rule")) {
       if (key == "collective") {
-        for (int c = 0; c < collective_count; ++c) {
-          if (value.IsScalar() && value.Scalar() == collective_name(static_cast<Collective>(c)))
-            collective = static_cast<Collective>(c);
-        }
+        if (value.IsScalar()) collective = find_collective(value.Scalar());
         if (!collective)
-          error(value.Mark(), "unknown collective '" + describe(value) + "', expected allgather, allgatherv or alltoallv");
+          error(value.Mark(), "unknown collective '" + describe(value) + "', expected " + collective_names());
       } else if (key == "when") {
         when_node.emplace(value);
       } else if (key == "use") {
@@ -270,101 +388,49 @@ class FileParser {
         error(key_mark, "unknown key '" + key + "' in rule, expected collective, when or use");
       }
     }
-    if (!collective && diagnostics_.size() == before)
-      error(node.Mark(), "rule has no 'collective', expected allgather, allgatherv or alltoallv");
+    if (!collective && problems_.count() == before)
+      error(node.Mark(), "rule has no 'collective', expected " + collective_names());
     if (!use_node) error(node.Mark(), "rule has no 'use', expected an algorithm name or map");
     if (!collective || !use_node) return std::nullopt;
-    Rule rule{*collective, {}, {}, location(node.Mark())};
+    Rule rule{*collective, {}, {}, problems_.location(node.Mark())};
     if (when_node && !parse_when(*when_node, rule.when)) return std::nullopt;
     auto choice = parse_use(*use_node, *collective);
-    if (!choice || diagnostics_.size() != before) return std::nullopt;
+    if (!choice || problems_.count() != before) return std::nullopt;
     rule.use = std::move(*choice);
     return rule;
   }
 
-  std::string file_;
-  std::vector<RuleDiagnostic>& diagnostics_;
+  Problems problems_;
 };
 
 }  // namespace
 
 bool RuleConditions::matches(const CallFacts& facts) const {
-  if (procs && !procs->contains(facts.procs)) return false;
-  if (block_bytes && !block_bytes->contains(facts.block_bytes)) return false;
-  if (nodes && !nodes->contains(facts.nodes)) return false;
-  if (ppn && !ppn->contains(facts.ppn)) return false;
-  if (oversubscribed && *oversubscribed != facts.oversubscribed) return false;
-  if (mapping && std::find(mapping->begin(), mapping->end(), facts.mapping) == mapping->end()) return false;
-  return true;
+  return all_conditions([&](const auto& condition) { return condition.matches(*this, facts); });
 }
-
-namespace {
-
-std::string size_text(long long bytes) {
-  for (const auto& [unit, scale] : {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}}) {
-    if (bytes >= scale && bytes % scale == 0) return std::to_string(bytes / scale) + unit;
-  }
-  return std::to_string(bytes);
-}
-
-std::string range_text(const Range& range, const RangeKind& kind) {
-  auto end = [&](long long v) { return kind.sizes ? size_text(v) : std::to_string(v); };
-  if (range.low == range.high) return end(range.low);
-  const std::string low = range.low == kind.minimum ? "" : end(range.low);
-  const std::string high = range.high == LLONG_MAX ? "" : end(range.high);
-  return low + "-" + high;
-}
-
-std::string mapping_list_text(const std::vector<MappingClass>& mapping) {
-  if (mapping.size() == 1) return std::string(mapping_name(mapping[0]));
-  std::string text = "[";
-  for (std::size_t i = 0; i < mapping.size(); ++i) text += (i ? ", " : "") + std::string(mapping_name(mapping[i]));
-  return text + "]";
-}
-
-}  // namespace
 
 std::string RuleConditions::mismatch(const CallFacts& facts) const {
-  auto outside = [](const char* name, long long value, const Range& range, const RangeKind& kind) {
-    return std::string(name) + " " + std::to_string(value) + " is outside " + range_text(range, kind);
-  };
-  if (procs && !procs->contains(facts.procs)) return outside("procs", facts.procs, *procs, count_kind);
-  if (block_bytes && !block_bytes->contains(facts.block_bytes))
-    return outside("block_bytes", facts.block_bytes, *block_bytes, size_kind);
-  if (nodes && !nodes->contains(facts.nodes)) return outside("nodes", facts.nodes, *nodes, count_kind);
-  if (ppn && !ppn->contains(facts.ppn)) return outside("ppn", facts.ppn, *ppn, count_kind);
-  if (oversubscribed && *oversubscribed != facts.oversubscribed)
-    return std::string("oversubscribed is ") + (facts.oversubscribed ? "true" : "false");
-  if (mapping && std::find(mapping->begin(), mapping->end(), facts.mapping) == mapping->end())
-    return "mapping " + std::string(mapping_name(facts.mapping)) + " is not " + mapping_list_text(*mapping);
-  return {};
+  std::string why_not;
+  all_conditions([&](const auto& condition) {
+    why_not = condition.mismatch(*this, facts);
+    return why_not.empty();
+  });
+  return why_not;
 }
 
 std::string RuleConditions::text() const {
   std::vector<std::string> parts;
-  if (procs) parts.push_back("procs: " + range_text(*procs, count_kind));
-  if (block_bytes) parts.push_back("block_bytes: " + range_text(*block_bytes, size_kind));
-  if (mapping) parts.push_back("mapping: " + mapping_list_text(*mapping));
-  if (nodes) parts.push_back("nodes: " + range_text(*nodes, count_kind));
-  if (ppn) parts.push_back("ppn: " + range_text(*ppn, count_kind));
-  if (oversubscribed) parts.push_back(std::string("oversubscribed: ") + (*oversubscribed ? "true" : "false"));
+  all_conditions([&](const auto& condition) {
+    condition.append_text(*this, parts);
+    return true;
+  });
   std::string text = "{";
   for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : " ") + parts[i];
   return text + (parts.empty() ? "}" : " }");
 }
 
 bool RuleConditions::covers(const RuleConditions& other) const {
-  if (!collshim::covers(procs, other.procs, count_kind) || !collshim::covers(nodes, other.nodes, count_kind) ||
-      !collshim::covers(ppn, other.ppn, count_kind) || !collshim::covers(block_bytes, other.block_bytes, size_kind))
-    return false;
-  if (oversubscribed && (!other.oversubscribed || *other.oversubscribed != *oversubscribed)) return false;
-  if (mapping) {
-    if (!other.mapping) return mapping->size() == 4;
-    for (MappingClass m : *other.mapping) {
-      if (std::find(mapping->begin(), mapping->end(), m) == mapping->end()) return false;
-    }
-  }
-  return true;
+  return all_conditions([&](const auto& condition) { return condition.covers(*this, other); });
 }
 
 void RuleTable::add_file_text(const std::string& text, const std::string& file,
@@ -396,13 +462,6 @@ void RuleTable::check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const {
       }
     }
   }
-}
-
-const Rule* RuleTable::match(const CallFacts& facts) const {
-  for (const Rule& rule : rules_) {
-    if (rule.collective == facts.collective && rule.when.matches(facts)) return &rule;
-  }
-  return nullptr;
 }
 
 bool RuleTable::tests_block_bytes(Collective collective) const {

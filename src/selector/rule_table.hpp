@@ -41,6 +41,8 @@ struct CallFacts {
   bool oversubscribed = false;
 };
 
+// A rule's conditions; each absent one matches every call. How each is parsed, tested and written is
+// declared once, in rule_table.cpp's `conditions`.
 struct RuleConditions {
   std::optional<Range> procs, block_bytes, nodes, ppn;
   std::optional<std::vector<MappingClass>> mapping;  // any of these
@@ -80,7 +82,6 @@ class RuleTable {
   const std::vector<Rule>& rules() const { return rules_; }
   // Warns about every rule that an earlier-tried rule of the same collective always pre-empts.
   void check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const;
-  const Rule* match(const CallFacts& facts) const;
   // True when some rule of `collective` tests block_bytes (Alltoallv then needs an agreed size).
   bool tests_block_bytes(Collective collective) const;
   bool empty() const { return rules_.empty(); }

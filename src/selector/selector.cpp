@@ -46,26 +46,28 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
     rule_choice_.push_back(intern(rule.use));
     rule_reason_.push_back("rule at " + rule.where.text());
   }
-  for (int c = 0; c < collective_count; ++c) {
-    const auto collective = static_cast<Collective>(c);
+  for (const CollectiveInfo& info : collectives) {
+    const int c = static_cast<int>(info.collective);
     always_native_[c] = true;
     for (std::size_t i = 0; i < rules_.rules().size(); ++i) {
-      if (rules_.rules()[i].collective == collective && !rule_choice_[i]->algorithm->passes_through)
+      if (rules_.rules()[i].collective == info.collective && !rule_choice_[i]->algorithm->passes_through)
         always_native_[c] = false;
     }
-    if (!settings.forced[c]) continue;
-    SpecParseResult parsed = parse_algorithm_spec(*settings.forced[c], collective);
-    if (!parsed.choice) {
-      diagnostics.push_back(
-          {{std::string(forcing_variable(collective)) + "=" + *settings.forced[c], 0, 0}, parsed.error, true});
-      continue;
+    if (settings.forced[c]) {
+      SpecParseResult parsed = parse_algorithm_spec(*settings.forced[c], info.collective);
+      if (parsed.choice) {
+        forced_[c] = intern(*parsed.choice);
+        forced_reason_[c] = std::string("forced by ") + info.forcing_variable;
+        always_native_[c] = forced_[c]->algorithm->passes_through;
+      } else {
+        diagnostics.push_back(
+            {{std::string(info.forcing_variable) + "=" + *settings.forced[c], 0, 0}, parsed.error, true});
+      }
     }
-    forced_[c] = intern(*parsed.choice);
-    forced_reason_[c] = std::string("forced by ") + forcing_variable(collective);
-    always_native_[c] = forced_[c]->algorithm->passes_through;
+    // A forced choice ignores the size, so there is nothing to agree on.
+    needs_agreed_size_[c] =
+        info.size_agreement != SizeAgreement::global && !forced_[c] && rules_.tests_block_bytes(info.collective);
   }
-  alltoallv_needs_agreed_size_ = !forced_[static_cast<int>(Collective::alltoallv)] &&
-                                 rules_.tests_block_bytes(Collective::alltoallv);
 }
 
 const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
@@ -86,7 +88,7 @@ const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
   return interned;
 }
 
-Decision Selector::decide(const CallFacts& facts) const {
+Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried) const {
   Decision decision;
   const int c = static_cast<int>(facts.collective);
   // One process has nothing to exchange: every algorithm is a local copy, so the MPI library does it
@@ -98,7 +100,10 @@ Decision Selector::decide(const CallFacts& facts) const {
     decision = {native_, native_, "no rule matches", Decision::no_rule};
     const auto& rules = rules_.rules();
     for (std::size_t i = 0; i < rules.size(); ++i) {
-      if (rules[i].collective == facts.collective && rules[i].when.matches(facts)) {
+      if (rules[i].collective != facts.collective) continue;
+      const bool matched = rules[i].when.matches(facts);
+      if (on_rule_tried) on_rule_tried(rules[i], matched);
+      if (matched) {
         decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), static_cast<int>(i)};
         break;
       }

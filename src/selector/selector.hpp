@@ -1,9 +1,11 @@
 #pragma once
 // Decides which algorithm runs a call: a forcing variable beats every rule; otherwise the first
-// matching rule of the rule tables; otherwise `native`. Every input of a decision is known
-// identically on all ranks of the call (Alltoallv sizes are agreed first; see entry_points.cpp).
+// matching rule of the rule tables; otherwise `native`; an ineligible choice runs its algorithm's
+// fallback. Every input of a decision is known identically on all ranks of the call (rank-local
+// sizes are agreed first; see entry_points.cpp).
 #include <array>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,14 +32,24 @@ class Selector {
   Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
   // For tests and tools: an explicit rule table instead of COLLSHIM_CONFIG.
   Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics);
+  // Decisions point into the selector's tables: it stays where it was made.
+  Selector(const Selector&) = delete;
+  Selector& operator=(const Selector&) = delete;
 
-  Decision decide(const CallFacts& facts) const;
+  // Called with each rule of the call's collective that a decision tries, in order, and whether it
+  // matched (the last one tried, if any matched); for explanations (collshim-config explain).
+  using RuleTried = std::function<void(const Rule& rule, bool matched)>;
+  // The one decision procedure: the entry points, collshim-config explain and the tests all call it.
+  // Allocates nothing without `on_rule_tried`.
+  Decision decide(const CallFacts& facts, const RuleTried& on_rule_tried = nullptr) const;
 
   // True when nothing can ever choose an algorithm other than native for `collective`: calls then
   // pass through without touching per-communicator state.
   bool always_native(Collective collective) const { return always_native_[static_cast<int>(collective)]; }
-  // True when an Alltoallv decision depends on the size, which ranks must then agree on.
-  bool alltoallv_needs_agreed_size() const { return alltoallv_needs_agreed_size_; }
+  // True when a decision for `collective` depends on a size that is not the same on every rank
+  // (SizeAgreement other than global) and some rule of it tests block_bytes: the ranks must agree on
+  // the size first.
+  bool needs_agreed_size(Collective collective) const { return needs_agreed_size_[static_cast<int>(collective)]; }
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const RuleTable& rules() const { return rules_; }
@@ -57,7 +69,7 @@ class Selector {
   std::array<const AlgorithmChoice*, collective_count> forced_{};
   std::array<std::string, collective_count> forced_reason_;
   std::array<bool, collective_count> always_native_{};
-  bool alltoallv_needs_agreed_size_ = false;
+  std::array<bool, collective_count> needs_agreed_size_{};
   const AlgorithmChoice* native_ = nullptr;
 };
 

@@ -62,23 +62,21 @@ TEST(RuleTable, RangesMatchAtTheirBoundaries) {
   RuleTable table;
   ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 4-8, block_bytes: 1KiB-2KiB }, use: ring }\n",
                        &table).empty());
+  const RuleConditions& when = table.rules()[0].when;
   CallFacts f{Collective::allgather, 4, 1024, MappingClass::sequential, 1, 4, false};
-  EXPECT_TRUE(table.match(f));
+  EXPECT_TRUE(when.matches(f));
   f.procs = 8;
   f.block_bytes = 2048;
-  EXPECT_TRUE(table.match(f));
+  EXPECT_TRUE(when.matches(f));
   f.procs = 3;
-  EXPECT_FALSE(table.match(f));
+  EXPECT_FALSE(when.matches(f));
   f.procs = 9;
-  EXPECT_FALSE(table.match(f));
+  EXPECT_FALSE(when.matches(f));
   f.procs = 8;
   f.block_bytes = 1023;
-  EXPECT_FALSE(table.match(f));
+  EXPECT_FALSE(when.matches(f));
   f.block_bytes = 2049;
-  EXPECT_FALSE(table.match(f));
-  f.block_bytes = 1500;
-  f.collective = Collective::allgatherv;
-  EXPECT_FALSE(table.match(f));
+  EXPECT_FALSE(when.matches(f));
 }
 
 TEST(RuleTable, SizesAndSingleValues) {
@@ -94,6 +92,30 @@ TEST(RuleTable, SizesAndSingleValues) {
   ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 6 }, use: ring }\n", &table).empty());
   EXPECT_EQ(table.rules()[0].when.procs->low, 6);
   EXPECT_EQ(table.rules()[0].when.procs->high, 6);
+}
+
+TEST(RuleTable, AcceptsEveryCollectiveOfTheTable) {
+  for (const CollectiveInfo& info : collectives) {
+    RuleTable table;
+    const auto found = problems(head + "  - { collective: " + std::string(info.name) + ", use: native }\n", &table);
+    ASSERT_TRUE(found.empty()) << found[0].text();
+    ASSERT_EQ(table.rules().size(), 1u);
+    EXPECT_EQ(table.rules()[0].collective, info.collective);
+  }
+  expect_error(head + "  - { use: native }\n", 3, 5, "rule has no 'collective', expected " + collective_names());
+}
+
+// text() writes the conditions in rule-file syntax: parsed again, they are the same conditions.
+TEST(RuleTable, ConditionTextParsesBack) {
+  for (const std::string when : {"{}", "{ procs: 4-8 }", "{ block_bytes: -1KiB, nodes: 2- }",
+                                 "{ procs: 6, block_bytes: 512-2MiB, mapping: [cyclic, irregular], nodes: 2-3, ppn: -4, "
+                                 "oversubscribed: true }",
+                                 "{ mapping: sequential, oversubscribed: false }"}) {
+    RuleTable table;
+    const auto found = problems(head + "  - { collective: allgather, when: " + when + ", use: ring }\n", &table);
+    ASSERT_TRUE(found.empty()) << when << ": " << found[0].text();
+    EXPECT_EQ(table.rules()[0].when.text(), when);
+  }
 }
 
 TEST(RuleTable, MalformedYaml) { expect_error(head + "  - collective: [allgather\n", 4, 1, "malformed YAML"); }

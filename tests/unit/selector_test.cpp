@@ -42,6 +42,14 @@ TEST(Environment, ReadsLogLevels) {
   EXPECT_EQ(environment({{"COLLSHIM_LOG", "warn"}}).log_level, LogLevel::warn);
 }
 
+TEST(Environment, ReadsTheForcingVariableOfEveryCollective) {
+  for (const CollectiveInfo& info : collectives) {
+    const auto settings = environment({{info.forcing_variable, "native"}});
+    for (int c = 0; c < collective_count; ++c)
+      EXPECT_EQ(settings.forced[c].has_value(), c == static_cast<int>(info.collective)) << info.forcing_variable;
+  }
+}
+
 // Selector over an explicit rule table (text), so tests never depend on the shipped defaults.
 struct Built {
   std::vector<RuleDiagnostic> diagnostics;
@@ -127,7 +135,7 @@ TEST(Selector, FirstMatchingRuleWinsAndNoMatchMeansNative) {
   const Decision d = b.selector->decide(facts(Collective::alltoallv, 4));
   EXPECT_EQ(d.rule_index, 2);
   EXPECT_STREQ(d.reason, "rule at f0.yaml:9:5");
-  EXPECT_FALSE(b.selector->alltoallv_needs_agreed_size());
+  EXPECT_FALSE(b.selector->needs_agreed_size(Collective::alltoallv));
 }
 
 TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
@@ -148,11 +156,105 @@ TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
 
 TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
   const auto b = build({}, {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
-  EXPECT_TRUE(b.selector->alltoallv_needs_agreed_size());
+  EXPECT_TRUE(b.selector->needs_agreed_size(Collective::alltoallv));
   EXPECT_FALSE(b.selector->always_native(Collective::alltoallv));
   const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
                             {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
-  EXPECT_FALSE(forced.selector->alltoallv_needs_agreed_size());
+  EXPECT_FALSE(forced.selector->needs_agreed_size(Collective::alltoallv));
+}
+
+TEST(Selector, OnlyRankLocalSizesNeedAgreement) {
+  const auto b = build({}, {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -64 }, use: ring }\n"
+                            "  - { collective: allgatherv, when: { block_bytes: -64 }, use: ring }\n"});
+  for (const CollectiveInfo& info : collectives) EXPECT_FALSE(b.selector->needs_agreed_size(info.collective));
+}
+
+TEST(Selector, ForcedReasonNamesTheCollectivesVariable) {
+  for (const CollectiveInfo& info : collectives) {
+    const auto b = build({{info.forcing_variable, "native"}});
+    const Decision d = b.selector->decide(facts(info.collective, 4));
+    EXPECT_EQ(d.rule_index, Decision::forced_rule);
+    EXPECT_EQ(std::string(d.reason), std::string("forced by ") + info.forcing_variable);
+  }
+}
+
+// The one decision procedure: forced, else the first matching rule, else native; then eligibility.
+const char* rules_for_decide = R"(version: 1
+rules:
+  - collective: allgather
+    when: { procs: 9- }
+    use: bruck
+  - collective: allgather
+    when: { procs: 4- }
+    use: recursive_doubling
+  - collective: allgather
+    when: { procs: 2- }
+    use: sparbit
+  - collective: alltoallv
+    use: pairwise
+)";
+
+TEST(Decide, ForcedBeatsEveryRule) {
+  const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}}, {rules_for_decide});
+  ASSERT_TRUE(b.diagnostics.empty()) << b.diagnostics[0].text();
+  int tried = 0;
+  const Decision d = b.selector->decide(facts(Collective::allgather, 16), [&](const Rule&, bool) { ++tried; });
+  EXPECT_EQ(d.choice->algorithm->name, "ring");
+  EXPECT_EQ(d.requested, d.choice);
+  EXPECT_EQ(d.rule_index, Decision::forced_rule);
+  EXPECT_EQ(tried, 0);
+}
+
+TEST(Decide, FirstMatchingRuleWins) {
+  const auto b = build({}, {rules_for_decide});
+  const Decision d = b.selector->decide(facts(Collective::allgather, 16));
+  EXPECT_EQ(d.rule_index, 0);
+  EXPECT_EQ(d.choice->algorithm->name, "bruck");
+  EXPECT_EQ(b.selector->decide(facts(Collective::allgather, 2)).rule_index, 2);
+  EXPECT_EQ(b.selector->decide(facts(Collective::alltoallv, 2)).rule_index, 3);
+}
+
+TEST(Decide, IneligibleChoiceFallsBack) {
+  const auto b = build({}, {rules_for_decide});
+  const Decision eligible = b.selector->decide(facts(Collective::allgather, 8));
+  EXPECT_EQ(eligible.rule_index, 1);
+  EXPECT_EQ(eligible.choice, eligible.requested);
+  EXPECT_EQ(eligible.choice->algorithm->name, "recursive_doubling");
+  const Decision fallen_back = b.selector->decide(facts(Collective::allgather, 6));
+  EXPECT_EQ(fallen_back.rule_index, 1);
+  EXPECT_EQ(fallen_back.requested->algorithm->name, "recursive_doubling");
+  EXPECT_EQ(fallen_back.choice->algorithm->name, "bruck");
+  EXPECT_STREQ(fallen_back.reason, "rule at f0.yaml:6:5");
+}
+
+// What collshim-config explain prints is what the entry points run: the rules it reports as tried
+// are those of the call's collective, in order, up to the one the decision names.
+TEST(Decide, ExplanationAgreesWithDecision) {
+  const auto b = build({}, {rules_for_decide});
+  for (const CollectiveInfo& info : collectives) {
+    for (int procs = 1; procs <= 12; ++procs) {
+      const CallFacts f = facts(info.collective, procs);
+      std::vector<const Rule*> tried;
+      const Decision explained = b.selector->decide(f, [&](const Rule& rule, bool matched) {
+        EXPECT_EQ(rule.collective, info.collective);
+        EXPECT_EQ(matched, rule.when.mismatch(f).empty());
+        tried.push_back(&rule);
+      });
+      const Decision decided = b.selector->decide(f);
+      EXPECT_EQ(explained.choice, decided.choice);
+      EXPECT_EQ(explained.requested, decided.requested);
+      EXPECT_EQ(explained.rule_index, decided.rule_index);
+      if (decided.rule_index >= 0) {
+        ASSERT_FALSE(tried.empty());
+        EXPECT_EQ(tried.back(), &b.selector->rules().rules()[decided.rule_index]);
+      } else if (procs > 1) {
+        // No rule matched: every rule of the collective was tried.
+        std::size_t of_collective = 0;
+        for (const Rule& rule : b.selector->rules().rules()) of_collective += rule.collective == info.collective;
+        EXPECT_EQ(tried.size(), of_collective);
+      }
+    }
+  }
 }
 
 TEST(Selector, ShippedDefaultRulesLoadWithoutProblems) {

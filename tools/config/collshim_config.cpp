@@ -3,15 +3,18 @@
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
 //                   --nodes 12 [FILE...]
 //                                      show, rule by rule, which one a call matches and why
+//   collshim-config list [--collective NAME]
+//                                      the collectives and their algorithms, parameters and summaries
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "selector/rule_table.hpp"
+#include "selector/selector.hpp"
 
 using namespace collshim;
 
@@ -26,7 +29,6 @@ RuleTable load(const std::vector<std::string>& files, std::vector<RuleDiagnostic
       table.add_file(file, diagnostics);
     }
   }
-  table.check_shadowed(diagnostics);
   return table;
 }
 
@@ -39,11 +41,49 @@ bool print_diagnostics(const std::vector<RuleDiagnostic>& diagnostics) {
   return errors;
 }
 
+// The selector's own decision, with every rule it tries and why it does not match.
+void explain(const Selector& selector, const CallFacts& facts) {
+  const Decision decision = selector.decide(facts, [&](const Rule& rule, bool matched) {
+    std::cout << "  " << rule.where.text() << "  when " << rule.when.text() << "  use " << rule.use.text() << ": "
+              << (matched ? "MATCHES" : "skipped, " + rule.when.mismatch(facts)) << "\n";
+  });
+  std::cout << "=> " << decision.requested->text();
+  if (decision.choice != decision.requested) {
+    std::cout << ", which needs " << decision.requested->algorithm->eligibility << ", so " << decision.choice->text()
+              << " runs instead";
+  }
+  if (decision.rule_index >= 0) {
+    std::cout << " (first matching rule)\n";
+  } else {
+    std::cout << " (" << decision.reason
+              << (decision.choice->algorithm->passes_through ? "; the call passes through to the MPI library" : "")
+              << ")\n";
+  }
+}
+
+// Every algorithm of `info`'s collective: name, summary, parameters and eligibility.
+void list_algorithms(const CollectiveInfo& info) {
+  std::cout << info.name << " (" << info.mpi_function << "; force with " << info.forcing_variable << "=NAME)\n";
+  constexpr int name_width = 24;
+  const std::string indent(2 + name_width, ' ');
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.supports(info.collective)) continue;
+    std::cout << "  " << std::left << std::setw(name_width) << algorithm.name << algorithm.summary << "\n";
+    for (const ParamSpec& param : algorithm.params)
+      std::cout << indent << param.name << ": " << param.expected << " (default " << param.default_value << ")\n";
+    if (algorithm.eligible)
+      std::cout << indent << "needs " << algorithm.eligibility << "; otherwise " << algorithm.fallback
+                << " runs, with its default parameters\n";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Validate and explain collshim rule tables"};
   app.require_subcommand(1);
+  std::vector<std::string> collective_choices;
+  for (const CollectiveInfo& info : collectives) collective_choices.emplace_back(info.name);
 
   std::vector<std::string> check_files;
   CLI::App* check = app.add_subcommand("check", "validate rule files (exit 1 on errors)");
@@ -53,27 +93,40 @@ int main(int argc, char** argv) {
   std::string collective_text, block_bytes_text = "0", mapping_text = "single_node";
   int procs = 1, nodes = 1, ppn = 0;
   bool oversubscribed = false;
-  CLI::App* explain = app.add_subcommand("explain", "show which rule a call matches, and why");
-  explain->add_option("--collective", collective_text, "allgather, allgatherv or alltoallv")
+  CLI::App* explain_command = app.add_subcommand("explain", "show which rule a call matches, and why");
+  explain_command->add_option("--collective", collective_text, collective_names())
       ->required()
-      ->check(CLI::IsMember({"allgather", "allgatherv", "alltoallv"}));
-  explain->add_option("--procs", procs, "communicator size")->check(CLI::PositiveNumber);
-  explain->add_option("--block-bytes", block_bytes_text, "average bytes per block, e.g. 4KiB");
-  explain->add_option("--mapping", mapping_text, "single_node, sequential, cyclic or irregular")
+      ->check(CLI::IsMember(collective_choices));
+  explain_command->add_option("--procs", procs, "communicator size")->check(CLI::PositiveNumber);
+  explain_command->add_option("--block-bytes", block_bytes_text, "average bytes per block, e.g. 4KiB");
+  explain_command->add_option("--mapping", mapping_text, "single_node, sequential, cyclic or irregular")
       ->check(CLI::IsMember({"single_node", "sequential", "cyclic", "irregular"}));
-  explain->add_option("--nodes", nodes, "number of nodes")->check(CLI::PositiveNumber);
-  explain->add_option("--ppn", ppn, "most ranks on a node (default: procs/nodes rounded up)");
-  explain->add_flag("--oversubscribed", oversubscribed, "more ranks than cores on some node");
-  explain->add_option("files", explain_files, "rule files, later ones tried first (default: the shipped table)");
+  explain_command->add_option("--nodes", nodes, "number of nodes")->check(CLI::PositiveNumber);
+  explain_command->add_option("--ppn", ppn, "most ranks on a node (default: procs/nodes rounded up)");
+  explain_command->add_flag("--oversubscribed", oversubscribed, "more ranks than cores on some node");
+  explain_command->add_option("files", explain_files,
+                              "rule files, later ones tried first (default: the shipped table)");
+
+  std::string list_collective;
+  CLI::App* list = app.add_subcommand("list", "list the collectives and their algorithms, parameters and summaries");
+  list->add_option("--collective", list_collective, "only this one: " + collective_names())
+      ->check(CLI::IsMember(collective_choices));
 
   CLI11_PARSE(app, argc, argv);
 
+  if (list->parsed()) {
+    for (const CollectiveInfo& info : collectives) {
+      if (list_collective.empty() || info.name == list_collective) list_algorithms(info);
+    }
+    return 0;
+  }
+
   if (check->parsed()) {
     std::vector<RuleDiagnostic> diagnostics;
-    const RuleTable table = load(check_files, diagnostics);
+    const Selector selector(EnvironmentSettings{}, load(check_files, diagnostics), diagnostics);
     const bool errors = print_diagnostics(diagnostics);
-    std::cout << (errors ? "invalid: " : "ok: ") << table.rules().size() << " rules in " << check_files.size()
-              << " file(s)\n";
+    std::cout << (errors ? "invalid: " : "ok: ") << selector.rules().rules().size() << " rules in "
+              << check_files.size() << " file(s)\n";
     return errors ? 1 : 0;
   }
 
@@ -82,32 +135,17 @@ int main(int argc, char** argv) {
     std::cerr << "--block-bytes: bad size '" << block_bytes_text << "', expected e.g. 512, 4KiB, 1MiB\n";
     return 2;
   }
-  CallFacts facts{Collective::allgather, procs, *block_bytes, *parse_mapping(mapping_text), nodes,
-                  ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed};
-  for (int c = 0; c < collective_count; ++c) {
-    if (collective_name(static_cast<Collective>(c)) == collective_text) facts.collective = static_cast<Collective>(c);
-  }
+  const CallFacts facts{*find_collective(collective_text), procs, *block_bytes, *parse_mapping(mapping_text), nodes,
+                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed};
   if (explain_files.empty()) explain_files.push_back("default");
   std::vector<RuleDiagnostic> diagnostics;
-  const RuleTable table = load(explain_files, diagnostics);
+  // No forcing variables: explain shows what the rule files decide.
+  const Selector selector(EnvironmentSettings{}, load(explain_files, diagnostics), diagnostics);
   if (print_diagnostics(diagnostics)) return 1;
 
   std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
             << ", mapping " << mapping_text << ", nodes " << facts.nodes << ", ppn " << facts.ppn
             << (facts.oversubscribed ? ", oversubscribed" : "") << "\n";
-  for (const Rule& rule : table.rules()) {
-    if (rule.collective != facts.collective) continue;
-    const std::string why_not = rule.when.mismatch(facts);
-    std::cout << "  " << rule.where.text() << "  when " << rule.when.text() << "  use " << rule.use.text() << ": "
-              << (why_not.empty() ? "MATCHES" : "skipped, " + why_not) << "\n";
-    if (!why_not.empty()) continue;
-    std::cout << "=> " << rule.use.text();
-    const Algorithm& algorithm = *rule.use.algorithm;
-    if (algorithm.eligible && !algorithm.eligible(facts.procs, rule.use.params))
-      std::cout << ", which needs " << algorithm.eligibility << ", so " << algorithm.fallback << " runs instead";
-    std::cout << " (first matching rule)\n";
-    return 0;
-  }
-  std::cout << "=> native (no rule matches; the call passes through to the MPI library)\n";
+  explain(selector, facts);
   return 0;
 }

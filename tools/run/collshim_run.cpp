@@ -15,7 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/collective.hpp"
+
 namespace fs = std::filesystem;
+using collshim::collective_names;
+using collshim::find_collective;
+using collshim::forcing_variable;
 
 namespace {
 
@@ -82,17 +87,13 @@ int main(int argc, char** argv) {
   if (disable) set("COLLSHIM_DISABLE", "1", exported);
   for (const std::string& force : forces) {
     const auto equals = force.find('=');
-    const std::string collective = force.substr(0, equals);
-    std::string variable;
-    if (collective == "allgather") variable = "COLLSHIM_ALLGATHER";
-    if (collective == "allgatherv") variable = "COLLSHIM_ALLGATHERV";
-    if (collective == "alltoallv") variable = "COLLSHIM_ALLTOALLV";
-    if (equals == std::string::npos || variable.empty()) {
-      std::cerr << "collshim-run: --force " << force
-                << ": expected COLLECTIVE=ALGORITHM with COLLECTIVE allgather, allgatherv or alltoallv\n";
+    const auto collective = find_collective(std::string_view(force).substr(0, equals));
+    if (equals == std::string::npos || !collective) {
+      std::cerr << "collshim-run: --force " << force << ": expected COLLECTIVE=ALGORITHM with COLLECTIVE "
+                << collective_names() << "\n";
       return 2;
     }
-    set(variable, force.substr(equals + 1), exported);
+    set(forcing_variable(*collective), force.substr(equals + 1), exported);
   }
   // Open MPI forwards only the variables it is told about to remote nodes; this list is what
   // `mpirun -x NAME` would add. MPICH's Hydra forwards the whole environment by default.
