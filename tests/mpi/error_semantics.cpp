@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -84,27 +85,28 @@ int algorithm_error_leaves_no_peer_waiting(int rank, int p) {
   return 0;
 }
 
-// `--truncation`: for every collective, the forced algorithm on a call whose rank 1 has its counts
-// short (blocks of 2 ints where the others have 4). Every rank must return (a hang fails on the test's
-// timeout); rank 1 must fail, through the handler its communicator has at the time of the call,
+// `--truncation [RANK]`: for every collective, the forced algorithm on a call whose rank RANK
+// (default 1) has its counts short (blocks of 2 ints where the others have 4). Every rank must return (a hang fails on the test's
+// timeout); that rank must fail, through the handler its communicator has at the time of the call,
 // which is set after the shim made its shadow. Other ranks need not notice (a shorter message than
 // its receive is no error), but if one fails, its handler must be called too. A valid call on the
 // same communicator afterwards must give the right result.
-int truncation_in_every_collective(int rank, int p) {
+int truncation_in_every_collective(int rank, int p, int short_rank) {
   if (p < 2) return 0;
   int failures = 0;
   const auto check = [&](const char* collective, MPI_Comm comm, int rc, int calls_before) {
     const int calls = handler_calls - calls_before;
-    const bool ok = rank == 1 ? rc != MPI_SUCCESS && calls == 1 && handler_comm == comm
+    const bool ok = rank == short_rank ? rc != MPI_SUCCESS && calls == 1 && handler_comm == comm
                               : calls == (rc != MPI_SUCCESS ? 1 : 0);
     if (!ok) {
       ++failures;
-      std::printf("FAIL rank %d: %s with rank 1's counts short: rc %d, handler calls %d\n", rank, collective, rc, calls);
+      std::printf("FAIL rank %d: %s with rank %d's counts short: rc %d, handler calls %d\n", rank, collective, short_rank,
+                  rc, calls);
     }
   };
   MPI_Errhandler handler;
   MPI_Comm_create_errhandler(count_error, &handler);
-  const int full = 4, shorter = rank == 1 ? 2 : 4;
+  const int full = 4, shorter = rank == short_rank ? 2 : 4;
   std::vector<int> out(4 * p, rank), in(4 * p), counts(p, full), short_counts(p, shorter), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = 4 * i;
   const auto expect_valid = [&](const std::string& collective) {
@@ -153,7 +155,8 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   if (argc > 1 && std::string(argv[1]) == "--truncation") {
-    int failures = truncation_in_every_collective(rank, p);
+    const int short_rank = argc > 2 ? std::atoi(argv[2]) : 1;
+    int failures = truncation_in_every_collective(rank, p, short_rank);
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) std::printf("error_semantics --truncation: %d passed, %d failed\n", failures == 0 ? 3 : 0, failures);
     MPI_Finalize();
