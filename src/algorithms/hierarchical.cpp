@@ -389,11 +389,6 @@ int allgather_among_leaders(const TypedBuffer& recv, const LeaderExchange& plan,
   return rc;
 }
 
-int keep_first(int& first, int rc) {
-  if (first == MPI_SUCCESS) first = rc;
-  return rc;
-}
-
 class HierarchicalState final : public AlgorithmState {
  public:
   HierarchicalState(Schedule schedule, Schedule point_to_point) :
@@ -464,20 +459,20 @@ class HierarchicalState final : public AlgorithmState {
     int first_error = MPI_SUCCESS;
     bool packed = false;
     if (comms.window_base != nullptr && needed <= comms.window_bytes) {
-      keep_first(first_error, pack_own_block(call, context));
+      keep_first_error(first_error, pack_own_block(call, context));
       packed = true;
     }
     long long agreed[3] = {needed, -needed, packed ? 0 : 1};  // max, -min, whether some rank could not pack
-    if (packed) keep_first(first_error, PMPI_Win_sync(comms.window()));
-    keep_first(first_error, PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_LONG_LONG, MPI_MAX, comms.node));
+    if (packed) keep_first_error(first_error, PMPI_Win_sync(comms.window()));
+    keep_first_error(first_error, PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_LONG_LONG, MPI_MAX, comms.node));
     if (agreed[2] != 0) {
       const int rc = comms.reserve_window(static_cast<MPI_Aint>(agreed[0]));
       if (rc != MPI_SUCCESS) return rc;  // collective and failed on the node: no window to use
-      keep_first(first_error, pack_own_block(call, context));
-      keep_first(first_error, comms.synchronize_window());
+      keep_first_error(first_error, pack_own_block(call, context));
+      keep_first_error(first_error, comms.synchronize_window());
     }
-    keep_first(first_error, PMPI_Win_sync(comms.window()));
-    if (agreed[0] != -agreed[1]) keep_first(first_error, MPI_ERR_TRUNCATE);
+    keep_first_error(first_error, PMPI_Win_sync(comms.window()));
+    if (agreed[0] != -agreed[1]) keep_first_error(first_error, MPI_ERR_TRUNCATE);
     return first_error;
   }
 
@@ -490,10 +485,10 @@ class HierarchicalState final : public AlgorithmState {
     const TypedBuffer &send = call.send, &recv = call.recv;
     int first_error = MPI_SUCCESS;
     if (send.address(me) != recv.address(me))
-      keep_first(first_error, copy_typed(send.address(me), send.count(me), send.type, recv.address(me), recv.count(me),
+      keep_first_error(first_error, copy_typed(send.address(me), send.count(me), send.type, recv.address(me), recv.count(me),
                                          recv.type, context.comm(), me));
     int position = 0;
-    keep_first(first_error, PMPI_Pack(recv.address(me), recv.count(me), recv.type, region + comms.packed_offsets[me],
+    keep_first_error(first_error, PMPI_Pack(recv.address(me), recv.count(me), recv.type, region + comms.packed_offsets[me],
                                       comms.packed_bytes[me], &position, context.comm()));
     return first_error;
   }
@@ -506,7 +501,7 @@ class HierarchicalState final : public AlgorithmState {
     for (int rank = 0; rank < context.size(); ++rank) {
       if (rank == context.rank() || comms.packed_bytes[rank] == 0) continue;
       int position = 0;
-      keep_first(first_error, PMPI_Unpack(call.shared.base + comms.packed_offsets[rank], comms.packed_bytes[rank],
+      keep_first_error(first_error, PMPI_Unpack(call.shared.base + comms.packed_offsets[rank], comms.packed_bytes[rank],
                                           &position, recv.address(rank), recv.count(rank), recv.type, context.comm()));
     }
     return first_error;

@@ -27,6 +27,9 @@ enum class Buffer : std::uint8_t {
   shared,   // packed bytes in memory an opaque phase provides (a node's shared-memory window)
 };
 
+// Packed buffers hold bytes in the MPI library's native representation; the others the user's type.
+inline bool is_packed(Buffer buffer) { return buffer == Buffer::scratch || buffer == Buffer::shared; }
+
 // Blocks of one buffer, in order. A message over a region is one run of the user's datatype where
 // the blocks lie back to back, otherwise one derived datatype; scratch blocks travel as bytes.
 struct Region {

@@ -19,8 +19,6 @@ const char* buffer_name(Buffer buffer) {
   return "?";
 }
 
-bool is_packed(Buffer buffer) { return buffer == Buffer::scratch || buffer == Buffer::shared; }
-
 std::string region_text(const Region& region) {
   std::ostringstream out;
   out << buffer_name(region.buffer) << '{';

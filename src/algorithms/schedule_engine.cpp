@@ -16,13 +16,6 @@ namespace {
 // Derived types are limited to int lengths: longer byte runs are split into pieces of this size.
 constexpr long long max_piece_bytes = 1LL << 30;
 
-bool is_packed(Buffer buffer) { return buffer == Buffer::scratch || buffer == Buffer::shared; }
-
-int keep_first(int& first, int rc) {
-  if (first == MPI_SUCCESS) first = rc;
-  return rc;
-}
-
 struct MessageView {
   void* address = nullptr;
   int count = 0;  // 0: nothing to send or receive
@@ -54,24 +47,24 @@ class StepRunner {
     const bool probing = std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
     int post_rc = MPI_SUCCESS;
     if (!probing) {
-      for (const Transfer& recv : step.recvs) keep_first(post_rc, post_recv(recv));
-      for (const Transfer& send : step.sends) keep_first(post_rc, post_send(send));
+      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
+      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
     } else {
-      for (const Transfer& send : step.sends) keep_first(post_rc, post_send(send));
-      for (const Transfer& recv : step.recvs) keep_first(post_rc, post_recv(recv));
+      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
+      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
     }
     const int complete_rc = engine_.requests.empty() ? MPI_SUCCESS : context_.complete_requests(engine_.requests);
-    keep_first(first_error, post_rc);
-    keep_first(first_error, complete_rc);
-    if (!headed_.empty()) keep_first(first_error, register_headed_blocks());
+    keep_first_error(first_error, post_rc);
+    keep_first_error(first_error, complete_rc);
+    if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
     return first_error;
   }
 
  private:
   [[gnu::noinline]] int run_local(const Step& step) {
     int first_error = MPI_SUCCESS;
-    for (const LocalCopy& copy : step.copies) keep_first(first_error, run_copy(copy));
-    for (const LocalReduce& reduce : step.reductions) keep_first(first_error, run_reduce(reduce));
+    for (const LocalCopy& copy : step.copies) keep_first_error(first_error, run_copy(copy));
+    for (const LocalReduce& reduce : step.reductions) keep_first_error(first_error, run_reduce(reduce));
     return first_error;
   }
 
@@ -251,7 +244,7 @@ class StepRunner {
       const auto& blocks = headed.transfer->region.blocks;
       const long long header_bytes = static_cast<long long>(blocks.size() * sizeof(std::int64_t));
       if (headed.bytes < header_bytes) {
-        keep_first(rc, MPI_ERR_TRUNCATE);
+        keep_first_error(rc, MPI_ERR_TRUNCATE);
         continue;
       }
       const std::byte* payload = headed.data + header_bytes;
@@ -260,7 +253,7 @@ class StepRunner {
         std::int64_t block_bytes = 0;
         std::memcpy(&block_bytes, headed.data + i * sizeof(std::int64_t), sizeof block_bytes);
         if (block_bytes < 0 || block_bytes > left) {
-          keep_first(rc, MPI_ERR_TRUNCATE);
+          keep_first_error(rc, MPI_ERR_TRUNCATE);
           break;
         }
         engine_.scratch_blocks[blocks[i]] = {const_cast<std::byte*>(payload), block_bytes};
@@ -274,7 +267,7 @@ class StepRunner {
   int run_copy(const LocalCopy& copy) {
     int first_error = MPI_SUCCESS;
     const std::size_t n = std::min(copy.from.blocks.size(), copy.to.blocks.size());
-    for (std::size_t i = 0; i < n; ++i) keep_first(first_error, copy_block(copy.from, copy.to, i));
+    for (std::size_t i = 0; i < n; ++i) keep_first_error(first_error, copy_block(copy.from, copy.to, i));
     return first_error;
   }
 
@@ -319,7 +312,7 @@ class StepRunner {
     const std::size_t n = std::min(reduce.from.blocks.size(), reduce.into.blocks.size());
     for (std::size_t i = 0; i < n; ++i) {
       const std::int64_t source = reduce.from.blocks[i], target = reduce.into.blocks[i];
-      keep_first(first_error,
+      keep_first_error(first_error,
                  PMPI_Reduce_local(in.address(source), inout.address(target), inout.count(target), inout.type, call_.op));
     }
     return first_error;
@@ -349,12 +342,12 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
     if (step.opaque) {
       const int rc = state.run_phase(step.opaque->id, call, context);
       if (rc != AlgorithmState::runs_as_modelled) {
-        keep_first(first_error, rc);
+        keep_first_error(first_error, rc);
         continue;
       }
     }
     StepRunner runner(call, context, tag);
-    keep_first(first_error, runner.run(step));
+    keep_first_error(first_error, runner.run(step));
   }
   context.engine.finish_call();
   return first_error;

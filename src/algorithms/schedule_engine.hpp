@@ -5,6 +5,8 @@
 // bytes), packed scratch storage, request completion, and the failure policy: a failed message
 // does not stop the schedule, since the peers wait for this rank's later steps; every step runs,
 // every request completes before the call returns, and the first error is returned.
+#include <mpi.h>
+
 #include <memory>
 
 #include "algorithms/call_layout.hpp"
@@ -13,6 +15,12 @@
 namespace collshim {
 
 class CommContext;
+
+// The failure policy's bookkeeping: remember the first error, go on.
+inline int keep_first_error(int& first, int rc) {
+  if (first == MPI_SUCCESS) first = rc;
+  return rc;
+}
 
 // What an algorithm keeps per communicator: the schedule it runs and whatever its opaque phases
 // need (sub-communicators, a shared-memory window). Made on the choice's first call on a
