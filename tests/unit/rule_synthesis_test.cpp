@@ -144,6 +144,23 @@ TEST(RuleSynthesis, EveryRuleCarriesItsEvidence) {
   EXPECT_NE(result.yaml.find("use: \"bruck:radix=4\""), std::string::npos) << result.yaml;
 }
 
+TEST(RuleSynthesis, ACellWithoutNativeIsAnErrorNamingItsRow) {
+  std::vector<Measurement> m = {measured(1024, "ring", 50)};
+  m[0].source = "results.csv:7";
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].rfind("results.csv:7: no native (or smpi_<selector>) row for this cell", 0), 0u)
+      << result.errors[0];
+}
+
+TEST(RuleSynthesis, RobustNeedsTheAlgorithmMeasuredOnEveryPlatformOfTheCell) {
+  SynthesisOptions robust;
+  robust.robust = true;
+  std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
+                                measured(1024, "native", 100, 0, "b")};
+  EXPECT_EQ(synthesize_rules(m, robust).rules, 0);
+}
+
 TEST(RuleSynthesis, SeveralPlatformsNeedRobust) {
   std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
                                 measured(1024, "native", 100, 0, "b"), measured(1024, "ring", 50, 0, "b")};
