@@ -8,7 +8,7 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(ls -d "$prefix"/lib*/ | head -1)
-for f in "$libdir/libcollshim.so" "$prefix/bin/collshim-run" "$prefix/bin/collshim-config" \
+for f in "$libdir/libcollshim.so" "$prefix/bin/collshim-run" "$prefix/bin/collshim-config" "$prefix/bin/collshim-tune" \
          "$prefix/share/collshim/default.yaml"; do
   [ -e "$f" ] || { echo "install_test: missing $f"; exit 1; }
 done

@@ -1,7 +1,8 @@
 // collshim-bench: times MPI_Allgather or MPI_Allgatherv natively and with collshim's algorithms, side
 // by side in one run, over a sweep of block sizes, the way the OSU micro-benchmarks do (warm-up calls,
 // then timed calls each preceded by a barrier; time per call averaged over the calls, then min/avg/max
-// over ranks).
+// over ranks). The CSV form adds, per call, the time of the slowest rank, and its median and
+// interquartile range over the timed calls: the input of `collshim-tune rules` (README "Tuning").
 //
 // Native is PMPI_Allgather(v), so a preloaded shim cannot intercept it. The algorithms run in this
 // process through the shim's own executor on a CommContext over a duplicate of MPI_COMM_WORLD, exactly
@@ -30,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -56,6 +58,7 @@ struct Options {
   std::string distribution = "uniform";
   bool csv = false;
   std::string native_label;          // empty: "native", or under SMPI "smpi_<coll-selector>"
+  std::string platform;              // CSV column `platform`: what the user calls the machine
   std::int64_t verify_limit = 1LL << 30;  // SMPI: bytes over all ranks above which buffers are shared
 };
 
@@ -117,6 +120,7 @@ struct Implementation {
   std::string label;
   const AlgorithmChoice* choice = nullptr;  // null: native
   double seconds = 0;                       // this rank's total over the timed calls
+  std::vector<double> call_seconds;         // this rank's time of each timed call
   bool mismatch = false;                    // on any rank, this size
 };
 
@@ -167,8 +171,8 @@ class Bench {
     // simulated hosts), or COLLSHIM_TOPOLOGY's fictitious one.
     mapping_ = collshim::detect_comm_mapping(shadow, collshim::detect_process_placement(topology_override()));
     context_->set_node_of_rank(mapping_.node_of_rank);
-    implementations_.push_back({native_label(options_), nullptr});
-    for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice});
+    implementations_.push_back({native_label(options_), nullptr, 0, {}, false});
+    for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice, 0, {}, false});
   }
 
   // Returns the number of mismatches.
@@ -293,6 +297,7 @@ class Bench {
     }
     for (Implementation& impl : implementations_) {
       impl.seconds = 0;
+      impl.call_seconds.assign(options_.iterations, 0.0);
       for (int i = 0; i < options_.warmup; ++i) check_rc(call(impl, b), impl);
     }
     for (int i = 0; i < options_.iterations; ++i) {
@@ -300,7 +305,9 @@ class Bench {
         MPI_Barrier(comm_);
         const double start = MPI_Wtime();
         const int rc = call(impl, b);
-        impl.seconds += MPI_Wtime() - start;
+        const double elapsed = MPI_Wtime() - start;
+        impl.seconds += elapsed;
+        impl.call_seconds[i] = elapsed;
         check_rc(rc, impl);
       }
     }
@@ -311,7 +318,38 @@ class Bench {
     MPI_Reduce(mine.data(), low.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MIN, 0, comm_);
     MPI_Reduce(mine.data(), sum.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, 0, comm_);
     MPI_Reduce(mine.data(), high.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, 0, comm_);
-    if (rank_ == 0) print_row(c, b.total, low, sum, high);
+    // Each timed call's time on its slowest rank (what the application waits for), reduced after the
+    // timing so the timed calls stay back to back.
+    std::vector<double> per_call(n * options_.iterations), slowest(n * options_.iterations);
+    for (std::size_t i = 0; i < n; ++i)
+      std::copy(implementations_[i].call_seconds.begin(), implementations_[i].call_seconds.end(),
+                per_call.begin() + static_cast<std::ptrdiff_t>(i * options_.iterations));
+    MPI_Reduce(per_call.data(), slowest.data(), static_cast<int>(per_call.size()), MPI_DOUBLE, MPI_MAX, 0, comm_);
+    if (rank_ == 0) {
+      std::vector<CallStatistics> statistics(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto first = slowest.begin() + static_cast<std::ptrdiff_t>(i * options_.iterations);
+        statistics[i] = call_statistics({first, first + options_.iterations});
+      }
+      print_row(c, b.total, low, sum, high, statistics);
+    }
+  }
+
+  // Median and interquartile range, in microseconds, of the calls' slowest-rank times. The IQR is the
+  // spread `collshim-tune` requires a win to exceed; one timed call gives 0 (SMPI is deterministic).
+  struct CallStatistics {
+    double median_us = 0, spread_us = 0;
+  };
+  static CallStatistics call_statistics(std::vector<double> seconds) {
+    std::sort(seconds.begin(), seconds.end());
+    // Linear interpolation between order statistics, as numpy's default percentile.
+    auto quantile = [&](double q) {
+      const double at = q * static_cast<double>(seconds.size() - 1);
+      const std::size_t below = static_cast<std::size_t>(at);
+      const std::size_t above = std::min(below + 1, seconds.size() - 1);
+      return seconds[below] + (at - static_cast<double>(below)) * (seconds[above] - seconds[below]);
+    };
+    return {quantile(0.5) * 1e6, (quantile(0.75) - quantile(0.25)) * 1e6};
   }
 
   void print_header() {
@@ -319,7 +357,9 @@ class Bench {
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
     int length = 0;
     MPI_Get_library_version(library, &length);
-    std::string first_line(library, std::find(library, library + length, '\n'));
+    // Open MPI counts the terminating NUL in `length`; a NUL inside the string would cut the CSV field.
+    std::string first_line(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+    mpi_library_ = first_line;
     const std::string name(collshim::mpi_function_name(collective_));
     const std::string what =
         collective_ == Collective::allgatherv ? name + " (" + options_.distribution + ")" : name;
@@ -329,7 +369,10 @@ class Bench {
                 options_.warmup, options_.iterations);
     for (const auto& note : notes_) std::printf("# %s\n", note.c_str());
     if (options_.csv) {
-      std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,verified\n");
+      // The first eleven columns are the original ones (bench/sim/run reads them by position); the rest
+      // are what `collshim-tune rules` needs.
+      std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
+                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date\n");
       return;
     }
     std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
@@ -341,23 +384,47 @@ class Bench {
     std::printf("  best\n");
   }
 
+  // RFC 4180 quoting: the MPI library's version string has commas.
+  static std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return quoted + "\"";
+  }
+
+  // The run's date (UTC), for the evidence comments of tuned rules.
+  static std::string today() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+    return text;
+  }
+
   static int column_width(const Implementation& impl) {
     return std::max<int>(static_cast<int>(impl.label.size()), impl.choice ? 17 : 10);
   }
 
   void print_row(long long c, long long total, const std::vector<double>& low, const std::vector<double>& sum,
-                 const std::vector<double>& high) {
+                 const std::vector<double>& high, const std::vector<CallStatistics>& statistics) {
     const double native = high[0];
     std::size_t best = 0;
     for (std::size_t i = 1; i < implementations_.size(); ++i) {
       if (!implementations_[i].mismatch && high[i] < high[best]) best = i;
     }
     if (options_.csv) {
+      // block_bytes as rules test it: total received / p.
+      const long long block_bytes = total / p_;
       for (std::size_t i = 0; i < implementations_.size(); ++i) {
-        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s\n", std::string(collshim::collective_name(collective_)).c_str(),
+        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s\n",
+                    std::string(collshim::collective_name(collective_)).c_str(),
                     collective_ == Collective::allgatherv ? options_.distribution.c_str() : "", p_, c, total,
                     implementations_[i].label.c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
-                    implementations_[i].mismatch ? "MISMATCH" : "ok");
+                    implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
+                    std::string(collshim::mapping_name(mapping_.mapping)).c_str(), block_bytes, statistics[i].median_us,
+                    statistics[i].spread_us, csv_field(options_.platform).c_str(), csv_field(mpi_library_).c_str(),
+                    date_.c_str());
       }
       return;
     }
@@ -387,6 +454,8 @@ class Bench {
   std::unique_ptr<collshim::CommContext> context_;
   collshim::CommMapping mapping_;
   std::vector<Implementation> implementations_;
+  std::string mpi_library_;     // first line of MPI_Get_library_version
+  std::string date_ = today();  // of the run
   int verified_ = 0, mismatches_ = 0, unverified_ = 0;
   bool unverified_note_ = false;
 };
@@ -459,6 +528,8 @@ int main(int argc, char** argv) {
                            ->check(CLI::IsMember(distributions))
                            ->capture_default_str();
   app.add_flag("--csv", options.csv, "print CSV rows instead of the table");
+  app.add_option("--platform", options.platform,
+                 "name of the machine or simulated platform, written to the CSV column `platform`");
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");

@@ -1,0 +1,275 @@
+// collshim-tune rules on synthetic measurements: merging of adjacent sizes, tolerance, spread, robust
+// mode, evidence comments, the emitted table parsing cleanly, and CSV errors naming file:line and
+// column.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "rule_synthesis.hpp"
+#include "selector/rule_table.hpp"
+
+namespace collshim::tune {
+namespace {
+
+// One sweep: allgather, 16 ranks on 2 nodes of 8, sequential.
+Measurement measured(long long block_bytes, const std::string& algorithm, double time_us, double spread_us = 0,
+                     const std::string& platform = "lab") {
+  Measurement m;
+  m.source = "synthetic";
+  m.collective = Collective::allgather;
+  m.procs = 16;
+  m.nodes = 2;
+  m.ppn = 8;
+  m.mapping = MappingClass::sequential;
+  m.block_bytes = block_bytes;
+  m.algorithm = algorithm;
+  m.native = is_native_label(algorithm);
+  m.time_us = time_us;
+  m.spread_us = spread_us;
+  m.platform = platform;
+  m.mpi_library = "Open MPI v4.1.4";
+  m.date = "2024-05-01";
+  return m;
+}
+
+// The emitted table, parsed by the shim's own parser; no diagnostics allowed.
+RuleTable parsed(const SynthesisResult& result) {
+  EXPECT_TRUE(result.errors.empty()) << (result.errors.empty() ? "" : result.errors[0]);
+  RuleTable table;
+  std::vector<RuleDiagnostic> diagnostics;
+  table.add_file_text(result.yaml, "tuned.yaml", diagnostics);
+  table.check_shadowed(diagnostics);
+  EXPECT_TRUE(diagnostics.empty()) << diagnostics[0].text() << "\n" << result.yaml;
+  return table;
+}
+
+// What a call of `block_bytes` on the sweep's placement runs under `table`.
+std::string runs(const RuleTable& table, long long block_bytes) {
+  const CallFacts facts{Collective::allgather, 16, block_bytes, MappingClass::sequential, 2, 8, false};
+  for (const Rule& rule : table.rules()) {
+    if (rule.collective == facts.collective && rule.when.matches(facts)) return rule.use.text();
+  }
+  return "native";
+}
+
+TEST(RuleSynthesis, AdjacentSizesWithOneWinnerMergeIntoOneRange) {
+  std::vector<Measurement> m;
+  for (long long size : {1024, 2048, 4096, 8192}) {
+    m.push_back(measured(size, "native", 100));
+    m.push_back(measured(size, "ring", size == 8192 ? 40 : 120));
+    m.push_back(measured(size, "sparbit", size == 8192 ? 120 : 50));
+  }
+  const auto result = synthesize_rules(m, {});
+  const RuleTable table = parsed(result);
+  ASSERT_EQ(result.rules, 2) << result.yaml;
+  EXPECT_EQ(result.cells, 4);
+  EXPECT_EQ(result.cells_with_rule, 4);
+  // Ends: the sweep's first and last measured sizes; between winners, halfway between measurements.
+  EXPECT_EQ(table.rules()[0].when.block_bytes->low, 1024);
+  EXPECT_EQ(table.rules()[0].when.block_bytes->high, 6144);
+  EXPECT_EQ(table.rules()[1].when.block_bytes->low, 6145);
+  EXPECT_EQ(table.rules()[1].when.block_bytes->high, 8192);
+  EXPECT_EQ(runs(table, 1023), "native");  // never beyond the data
+  EXPECT_EQ(runs(table, 3000), "sparbit");
+  EXPECT_EQ(runs(table, 8192), "ring");
+  EXPECT_EQ(runs(table, 8193), "native");
+  // Keys exactly as measured.
+  EXPECT_EQ(table.rules()[0].when.text(),
+            "{ procs: 16, block_bytes: 1KiB-6KiB, mapping: sequential, nodes: 2, ppn: 8 }");
+}
+
+TEST(RuleSynthesis, AnAlgorithmWithinToleranceExtendsTheRangeInsteadOfANewRule) {
+  // bruck is best at 2 KiB by 2%, sparbit everywhere else: within 3% sparbit covers all three sizes.
+  std::vector<Measurement> m;
+  for (long long size : {1024, 2048, 4096}) {
+    m.push_back(measured(size, "native", 100));
+    m.push_back(measured(size, "sparbit", 50));
+    m.push_back(measured(size, "bruck", size == 2048 ? 49 : 70));
+  }
+  const auto loose = synthesize_rules(m, {});
+  const RuleTable table = parsed(loose);
+  ASSERT_EQ(loose.rules, 1) << loose.yaml;
+  EXPECT_EQ(runs(table, 2048), "sparbit");
+  // With no tolerance, the 2% matters: three ranges.
+  SynthesisOptions strict;
+  strict.tolerance = 0;
+  const auto tight = synthesize_rules(m, strict);
+  EXPECT_EQ(tight.rules, 3) << tight.yaml;
+  EXPECT_EQ(runs(parsed(tight), 2048), "bruck");
+}
+
+TEST(RuleSynthesis, NativeWithinToleranceNeedsNoRule) {
+  std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "ring", 98)};
+  const auto result = synthesize_rules(m, {});
+  EXPECT_EQ(result.rules, 0);
+  EXPECT_NE(result.yaml.find("rules: []"), std::string::npos);
+  parsed(result);
+}
+
+TEST(RuleSynthesis, AWinSmallerThanTheSpreadGivesNoRule) {
+  // ring is 20% faster, but native's calls vary by 25 us: no evidence.
+  std::vector<Measurement> noisy = {measured(1024, "native", 100, 25), measured(1024, "ring", 80, 5)};
+  EXPECT_EQ(synthesize_rules(noisy, {}).rules, 0);
+  // The algorithm's own spread counts too.
+  std::vector<Measurement> noisy_ring = {measured(1024, "native", 100, 1), measured(1024, "ring", 80, 30)};
+  EXPECT_EQ(synthesize_rules(noisy_ring, {}).rules, 0);
+  // A win larger than both spreads is a rule.
+  std::vector<Measurement> clear = {measured(1024, "native", 100, 5), measured(1024, "ring", 80, 5)};
+  EXPECT_EQ(synthesize_rules(clear, {}).rules, 1);
+  // Repeated measurements that disagree widen the spread: 80 and 110 for ring.
+  std::vector<Measurement> repeated = {measured(1024, "native", 100), measured(1024, "ring", 80),
+                                       measured(1024, "ring", 110)};
+  EXPECT_EQ(synthesize_rules(repeated, {}).rules, 0);
+}
+
+TEST(RuleSynthesis, TheBaselineIsTheFastestNativeLabel) {
+  // smpi_mpich at 60 us is native too: ring at 80 us beats only smpi_ompi, so no rule.
+  std::vector<Measurement> m = {measured(1024, "smpi_ompi", 100), measured(1024, "smpi_mpich", 60),
+                                measured(1024, "ring", 80)};
+  EXPECT_EQ(synthesize_rules(m, {}).rules, 0);
+}
+
+TEST(RuleSynthesis, EveryRuleCarriesItsEvidence) {
+  std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "bruck:radix=4", 50),
+                                measured(2048, "native", 100), measured(2048, "bruck:radix=4", 80)};
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  parsed(result);
+  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 1024..2048 measured; ratio to native: geometric mean 1.58x, "
+                             "worst cell 1.25x at 2048 B\n"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# platform: lab; date: 2024-05-01\n"), std::string::npos) << result.yaml;
+  EXPECT_NE(result.yaml.find("# MPI library: Open MPI v4.1.4\n"), std::string::npos) << result.yaml;
+  EXPECT_NE(result.yaml.find("use: \"bruck:radix=4\""), std::string::npos) << result.yaml;
+}
+
+TEST(RuleSynthesis, ACellWithoutNativeIsAnErrorNamingItsRow) {
+  std::vector<Measurement> m = {measured(1024, "ring", 50)};
+  m[0].source = "results.csv:7";
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].rfind("results.csv:7: no native (or smpi_<selector>) row for this cell", 0), 0u)
+      << result.errors[0];
+}
+
+TEST(RuleSynthesis, RobustNeedsTheAlgorithmMeasuredOnEveryPlatformOfTheCell) {
+  SynthesisOptions robust;
+  robust.robust = true;
+  std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
+                                measured(1024, "native", 100, 0, "b")};
+  EXPECT_EQ(synthesize_rules(m, robust).rules, 0);
+}
+
+TEST(RuleSynthesis, SeveralPlatformsNeedRobust) {
+  std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
+                                measured(1024, "native", 100, 0, "b"), measured(1024, "ring", 50, 0, "b")};
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_NE(result.errors[0].find("--robust"), std::string::npos);
+}
+
+TEST(RuleSynthesis, RobustTakesTheBestWorstCaseAndNeedsFivePercent) {
+  SynthesisOptions robust;
+  robust.robust = true;
+  // ring: 2.0x on a, 1.04x on b (worst 1.04 < 1.05); sparbit: 1.2x and 1.1x (worst 1.1).
+  std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
+                                measured(1024, "sparbit", 100 / 1.2, 0, "a"), measured(1024, "native", 104, 0, "b"),
+                                measured(1024, "ring", 100, 0, "b"), measured(1024, "sparbit", 104 / 1.1, 0, "b")};
+  const auto result = synthesize_rules(m, robust);
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  EXPECT_EQ(runs(parsed(result), 1024), "sparbit");
+  EXPECT_NE(result.yaml.find("worst cell 1.10x"), std::string::npos) << result.yaml;
+  EXPECT_NE(result.yaml.find("platform: a, b"), std::string::npos) << result.yaml;
+  // Without sparbit, ring's worst case (1.04) is below 1.05: no rule.
+  std::erase_if(m, [](const Measurement& x) { return x.algorithm == "sparbit"; });
+  EXPECT_EQ(synthesize_rules(m, robust).rules, 0);
+}
+
+TEST(RuleSynthesis, SeparateSweepsGiveDisjointRulesThatAllMatch) {
+  // The same sizes at another placement (cyclic) and process count: rules keyed exactly, none shadowed.
+  std::vector<Measurement> m;
+  for (auto mapping : {MappingClass::sequential, MappingClass::cyclic}) {
+    for (int procs : {16, 32}) {
+      for (long long size : {64, 128}) {
+        for (auto [algorithm, time] : {std::pair{"native", 100.0}, {"ring", 50.0}}) {
+          Measurement x = measured(size, algorithm, time);
+          x.mapping = mapping;
+          x.procs = procs;
+          m.push_back(x);
+        }
+      }
+    }
+  }
+  const auto result = synthesize_rules(m, {});
+  EXPECT_EQ(result.rules, 4) << result.yaml;
+  parsed(result);  // no "can never match" warning
+}
+
+// CSV input: the columns collshim-bench --csv writes.
+const std::string header =
+    "collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,verified,"
+    "nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date\n";
+
+CsvReadResult read(const std::string& text, const std::string& platform = "") {
+  std::istringstream in(text);
+  CsvReadResult result;
+  read_measurements(in, "results.csv", platform, result);
+  return result;
+}
+
+TEST(RuleSynthesisCsv, ReadsCollshimBenchOutput) {
+  const auto result = read("# collshim-bench: comment lines are skipped\n" + header +
+                           "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3.5,0.25,,"
+                           "\"Open MPI v4.1.4, package: Debian\",2024-05-01\n"
+                           "allgather,,16,1024,16384,bruck:radix=2,1,2,3,1.0,ok,2,8,sequential,1024,2.5,0.5,,x,2024-05-01\n",
+                           "lab");
+  ASSERT_TRUE(result.errors.empty()) << result.errors[0];
+  ASSERT_EQ(result.measurements.size(), 2u);
+  EXPECT_TRUE(result.measurements[0].native);
+  EXPECT_EQ(result.measurements[0].mpi_library, "Open MPI v4.1.4, package: Debian");
+  EXPECT_EQ(result.measurements[0].platform, "lab");  // from --platform: the column is empty
+  EXPECT_EQ(result.measurements[1].algorithm, "bruck");  // canonical: default parameters dropped
+  EXPECT_DOUBLE_EQ(result.measurements[1].time_us, 2.5);
+  EXPECT_EQ(result.measurements[1].source, "results.csv:4");  // line numbers count comments
+}
+
+TEST(RuleSynthesisCsv, ErrorsNameFileLineAndColumn) {
+  auto first_error = [](const std::string& text) {
+    const auto result = read(text);
+    return result.errors.empty() ? std::string("(none)") : result.errors[0];
+  };
+  const std::string good = "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3.5,0.25,lab,x,d\n";
+  EXPECT_EQ(first_error(header + good +
+                        "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,fast,0.25,lab,x,d\n"),
+            "results.csv:3: column 'median_us': expected a positive number of microseconds, got 'fast'");
+  EXPECT_EQ(first_error(header + "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,diagonal,1024,3,0,lab,x,d\n"),
+            "results.csv:2: column 'mapping': expected single_node, sequential, cyclic or irregular, got 'diagonal'");
+  EXPECT_EQ(first_error(header + "allgather,,0,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n"),
+            "results.csv:2: column 'ranks': expected an integer from 1 to 2147483647, got '0'");
+  EXPECT_NE(first_error(header + "allgather,,16,1024,16384,brick,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n")
+                .find("results.csv:2: column 'algorithm': unknown algorithm 'brick'"),
+            std::string::npos);
+  EXPECT_EQ(first_error(header + "allreduce,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n")
+                .rfind("results.csv:2: column 'collective': expected ", 0),
+            0u);
+  EXPECT_EQ(first_error(header + "allgather,,16,1024\n"),
+            "results.csv:2: 4 fields, the header names 20 (column 'total_bytes' is missing)");
+  EXPECT_EQ(first_error("collective,ranks,nodes,ppn,mapping,block_bytes,algorithm,median_us\n"),
+            "results.csv:1: the header has no column 'spread_us' (collshim-bench --csv writes every column rules needs)");
+  EXPECT_EQ(first_error(""), "results.csv: no header line (expected collshim-bench --csv output)");
+  EXPECT_EQ(first_error(header + "allgather,\"open\n"), "results.csv:2: unterminated quoted field");
+}
+
+TEST(RuleSynthesisCsv, MismatchesAndOneProcessCellsAreLeftOutWithANote) {
+  const auto result =
+      read(header + "allgather,,16,1024,16384,ring,1,2,3,1.0,MISMATCH,2,8,sequential,1024,3,0,lab,x,d\n" +
+           "allgather,,1,1024,1024,ring,1,2,3,1.0,ok,1,1,single_node,1024,3,0,lab,x,d\n");
+  EXPECT_TRUE(result.errors.empty());
+  EXPECT_TRUE(result.measurements.empty());
+  ASSERT_EQ(result.notes.size(), 2u);
+  EXPECT_EQ(result.notes[0], "results.csv:2: left out, verified is 'MISMATCH'");
+}
+
+}  // namespace
+}  // namespace collshim::tune

@@ -1,0 +1,484 @@
+#include "rule_synthesis.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "selector/rule_table.hpp"
+
+namespace collshim::tune {
+
+bool is_native_label(std::string_view algorithm) {
+  return algorithm == "native" || algorithm.starts_with("smpi_");
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+// Splits one RFC 4180 line (quoted fields may hold commas and doubled quotes, not line breaks).
+// Returns nullopt on an unterminated quote.
+std::optional<std::vector<std::string>> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        fields.back() += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      fields.emplace_back();
+    } else if (ch != '\r') {
+      fields.back() += ch;
+    }
+  }
+  if (quoted) return std::nullopt;
+  return fields;
+}
+
+// The columns `rules` reads. `ranks` is collshim-bench's name for what rules call procs; either works.
+struct Columns {
+  int collective = -1, procs = -1, nodes = -1, ppn = -1, mapping = -1, block_bytes = -1, algorithm = -1,
+      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1;
+};
+
+class RowReader {
+ public:
+  RowReader(const std::vector<std::string>& fields, const std::string& where, std::vector<std::string>& errors)
+      : fields_(fields), where_(where), errors_(errors) {}
+
+  std::string text(int column) const { return column < 0 ? std::string() : fields_[column]; }
+
+  std::optional<long long> integer(int column, std::string_view name, long long minimum, long long maximum) {
+    const std::string& value = fields_[column];
+    long long parsed = 0;
+    const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (problem != std::errc{} || end != value.data() + value.size() || parsed < minimum || parsed > maximum) {
+      fail(name, "expected an integer from " + std::to_string(minimum) + " to " + std::to_string(maximum), value);
+      return std::nullopt;
+    }
+    return parsed;
+  }
+
+  std::optional<double> number(int column, std::string_view name, bool positive) {
+    const std::string& value = fields_[column];
+    double parsed = 0;
+    const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (problem != std::errc{} || end != value.data() + value.size() || !std::isfinite(parsed) || parsed < 0 ||
+        (positive && parsed == 0)) {
+      fail(name, positive ? "expected a positive number of microseconds" : "expected a non-negative number of microseconds",
+           value);
+      return std::nullopt;
+    }
+    return parsed;
+  }
+
+  void fail(std::string_view column, const std::string& expected, const std::string& got) {
+    errors_.push_back(where_ + ": column '" + std::string(column) + "': " + expected + ", got '" + got + "'");
+  }
+
+ private:
+  const std::vector<std::string>& fields_;
+  const std::string& where_;
+  std::vector<std::string>& errors_;
+};
+
+}  // namespace
+
+void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
+                       CsvReadResult& result) {
+  std::string line;
+  int line_number = 0;
+  std::optional<std::vector<std::string>> header;
+  Columns columns;
+  while (std::getline(in, line)) {
+    ++line_number;
+    // collshim-bench writes comments (its settings, the verification summary) among the rows.
+    if (line.empty() || line == "\r" || line.starts_with("#")) continue;
+    const std::string where = file + ":" + std::to_string(line_number);
+    auto fields = split_csv_line(line);
+    if (!fields) {
+      result.errors.push_back(where + ": unterminated quoted field");
+      continue;
+    }
+    if (!header) {
+      header = *fields;
+      auto find = [&](std::initializer_list<std::string_view> names) {
+        for (std::string_view name : names) {
+          const auto at = std::find(header->begin(), header->end(), name);
+          if (at != header->end()) return static_cast<int>(at - header->begin());
+        }
+        return -1;
+      };
+      columns = {find({"collective"}), find({"procs", "ranks"}), find({"nodes"}), find({"ppn"}), find({"mapping"}),
+                 find({"block_bytes"}), find({"algorithm"}), find({"median_us"}), find({"spread_us"}),
+                 find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"})};
+      const std::pair<int, std::string_view> required[] = {
+          {columns.collective, "collective"}, {columns.procs, "procs (or ranks)"}, {columns.nodes, "nodes"},
+          {columns.ppn, "ppn"}, {columns.mapping, "mapping"}, {columns.block_bytes, "block_bytes"},
+          {columns.algorithm, "algorithm"}, {columns.time, "median_us"}, {columns.spread, "spread_us"}};
+      for (const auto& [column, name] : required) {
+        if (column < 0)
+          result.errors.push_back(where + ": the header has no column '" + std::string(name) +
+                                  "' (collshim-bench --csv writes every column rules needs)");
+      }
+      if (!result.errors.empty()) return;  // every row would repeat the same problem
+      continue;
+    }
+    if (fields->size() != header->size()) {
+      const std::size_t first_missing = std::min(fields->size(), header->size());
+      result.errors.push_back(where + ": " + std::to_string(fields->size()) + " fields, the header names " +
+                              std::to_string(header->size()) +
+                              (fields->size() < header->size() ? " (column '" + (*header)[first_missing] + "' is missing)"
+                                                               : std::string(" (extra fields after the last column)")));
+      continue;
+    }
+    const std::size_t errors_before = result.errors.size();
+    RowReader row(*fields, where, result.errors);
+    const std::string verified = row.text(columns.verified);
+    // bench/sim/run writes "not run: ..." rows without times; a wrong result's time means nothing.
+    if (!verified.empty() && verified != "ok") {
+      result.notes.push_back(where + ": left out, verified is '" + verified + "'");
+      continue;
+    }
+    Measurement m;
+    m.source = where;
+    const auto collective = find_collective(row.text(columns.collective));
+    if (!collective) row.fail("collective", "expected " + collective_names(), row.text(columns.collective));
+    const auto procs = row.integer(columns.procs, (*header)[columns.procs], 1, INT_MAX);
+    const auto nodes = row.integer(columns.nodes, "nodes", 1, INT_MAX);
+    const auto ppn = row.integer(columns.ppn, "ppn", 1, INT_MAX);
+    const auto mapping = parse_mapping(row.text(columns.mapping));
+    if (!mapping)
+      row.fail("mapping", "expected single_node, sequential, cyclic or irregular", row.text(columns.mapping));
+    const auto block_bytes = row.integer(columns.block_bytes, "block_bytes", 0, LLONG_MAX);
+    const auto time = row.number(columns.time, "median_us", true);
+    const auto spread = row.number(columns.spread, "spread_us", false);
+    m.algorithm = row.text(columns.algorithm);
+    m.native = is_native_label(m.algorithm);
+    if (collective && !m.native) {
+      // The canonical spec text, so that "bruck:radix=2" and "bruck" are one algorithm.
+      const auto parsed = parse_algorithm_spec(m.algorithm, *collective);
+      if (parsed.choice)
+        m.algorithm = parsed.choice->text();
+      else
+        row.fail("algorithm", parsed.error + " (or native, smpi_<selector>)", m.algorithm);
+    }
+    if (result.errors.size() != errors_before) continue;
+    m.collective = *collective;
+    m.procs = static_cast<int>(*procs);
+    m.nodes = static_cast<int>(*nodes);
+    m.ppn = static_cast<int>(*ppn);
+    m.mapping = *mapping;
+    m.block_bytes = *block_bytes;
+    m.time_us = *time;
+    m.spread_us = *spread;
+    m.platform = row.text(columns.platform);
+    if (m.platform.empty()) m.platform = platform.empty() ? "unnamed" : platform;
+    m.mpi_library = row.text(columns.mpi_library);
+    m.date = row.text(columns.date);
+    if (m.procs == 1) {
+      // The shim passes every one-process call through, so no rule can change it.
+      result.notes.push_back(where + ": left out, one process");
+      continue;
+    }
+    result.measurements.push_back(std::move(m));
+  }
+  if (!header) result.errors.push_back(file + ": no header line (expected collshim-bench --csv output)");
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Synthesis
+
+// A sweep: the cells that differ only in block size. Rules key on it exactly, as measured.
+using SweepKey = std::tuple<Collective, int, int, int, MappingClass>;  // collective, procs, nodes, ppn, mapping
+
+// One algorithm in one cell on one platform. Repeated measurements keep the fastest time and widen
+// the spread to cover their disagreement.
+struct Timing {
+  double time_us = 0, spread_us = 0, slowest_us = 0;
+  const Measurement* first = nullptr;
+
+  void add(const Measurement& m) {
+    if (first == nullptr) {
+      *this = {m.time_us, m.spread_us, m.time_us, &m};
+      return;
+    }
+    time_us = std::min(time_us, m.time_us);
+    slowest_us = std::max(slowest_us, m.time_us);
+    spread_us = std::max({spread_us, m.spread_us, slowest_us - time_us});
+  }
+};
+
+struct Cell {
+  // platform -> algorithm -> timing
+  std::map<std::string, std::map<std::string, Timing>> timings;
+};
+
+// What a cell allows: the algorithms that may run there (with their ratio to native) and whether
+// native may (no rule).
+struct Verdict {
+  std::map<std::string, double> acceptable;  // algorithm -> ratio to native (worst over platforms)
+  bool native_acceptable = true;
+  std::set<std::string> platforms, mpi_libraries, dates;
+};
+
+Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std::string>& errors) {
+  Verdict verdict;
+  // Per platform, the baseline is the fastest native label (under SMPI several selectors are
+  // measured; a rule must beat the best of them).
+  std::map<std::string, const Timing*> native_of;
+  for (const auto& [platform, algorithms] : cell.timings) {
+    const Timing* best = nullptr;
+    for (const auto& [algorithm, timing] : algorithms) {
+      if (is_native_label(algorithm) && (best == nullptr || timing.time_us < best->time_us)) best = &timing;
+    }
+    if (best == nullptr) {
+      errors.push_back(algorithms.begin()->second.first->source + ": no native (or smpi_<selector>) row for this cell on "
+                       "platform '" + platform + "', so nothing can be compared with native there");
+      continue;
+    }
+    native_of[platform] = best;
+    verdict.platforms.insert(platform);
+    for (const auto& [algorithm, timing] : algorithms) {
+      if (!timing.first->mpi_library.empty()) verdict.mpi_libraries.insert(timing.first->mpi_library);
+      if (!timing.first->date.empty()) verdict.dates.insert(timing.first->date);
+    }
+  }
+  if (native_of.empty()) return verdict;
+  // Candidates: every non-native algorithm measured on every platform of this cell.
+  std::map<std::string, double> qualifying;
+  std::set<std::string> names;
+  for (const auto& [platform, algorithms] : cell.timings) {
+    for (const auto& [algorithm, timing] : algorithms) {
+      if (!is_native_label(algorithm)) names.insert(algorithm);
+    }
+  }
+  for (const std::string& algorithm : names) {
+    double worst_ratio = INFINITY;
+    bool clear_everywhere = true;
+    for (const auto& [platform, native] : native_of) {
+      const auto& algorithms = cell.timings.at(platform);
+      const auto found = algorithms.find(algorithm);
+      if (found == algorithms.end()) {
+        clear_everywhere = false;
+        break;
+      }
+      const Timing& timing = found->second;
+      worst_ratio = std::min(worst_ratio, native->time_us / timing.time_us);
+      // A win within the noise of either measurement is no evidence.
+      clear_everywhere &= native->time_us - timing.time_us > std::max(native->spread_us, timing.spread_us);
+    }
+    if (!clear_everywhere) continue;
+    if (options.robust && worst_ratio < options.robust_minimum) continue;
+    qualifying[algorithm] = worst_ratio;
+  }
+  double best_ratio = 1.0;  // native's own
+  for (const auto& [algorithm, ratio] : qualifying) best_ratio = std::max(best_ratio, ratio);
+  verdict.native_acceptable = best_ratio <= 1.0 + options.tolerance;
+  for (const auto& [algorithm, ratio] : qualifying) {
+    if (ratio * (1.0 + options.tolerance) >= best_ratio) verdict.acceptable[algorithm] = ratio;
+  }
+  return verdict;
+}
+
+std::string join(const std::set<std::string>& items, std::string_view separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : std::string(separator)) + item;
+  return text.empty() ? "unknown" : text;
+}
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+std::string ratio_text(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", ratio);
+  return text;
+}
+
+struct SynthesizedRule {
+  Collective collective;
+  RuleConditions when;
+  std::string algorithm;
+  std::vector<std::string> evidence;  // comment lines
+  int cells = 0;                       // measured cells in its range
+};
+
+// The rules of one sweep. Greedy over the sizes in order (README "Tuning"): a range goes on while
+// its algorithm stays acceptable; where it stops, a cell native may run needs no rule, and any other
+// starts the acceptable algorithm whose run of acceptable cells from here is longest (ties: the
+// faster here). That gives the fewest ranges for the sweep.
+void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, const std::vector<Verdict>& verdicts,
+                      const SynthesisOptions& options, std::vector<SynthesizedRule>& rules) {
+  const std::size_t n = sizes.size();
+  auto run_length = [&](std::size_t from, const std::string& algorithm) {
+    std::size_t end = from;
+    while (end < n && verdicts[end].acceptable.contains(algorithm)) ++end;
+    return end - from;
+  };
+  auto emit = [&](std::size_t first, std::size_t last, const std::string& algorithm) {
+    // Ends: the measured sizes at the sweep's edges, else halfway to the neighbouring measured size
+    // (which has another winner), so that every size inside the sweep is decided by its nearest
+    // measurement and nothing beyond the data is claimed.
+    const long long low = first == 0 ? sizes[first] : sizes[first - 1] + (sizes[first] - sizes[first - 1]) / 2 + 1;
+    const long long high = last + 1 == n ? sizes[last] : sizes[last] + (sizes[last + 1] - sizes[last]) / 2;
+    SynthesizedRule rule{std::get<0>(key), {}, algorithm, {}};
+    rule.when.procs = Range{std::get<1>(key), std::get<1>(key)};
+    rule.when.nodes = Range{std::get<2>(key), std::get<2>(key)};
+    rule.when.ppn = Range{std::get<3>(key), std::get<3>(key)};
+    rule.when.mapping = std::vector<MappingClass>{std::get<4>(key)};
+    rule.when.block_bytes = Range{low, high};
+    double log_sum = 0, worst = INFINITY;
+    long long worst_size = 0;
+    std::set<std::string> platforms, libraries, dates;
+    for (std::size_t i = first; i <= last; ++i) {
+      const double ratio = verdicts[i].acceptable.at(algorithm);
+      log_sum += std::log(ratio);
+      if (ratio < worst) {
+        worst = ratio;
+        worst_size = sizes[i];
+      }
+      platforms.insert(verdicts[i].platforms.begin(), verdicts[i].platforms.end());
+      libraries.insert(verdicts[i].mpi_libraries.begin(), verdicts[i].mpi_libraries.end());
+      dates.insert(verdicts[i].dates.begin(), verdicts[i].dates.end());
+    }
+    const std::size_t cells = last - first + 1;
+    const std::string per = options.robust ? " (worst over platforms per cell)" : "";
+    rule.evidence.push_back(std::to_string(cells) + (cells == 1 ? " cell" : " cells") + ", block_bytes " +
+                            std::to_string(sizes[first]) + (cells == 1 ? "" : ".." + std::to_string(sizes[last])) +
+                            " measured; ratio to native" + per + ": geometric mean " +
+                            ratio_text(std::exp(log_sum / static_cast<double>(cells))) + ", worst cell " +
+                            ratio_text(worst) + " at " + std::to_string(worst_size) + " B");
+    rule.evidence.push_back("platform: " + join(platforms, ", ") + "; date: " +
+                            (dates.empty() ? "unknown"
+                                           : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")));
+    rule.evidence.push_back("MPI library: " + one_line(join(libraries, " | ")));
+    rule.cells = static_cast<int>(cells);
+    rules.push_back(std::move(rule));
+  };
+
+  std::size_t i = 0;
+  while (i < n) {
+    if (verdicts[i].native_acceptable) {
+      ++i;
+      continue;
+    }
+    std::string chosen;
+    std::size_t longest = 0;
+    for (const auto& [algorithm, ratio] : verdicts[i].acceptable) {
+      const std::size_t length = run_length(i, algorithm);
+      if (length > longest || (length == longest && ratio > verdicts[i].acceptable.at(chosen))) {
+        chosen = algorithm;
+        longest = length;
+      }
+    }
+    // Not native-acceptable means some algorithm qualified, and the best one is always acceptable.
+    if (longest == 0) {
+      ++i;
+      continue;
+    }
+    emit(i, i + longest - 1, chosen);
+    i += longest;
+  }
+}
+
+}  // namespace
+
+SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, const SynthesisOptions& options) {
+  SynthesisResult result;
+  std::set<std::string> platforms;
+  for (const Measurement& m : measurements) platforms.insert(m.platform);
+  if (!options.robust && platforms.size() > 1) {
+    result.errors.push_back("the measurements come from " + std::to_string(platforms.size()) + " platforms (" +
+                            join(platforms, ", ") +
+                            "); rules for several machines need --robust (worst case over platforms)");
+    return result;
+  }
+  std::map<SweepKey, std::map<long long, Cell>> sweeps;
+  for (const Measurement& m : measurements) {
+    Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
+    cell.timings[m.platform][m.algorithm].add(m);
+  }
+  std::vector<SynthesizedRule> rules;
+  for (const auto& [key, cells] : sweeps) {
+    std::vector<long long> sizes;
+    std::vector<Verdict> verdicts;
+    for (const auto& [size, cell] : cells) {
+      sizes.push_back(size);
+      verdicts.push_back(judge(cell, options, result.errors));
+    }
+    result.cells += static_cast<int>(cells.size());
+    synthesize_sweep(key, sizes, verdicts, options, rules);
+  }
+  if (!result.errors.empty()) return result;
+
+  // Never emit a rule that can never match: one an earlier rule of the collective always takes first
+  // (the same test as RuleTable::check_shadowed). Sweeps are keyed exactly and their ranges are
+  // disjoint, so this drops nothing today; it guards the invariant.
+  std::vector<SynthesizedRule> kept;
+  for (SynthesizedRule& rule : rules) {
+    const bool shadowed = std::any_of(kept.begin(), kept.end(), [&](const SynthesizedRule& earlier) {
+      return earlier.collective == rule.collective && earlier.when.covers(rule.when);
+    });
+    if (!shadowed) kept.push_back(std::move(rule));
+  }
+
+  std::ostringstream yaml;
+  std::string inputs;
+  for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
+  char tolerance[32];
+  std::snprintf(tolerance, sizeof tolerance, "%g%%", options.tolerance * 100);
+  yaml << "# Written by collshim-tune rules" << (inputs.empty() ? "" : " from " + one_line(inputs)) << ".\n"
+       << "# Tolerance " << tolerance << " of each cell's best; an algorithm other than native only where it beats\n"
+       << "# native by more than the measured spread"
+       << (options.robust ? "; --robust: ratios are the worst over platforms, none below " + ratio_text(options.robust_minimum)
+                          : std::string())
+       << ".\n# Calls that no rule matches run native. Ratios are native time / algorithm time.\n"
+       << "version: 1\n";
+  if (kept.empty()) {
+    yaml << "rules: []\n";
+  } else {
+    yaml << "rules:\n";
+    for (const SynthesizedRule& rule : kept) {
+      for (const std::string& line : rule.evidence) yaml << "  # " << line << "\n";
+      yaml << "  - collective: " << collective_name(rule.collective) << "\n"
+           << "    when: " << rule.when.text() << "\n"
+           << "    use: \"" << rule.algorithm << "\"\n";
+      result.cells_with_rule += rule.cells;
+    }
+  }
+  result.yaml = yaml.str();
+  result.rules = static_cast<int>(kept.size());
+
+  // The output goes through the shim's own parser: anything it would reject is a bug here.
+  RuleTable table;
+  std::vector<RuleDiagnostic> diagnostics;
+  table.add_file_text(result.yaml, "(generated rules)", diagnostics);
+  table.check_shadowed(diagnostics);
+  for (const RuleDiagnostic& diagnostic : diagnostics)
+    result.errors.push_back("internal error: the generated table does not parse cleanly: " + diagnostic.text());
+  return result;
+}
+
+}  // namespace collshim::tune

@@ -1,0 +1,57 @@
+#pragma once
+// Rule synthesis for `collshim-tune rules` (issue 18; README "Tuning"): measurements in, the smallest
+// rule table that keeps every measured cell within a tolerance of its best out. Pure data in and
+// text out, no MPI, so unit tests drive it with synthetic measurements.
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "algorithms/collective.hpp"
+#include "selector/mapping.hpp"
+
+namespace collshim::tune {
+
+// One CSV row: one algorithm timed in one cell on one platform.
+struct Measurement {
+  std::string source;  // "file:line", for messages
+  Collective collective = Collective::allgather;
+  int procs = 1, nodes = 1, ppn = 1;
+  MappingClass mapping = MappingClass::single_node;
+  long long block_bytes = 0;  // average bytes per block, as rules test it
+  std::string algorithm;      // canonical spec text, or the native label
+  bool native = false;        // `native` or `smpi_<selector>`: the MPI library's own collective
+  double time_us = 0;         // per call, slowest rank, median over the timed calls
+  double spread_us = 0;       // interquartile range of the same calls
+  std::string platform, mpi_library, date;
+};
+
+// True for the labels of the MPI library's own collective.
+bool is_native_label(std::string_view algorithm);
+
+struct CsvReadResult {
+  std::vector<Measurement> measurements;
+  std::vector<std::string> errors;  // "file:line: column 'name': what was wrong"
+  std::vector<std::string> notes;   // rows left out on purpose (mismatches, one-process cells)
+};
+
+// Reads collshim-bench --csv output (README "Tuning" lists the columns). `file` names the input in
+// messages; `platform` fills rows whose platform column is absent or empty.
+void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
+                       CsvReadResult& result);
+
+struct SynthesisOptions {
+  double tolerance = 0.03;  // a cell may run an algorithm up to this much slower than its best
+  bool robust = false;      // judge each algorithm by its worst ratio to native over platforms
+  double robust_minimum = 1.05;  // --robust: no rule where the best worst-case ratio is below this
+  std::vector<std::string> inputs;  // named in the file's header comment
+};
+
+struct SynthesisResult {
+  std::string yaml;                 // the rule file
+  int rules = 0, cells = 0, cells_with_rule = 0;
+  std::vector<std::string> errors;  // nothing written when not empty
+};
+
+SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, const SynthesisOptions& options);
+
+}  // namespace collshim::tune
