@@ -114,10 +114,12 @@ const std::vector<Algorithm>& algorithms() {
                     .summary = "stages of groups of up to k ranks exchange whole vectors; collapse/expand when p "
                                "has a prime factor above k",
                     .collectives = {allreduce},
-                    .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param()},
+                    .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param(),
+                               allreduce_primes_param()},
                     .eligible = recursive_multiplying_eligible,
-                    .eligibility = "p equal to the product of `factors`",
+                    .eligibility = "p equal to the product of `factors`; with primes=merge a commutative operation",
                     .fallback = "recursive_multiplying",
+                    .needs_commutative = [](const Params& params) { return params.at("primes") == "merge"; },
                     .make_schedule = allreduce_recursive_multiplying_schedule});
     list.push_back({.name = "rabenseifner",
                     .summary = "reduce-scatter by recursive halving, allgather by recursive doubling, MPICH's fold",
@@ -128,7 +130,7 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {allreduce},
                     .eligibility = "a commutative operation",
                     .fallback = "rabenseifner",
-                    .needs_commutative = true,
+                    .needs_commutative = [](const Params&) { return true; },
                     .make_schedule = allreduce_ring_schedule});
     // The compact allgather schedules run in their common form.
     for (Algorithm& algorithm : list) {

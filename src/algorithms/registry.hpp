@@ -49,8 +49,9 @@ struct Algorithm {
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;
-  // Reductions: the algorithm cannot keep rank order, so a non-commutative operation runs `fallback`.
-  bool needs_commutative = false;
+  // Reductions: whether the algorithm (with these parameters) cannot keep rank order, so that a
+  // non-commutative operation runs `fallback`. Empty: it keeps rank order.
+  std::function<bool(const Params& params)> needs_commutative;
   BlockScheduleGenerator make_block_schedule;  // allgather family; composite algorithms reuse it
   ScheduleGenerator make_schedule;             // every algorithm but native
   StateFactory make_state = nullptr;           // null: the state is the schedule alone

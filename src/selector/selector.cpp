@@ -116,7 +116,8 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
     decision.substitution = algorithm.eligibility.data();
   }
   // Call properties: a non-commutative operation needs an algorithm that keeps rank order.
-  if (!facts.commutative && decision.choice->algorithm->needs_commutative) {
+  if (!facts.commutative && decision.choice->algorithm->needs_commutative &&
+      decision.choice->algorithm->needs_commutative(decision.choice->params)) {
     decision.choice = fallback_[decision.choice->id];
     decision.substitution = "a commutative operation";
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <set>
 
 #include "algorithms/allreduce_algorithms.hpp"
 #include "algorithms/schedule_check.hpp"
@@ -34,7 +35,9 @@ bool mentions(const CheckResult& result, const std::string& text) {
   return false;
 }
 
-Params multiplying_params(int k, std::string factors = "auto") { return {{"k", std::to_string(k)}, {"factors", factors}}; }
+Params multiplying_params(int k, std::string factors = "auto", std::string primes = "split") {
+  return {{"k", std::to_string(k)}, {"factors", factors}, {"primes", primes}};
+}
 
 TEST(AllreduceSchedules, RecursiveDoublingKeepsRankOrderForEveryP) {
   for (int p = 1; p <= 130; ++p) {
@@ -65,6 +68,43 @@ TEST(AllreduceSchedules, RecursiveMultiplyingWithTheFactorsOfThePaper) {
     const auto result = check_generator(allreduce_recursive_multiplying_schedule, p, true, multiplying_params(4, factors));
     EXPECT_TRUE(result.ok()) << factors << ": " << first_error(result);
   }
+}
+
+TEST(AllreduceSchedules, RecursiveMultiplyingWithPrimeMergingForEveryPAndK) {
+  for (const int k : {2, 3, 4, 8}) {
+    for (int p = 1; p <= 130; ++p) {
+      const auto result =
+          check_generator(allreduce_recursive_multiplying_schedule, p, false, multiplying_params(k, "auto", "merge"));
+      ASSERT_TRUE(result.ok()) << "k=" << k << " p=" << p << ": " << first_error(result);
+    }
+  }
+}
+
+// Merging takes no extra steps where splitting takes two, and does not keep rank order.
+TEST(AllreduceSchedules, PrimeMergingSavesTheCollapseAndExpandButNeedsCommutativity) {
+  const std::vector<int> nodes7(7, 0);
+  const auto split = allreduce_recursive_multiplying_schedule(nodes7, 0, multiplying_params(4));
+  const auto merge = allreduce_recursive_multiplying_schedule(nodes7, 0, multiplying_params(4, "auto", "merge"));
+  const auto merging = plan_prime_merging(7, 4);
+  ASSERT_TRUE(merging);
+  EXPECT_EQ(merging->factors, (std::vector<int>{3, 2}));
+  // Rounds of messages: merging's are its two stages; splitting adds collapse and expand to its one.
+  const auto message_rounds = [](const std::function<Schedule(int)>& schedule_of, int p) {
+    std::set<std::size_t> rounds;
+    for (int rank = 0; rank < p; ++rank) {
+      const Schedule s = schedule_of(rank);
+      for (std::size_t i = 0; i < s.steps.size(); ++i)
+        if (!s.steps[i].sends.empty()) rounds.insert(i);
+    }
+    return rounds.size();
+  };
+  EXPECT_EQ(message_rounds([&](int r) { return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4, "auto", "merge")); }, 7), 2u);
+  EXPECT_EQ(message_rounds([&](int r) { return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4)); }, 7), 3u);
+  EXPECT_EQ(split.steps.size(), merge.steps.size() - 1);
+  EXPECT_FALSE(plan_prime_merging(8, 4));  // 8 factors: nothing to merge
+  const auto result = check_generator(allreduce_recursive_multiplying_schedule, 7, true,
+                                      multiplying_params(4, "auto", "merge"));
+  EXPECT_TRUE(mentions(result, "out of rank order"));
 }
 
 TEST(AllreduceSchedules, RingIsCorrectForCommutativeOperations) {

@@ -26,7 +26,7 @@ TEST(Registry, NamesAreUniquePerCollectiveAndEveryAlgorithmCanRun) {
   }
   EXPECT_TRUE(names.contains({"native", Collective::allreduce}));
   EXPECT_NE(find_algorithm("ring", Collective::allreduce), find_algorithm("ring", Collective::allgather));
-  EXPECT_TRUE(find_algorithm("ring", Collective::allreduce)->needs_commutative);
+  EXPECT_TRUE(find_algorithm("ring", Collective::allreduce)->needs_commutative({}));
 }
 
 TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollectives) {
@@ -38,7 +38,11 @@ TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollecti
     for (Collective c : algorithm.collectives) EXPECT_TRUE(fallback->supports(c)) << algorithm.name;
     // The selector runs the fallback with its default parameters, so those must take every p (an
     // algorithm may fall back to its own defaults, e.g. a fixed factor list to automatic factors).
-    EXPECT_FALSE(fallback->needs_commutative) << algorithm.name << " falls back to " << fallback->name;
+    if (fallback->needs_commutative) {
+      const auto defaults = make_choice(fallback->name, {}, fallback->collectives.front());
+      EXPECT_FALSE(fallback->needs_commutative(defaults.choice->params))
+          << algorithm.name << " falls back to " << fallback->name;
+    }
     if (!fallback->eligible) continue;
     const auto defaults = make_choice(fallback->name, {}, fallback->collectives.front());
     ASSERT_TRUE(defaults.choice) << defaults.error;
