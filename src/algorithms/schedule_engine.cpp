@@ -286,8 +286,10 @@ class StepRunner {
   int run_copy(const LocalCopy& copy) {
     int first_error = MPI_SUCCESS;
     const std::size_t n = std::min(copy.from.blocks.size(), copy.to.blocks.size());
-    if (!is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) && n > 1) {
-      // A reduction's whole vector is p blocks: copied as runs, not block by block.
+    if (call_.naming == BlockNaming::reduction && !is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) &&
+        n > 1) {
+      // A reduction's whole vector is p blocks of one type and counts in every buffer: copied as
+      // runs, not block by block. (Other collectives' send and receive types and counts may differ.)
       const TypedBuffer &in = typed(copy.from.buffer), &out = typed(copy.to.buffer);
       for (std::size_t i = 0; i < n;) {
         const std::size_t end = typed_run_end(in, copy.from, out, copy.to, i, n);
@@ -295,11 +297,9 @@ class StepRunner {
         for (std::size_t j = i; j < end; ++j) elements += out.count(copy.to.blocks[j]);
         const char* source = in.address(copy.from.blocks[i]);
         char* target = out.address(copy.to.blocks[i]);
-        if (elements > 0 && source != target && elements <= INT_MAX)
+        if (elements > 0 && source != target)  // elements <= the call's int count
           keep_first(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
                                              static_cast<int>(elements), out.type, context_.comm(), call_.rank));
-        else if (elements > INT_MAX)
-          for (std::size_t j = i; j < end; ++j) keep_first(first_error, copy_block(copy.from, copy.to, j));
         i = end;
       }
       return first_error;
