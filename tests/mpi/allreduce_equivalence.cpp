@@ -39,6 +39,13 @@ void strided_sum(void* in, void* inout, int* len, MPI_Datatype*) {
   }
 }
 
+// A sum over pairs of doubles (a derived type the shim must decode to see floating-point data).
+void pair_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const double* a = static_cast<const double*>(in);
+  double* c = static_cast<double*>(inout);
+  for (int i = 0; i < 2 * *len; ++i) c[i] += a[i];
+}
+
 struct Case {
   std::string name;
   MPI_Datatype type;
@@ -74,7 +81,8 @@ void run_case(Tally& tally, MPI_Comm comm, const Case& c, int count, bool in_pla
     bool close = true;
     const auto* a = reinterpret_cast<const double*>(native.data());
     const auto* b = reinterpret_cast<const double*>(shim.data());
-    for (int i = 0; i < count; ++i) close = close && std::fabs(a[i] - b[i]) <= 1e-12 * std::fabs(a[i]);
+    const long values = static_cast<long>(count) * extent / static_cast<long>(sizeof(double));
+    for (long i = 0; i < values; ++i) close = close && std::fabs(a[i] - b[i]) <= 1e-12 * std::fabs(a[i]);
     tally.check(close, description + " (within 1e-12)", native, shim);
     return;
   }
@@ -96,9 +104,13 @@ int main(int argc, char** argv) {
   MPI_Type_commit(&strided);
   MPI_Type_contiguous(4, MPI_UNSIGNED, &matrix);
   MPI_Type_commit(&matrix);
-  MPI_Op product, strided_add;
+  MPI_Datatype double_pair;
+  MPI_Type_contiguous(2, MPI_DOUBLE, &double_pair);
+  MPI_Type_commit(&double_pair);
+  MPI_Op product, strided_add, pair_add;
   MPI_Op_create(matrix_product, 0, &product);
   MPI_Op_create(strided_sum, 1, &strided_add);
+  MPI_Op_create(pair_sum, 1, &pair_add);
 
   const std::vector<Case> cases = {
       {"MPI_INT sum", MPI_INT, MPI_SUM},
@@ -110,6 +122,7 @@ int main(int argc, char** argv) {
       {"2x2 matrix product (non-commutative)", matrix, product},
       {"MPI_DOUBLE sum", MPI_DOUBLE, MPI_SUM, true, true},
       {"MPI_DOUBLE max", MPI_DOUBLE, MPI_MAX, true, false},
+      {"contiguous(2,double) user sum", double_pair, pair_add, true, true},
   };
   // A communicator whose ranks are the world's reversed.
   MPI_Comm reversed;
@@ -127,6 +140,8 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&reversed);
   MPI_Op_free(&product);
   MPI_Op_free(&strided_add);
+  MPI_Op_free(&pair_add);
+  MPI_Type_free(&double_pair);
   MPI_Type_free(&strided);
   MPI_Type_free(&matrix);
   const int status = tally.finish("allreduce_equivalence");
