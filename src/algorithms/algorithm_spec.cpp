@@ -41,7 +41,7 @@ std::string AlgorithmChoice::text() const {
 SpecParseResult make_choice(std::string_view name,
                             const std::vector<std::pair<std::string, std::string>>& params,
                             Collective collective) {
-  const Algorithm* algorithm = find_algorithm(name);
+  const Algorithm* algorithm = find_algorithm(name, collective);
   if (algorithm == nullptr || !algorithm->supports(collective)) {
     return {std::nullopt, "unknown algorithm '" + std::string(name) + "' for " +
                               std::string(collective_name(collective)) + "; expected one of: " +

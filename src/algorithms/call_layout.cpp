@@ -26,17 +26,20 @@ TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts,
 
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block) {
   if (naming == BlockNaming::allgather) return block;
+  if (naming == BlockNaming::reduction) return block % p;  // the segment, in every buffer and copy
   switch (buffer) {
     case Buffer::send: return static_cast<std::int64_t>(rank) * p + block;
     case Buffer::recv: return block * p + rank;
     case Buffer::scratch:
-    case Buffer::shared: return block;
+    case Buffer::shared:
+    case Buffer::temp: return block;
   }
   return block;
 }
 
 std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) const {
   if (naming == BlockNaming::allgather) return recv.bytes(block);
+  if (naming == BlockNaming::reduction) return recv.bytes(block % p);
   const std::int64_t origin = block / p, destination = block % p;
   if (origin == rank) return send.bytes(destination);
   if (destination == rank) return recv.bytes(origin);
@@ -44,7 +47,7 @@ std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) con
 }
 
 bool knows_scratch_bytes(BlockNaming naming, int p, int rank, std::int64_t block) {
-  return naming == BlockNaming::allgather || block / p == rank || block % p == rank;
+  return naming != BlockNaming::alltoall || block / p == rank || block % p == rank;
 }
 
 int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {
@@ -94,6 +97,31 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
   if (any) std::memcpy(context.staging.data(), recv.base + span_begin, context.staging.size());
   // The staged copy stands where recvbuf was: block d at base + displacement(d) * extent.
   layout.send.base = reinterpret_cast<char*>(context.staging.data()) - span_begin;
+  return MPI_SUCCESS;
+}
+
+int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout) {
+  layout = {};
+  layout.naming = BlockNaming::reduction;
+  layout.p = context.size();
+  layout.rank = context.rank();
+  layout.allreduce = &call;
+  layout.op = call.op;
+  // Equal segments, the first count % p one element longer: every algorithm cuts the same way.
+  const int p = layout.p;
+  context.segment_counts.resize(static_cast<std::size_t>(p));
+  context.segment_displs.resize(static_cast<std::size_t>(p));
+  const int base = call.count / p, longer = call.count % p;
+  int displacement = 0;
+  for (int b = 0; b < p; ++b) {
+    context.segment_counts[b] = base + (b < longer ? 1 : 0);
+    context.segment_displs[b] = displacement;
+    displacement += context.segment_counts[b];
+  }
+  layout.recv = typed_buffer(call.recvbuf, call.type, context.segment_counts.data(), context.segment_displs.data(), 0);
+  layout.send = call.sendbuf == MPI_IN_PLACE ? layout.recv
+                                             : typed_buffer(call.sendbuf, call.type, context.segment_counts.data(),
+                                                            context.segment_displs.data(), 0);
   return MPI_SUCCESS;
 }
 

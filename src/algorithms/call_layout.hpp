@@ -21,6 +21,7 @@ class CommContext;
 enum class BlockNaming : std::uint8_t {
   allgather,  // block b is rank b's contribution, in every buffer
   alltoall,   // send block d = datum rank*p+d, recv block o = datum o*p+rank, scratch block = datum
+  reduction,  // block b of send, recv and temp (copy c: c*p+b) is segment b of the vector: datum b
 };
 
 // The datum that block `block` of `buffer` holds on `rank` when the collective is done (recv), at
@@ -41,11 +42,24 @@ struct TypedBuffer {
   const int* displs = nullptr;  // per block, in extents; null: block * uniform_count
   int uniform_count = 0;
   std::int64_t only_block = -1;  // >= 0: the buffer holds just this block, at displacement 0
+  // Several copies of the same layout (Buffer::temp): block c*blocks_per_copy+b is block b of copy
+  // c, which starts copy_displacement extents after copy c-1. 0: one copy.
+  std::int64_t blocks_per_copy = 0;
+  MPI_Aint copy_displacement = 0;
 
-  int count(std::int64_t block) const { return counts ? counts[block] : uniform_count; }
+  int count(std::int64_t block) const {
+    if (blocks_per_copy > 0) block %= blocks_per_copy;
+    return counts ? counts[block] : uniform_count;
+  }
   MPI_Aint displacement(std::int64_t block) const {
     if (only_block >= 0) return 0;
-    return displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count;
+    MPI_Aint copy_start = 0;
+    if (blocks_per_copy > 0) {
+      copy_start = static_cast<MPI_Aint>(block / blocks_per_copy) * copy_displacement;
+      block %= blocks_per_copy;
+    }
+    return copy_start +
+           (displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count);
   }
   char* address(std::int64_t block) const { return base + displacement(block) * extent; }
   long long bytes(std::int64_t block) const { return count(block) * element_bytes(); }
@@ -70,11 +84,13 @@ struct CallLayout {
   int rank = 0;
   TypedBuffer send;
   TypedBuffer recv;
+  TypedBuffer temp;  // reductions: the engine sets it up for schedules with temp_copies
   PackedBuffer shared;
   MPI_Op op = MPI_OP_NULL;  // of a reduction; LocalReduce steps use it
   // The call as the MPI library would take it, for algorithms whose opaque phases hand it over.
   const AllgathervCall* allgatherv = nullptr;
   const AlltoallvCall* alltoallv = nullptr;
+  const AllreduceCall* allreduce = nullptr;
 
   // The bytes of scratch block `block` if this rank knows them (knows_scratch_bytes).
   std::optional<long long> scratch_block_bytes(std::int64_t block) const;
@@ -115,5 +131,8 @@ int create_blocks_type(const TypedBuffer& buffer, const Blocks& blocks, std::vec
 // first, since receiving overwrites them. Returns an MPI error code.
 int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout);
 int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout);
+// A reduction's vector cut into p segments as equal as possible, in whole elements (the counts and
+// displacements live in the context's storage). MPI_IN_PLACE: the send buffer is recvbuf.
+int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout);
 
 }  // namespace collshim

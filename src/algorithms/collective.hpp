@@ -10,12 +10,13 @@
 
 namespace collshim {
 
-enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2 };
+enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2, allreduce = 3 };
 
-// The arguments' shape; decides which algorithms can serve a collective. Future: rooted, reduction.
+// The arguments' shape; decides which algorithms can serve a collective. Future: rooted.
 enum class CallShape {
   allgather_like,  // every rank contributes one block and receives all (the executor's block model)
   alltoallv_like,  // every rank sends a block to each rank
+  reduction,       // every rank contributes a vector and receives the reduction of all (block_bytes: the vector)
 };
 
 // How the ranks come to the same size (block_bytes) so that all of them take the same decision.
@@ -42,6 +43,8 @@ inline constexpr std::array collectives{
                    CallShape::allgather_like, SizeAgreement::global},
     CollectiveInfo{Collective::alltoallv, "alltoallv", "MPI_Alltoallv", "COLLSHIM_ALLTOALLV", CallShape::alltoallv_like,
                    SizeAgreement::local},
+    CollectiveInfo{Collective::allreduce, "allreduce", "MPI_Allreduce", "COLLSHIM_ALLREDUCE", CallShape::reduction,
+                   SizeAgreement::global},
 };
 inline constexpr int collective_count = static_cast<int>(collectives.size());
 
@@ -87,7 +90,7 @@ std::string alternatives_text(const Names& names) {
   return text;
 }
 
-// "allgather, allgatherv or alltoallv".
+// "allgather, allgatherv, alltoallv or allreduce".
 inline std::string collective_names() {
   std::array<std::string_view, collective_count> names;
   for (int c = 0; c < collective_count; ++c) names[c] = collectives[c].name;

@@ -36,4 +36,13 @@ struct AlltoallvCall {
   MPI_Datatype recvtype;
 };
 
+// MPI_Allreduce. Every rank passes the same count, type and op.
+struct AllreduceCall {
+  const void* sendbuf;  // MPI_IN_PLACE: the contribution is in recvbuf
+  void* recvbuf;
+  int count;
+  MPI_Datatype type;
+  MPI_Op op;
+};
+
 }  // namespace collshim

@@ -87,6 +87,7 @@ void EngineStorage::finish_call() {
   for (std::vector<std::byte>& chunk : chunks) {
     if (chunk.capacity() > kept_bytes) std::vector<std::byte>().swap(chunk);
   }
+  if (temp.capacity() > kept_bytes) std::vector<std::byte>().swap(temp);
 }
 
 CommContext::CommContext(MPI_Comm shadow) : comm_(shadow) {

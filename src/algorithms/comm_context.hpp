@@ -76,6 +76,7 @@ struct EngineStorage {
   std::vector<MPI_Aint> type_offsets;
   std::deque<std::vector<std::int64_t>> headers;  // size headers of this step's messages (stable addresses)
   MessageTypeCache message_type_cache;
+  std::vector<std::byte> temp;  // Buffer::temp of reductions: typed copies laid out like recv, kept between calls
 };
 
 class CommContext {
@@ -107,6 +108,7 @@ class CommContext {
 
   EngineStorage engine;
   std::vector<std::byte> staging;  // an in-place Alltoallv's outgoing blocks; an algorithm's staging copy
+  std::vector<int> segment_counts, segment_displs;  // a reduction's p segments (make_allreduce_layout)
 
  private:
   MPI_Comm comm_;

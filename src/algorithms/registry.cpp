@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/allreduce_algorithms.hpp"
 #include "algorithms/alltoallv_algorithms.hpp"
 #include "algorithms/comm_context.hpp"
 #include "algorithms/hierarchical.hpp"
@@ -103,6 +104,34 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {alltoallv},
                     .params = {grid_dims_param()},
                     .make_schedule = grid_alltoallv_schedule});
+    // Allreduce. Recursive doubling, Rabenseifner and recursive multiplying combine partners'
+    // results in rank order, so they serve non-commutative operations; the ring does not.
+    list.push_back({.name = "recursive_doubling",
+                    .summary = "whole vectors exchanged with rank XOR 2^s, MPICH's fold for p not a power of two",
+                    .collectives = {allreduce},
+                    .make_schedule = allreduce_recursive_doubling_schedule});
+    list.push_back({.name = "recursive_multiplying",
+                    .summary = "stages of groups of up to k ranks exchange whole vectors; collapse/expand when p "
+                               "has a prime factor above k",
+                    .collectives = {allreduce},
+                    .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param(),
+                               allreduce_primes_param()},
+                    .eligible = recursive_multiplying_eligible,
+                    .eligibility = "p equal to the product of `factors`; with primes=merge a commutative operation",
+                    .fallback = "recursive_multiplying",
+                    .needs_commutative = [](const Params& params) { return params.at("primes") == "merge"; },
+                    .make_schedule = allreduce_recursive_multiplying_schedule});
+    list.push_back({.name = "rabenseifner",
+                    .summary = "reduce-scatter by recursive halving, allgather by recursive doubling, MPICH's fold",
+                    .collectives = {allreduce},
+                    .make_schedule = allreduce_rabenseifner_schedule});
+    list.push_back({.name = "ring",
+                    .summary = "reduce-scatter and allgather around the ring: 2(p-1) steps of 1/p of the vector",
+                    .collectives = {allreduce},
+                    .eligibility = "a commutative operation",
+                    .fallback = "rabenseifner",
+                    .needs_commutative = [](const Params&) { return true; },
+                    .make_schedule = allreduce_ring_schedule});
     // The compact allgather schedules run in their common form.
     for (Algorithm& algorithm : list) {
       if (!algorithm.make_block_schedule || algorithm.make_schedule) continue;
@@ -126,9 +155,11 @@ int make_algorithm_state(const AlgorithmChoice& choice, CommContext& context, st
   return MPI_SUCCESS;
 }
 
-const Algorithm* find_algorithm(std::string_view name) {
+const Algorithm* find_algorithm(std::string_view name, std::optional<Collective> collective) {
   const auto& table = algorithms();
-  const auto found = std::find_if(table.begin(), table.end(), [&](const Algorithm& a) { return a.name == name; });
+  const auto found = std::find_if(table.begin(), table.end(), [&](const Algorithm& a) {
+    return a.name == name && (!collective || a.supports(*collective));
+  });
   return found == table.end() ? nullptr : &*found;
 }
 

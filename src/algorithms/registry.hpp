@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,9 @@ struct Algorithm {
   std::function<bool(int p, const Params& params)> eligible;
   std::string_view eligibility;  // human-readable condition, e.g. "p a power of two"
   std::string_view fallback;
+  // Reductions: whether the algorithm (with these parameters) cannot keep rank order, so that a
+  // non-commutative operation runs `fallback`. Empty: it keeps rank order.
+  std::function<bool(const Params& params)> needs_commutative;
   BlockScheduleGenerator make_block_schedule;  // allgather family; composite algorithms reuse it
   ScheduleGenerator make_schedule;             // every algorithm but native
   StateFactory make_state = nullptr;           // null: the state is the schedule alone
@@ -61,7 +65,8 @@ const std::vector<Algorithm>& algorithms();
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank);
 // The per-communicator state of `choice` (CommContext::state makes it through this).
 int make_algorithm_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
-const Algorithm* find_algorithm(std::string_view name);
+// The algorithm `name` (of `collective` where given: names repeat across collectives, e.g. `ring`).
+const Algorithm* find_algorithm(std::string_view name, std::optional<Collective> collective = std::nullopt);
 // Comma-separated names of the algorithms available for a collective, for error messages.
 std::string algorithm_names(Collective collective);
 

@@ -21,4 +21,10 @@ int run_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, Comm
   return rc != MPI_SUCCESS ? rc : run_algorithm(choice, layout, context);
 }
 
+int run_allreduce(const AllreduceCall& call, const AlgorithmChoice& choice, CommContext& context) {
+  CallLayout layout;
+  const int rc = make_allreduce_layout(call, context, layout);
+  return rc != MPI_SUCCESS ? rc : run_algorithm(choice, layout, context);
+}
+
 }  // namespace collshim

@@ -10,5 +10,6 @@ namespace collshim {
 int run_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& context);
 int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
 int run_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_allreduce(const AllreduceCall& call, const AlgorithmChoice& choice, CommContext& context);
 
 }  // namespace collshim

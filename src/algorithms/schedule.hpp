@@ -8,7 +8,8 @@
 // Blocks. A block index names one rank's piece of data in the collective's own terms (BlockNaming
 // in call_layout.hpp): for the allgather family block b is rank b's contribution; for Alltoallv the
 // send buffer's block d goes to rank d, the receive buffer's block o comes from rank o, and scratch
-// block o*p+d is the data rank o sends to rank d, wherever it travels.
+// block o*p+d is the data rank o sends to rank d, wherever it travels; for a reduction block b of
+// send, recv and temp is segment b of the reduction vector (temp copy c's segment b is c*p+b).
 //
 // Order within a step: local copies (and reductions) first, then every send and receive is posted,
 // and all complete before the next step starts. Data received in a step is usable from the next
@@ -25,6 +26,8 @@ enum class Buffer : std::uint8_t {
   recv,     // the user's receive buffer
   scratch,  // the engine's packed bytes: blocks of any rank, in the MPI library's native representation
   shared,   // packed bytes in memory an opaque phase provides (a node's shared-memory window)
+  temp,     // typed temporaries laid out like recv (Schedule::temp_copies of them): reductions need the
+            // user's datatype layout, which packed bytes do not keep
 };
 
 // Packed buffers hold bytes in the MPI library's native representation; the others the user's type.
@@ -78,6 +81,7 @@ struct Step {
 
 struct Schedule {
   std::vector<Step> steps;
+  int temp_copies = 0;  // receive-buffer-shaped temporaries the engine provides (Buffer::temp)
 };
 
 }  // namespace collshim

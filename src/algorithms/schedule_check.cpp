@@ -2,6 +2,8 @@
 
 #include <deque>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <utility>
@@ -15,6 +17,7 @@ const char* buffer_name(Buffer buffer) {
     case Buffer::recv: return "recv";
     case Buffer::scratch: return "scratch";
     case Buffer::shared: return "shared";
+    case Buffer::temp: return "temp";
   }
   return "?";
 }
@@ -30,6 +33,49 @@ std::string region_text(const Region& region) {
 std::int64_t slot_key(Buffer buffer, std::int64_t block) {
   return (static_cast<std::int64_t>(buffer) << 56) ^ block;
 }
+
+// The ranks whose contributions a reduction slot combines.
+class Contributions {
+ public:
+  Contributions() = default;
+  Contributions(int p, int rank) : words_(static_cast<std::size_t>((p + 63) / 64)) { set(rank); }
+  bool disjoint(const Contributions& other) const {
+    for (std::size_t i = 0; i < words_.size(); ++i)
+      if (words_[i] & other.words_[i]) return false;
+    return true;
+  }
+  void add(const Contributions& other) {
+    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] |= other.words_[i];
+  }
+  bool has(int rank) const { return (words_[rank / 64] >> (rank % 64)) & 1; }
+  int count() const {
+    int n = 0;
+    for (const std::uint64_t w : words_) n += __builtin_popcountll(w);
+    return n;
+  }
+  // [lowest, highest] if the ranks form one interval, else nullopt.
+  std::optional<std::pair<int, int>> interval() const {
+    int low = -1, high = -1;
+    for (int r = 0; r < static_cast<int>(words_.size()) * 64; ++r) {
+      if (!has(r)) continue;
+      if (low < 0) low = r;
+      if (high >= 0 && high != r - 1) return std::nullopt;
+      high = r;
+    }
+    if (low < 0) return std::nullopt;
+    return std::pair{low, high};
+  }
+  std::string text() const {
+    std::string out = "{";
+    for (int r = 0; r < static_cast<int>(words_.size()) * 64; ++r)
+      if (has(r)) out += (out.size() > 1 ? "," : "") + std::to_string(r);
+    return out + "}";
+  }
+
+ private:
+  void set(int rank) { words_[rank / 64] |= std::uint64_t{1} << (rank % 64); }
+  std::vector<std::uint64_t> words_;
+};
 
 class Checker {
  public:
@@ -48,8 +94,15 @@ class Checker {
     }
     if (!result_.ok()) return std::move(result_);
     held_.assign(static_cast<std::size_t>(p), {});
+    contributions_.assign(static_cast<std::size_t>(p), {});
     for (int r = 0; r < p; ++r) {
-      if (setup_.naming == BlockNaming::allgather) {
+      if (reduction()) {
+        // Every segment of the send buffer holds the rank's own contribution.
+        for (int b = 0; b < p; ++b) {
+          held_[r][slot_key(Buffer::send, b)] = b;
+          contributions_[r][slot_key(Buffer::send, b)] = Contributions(p, r);
+        }
+      } else if (setup_.naming == BlockNaming::allgather) {
         held_[r][slot_key(Buffer::send, r)] = r;
       } else {
         for (int d = 0; d < p; ++d) held_[r][slot_key(Buffer::send, d)] = datum_of(setup_.naming, p, r, Buffer::send, d);
@@ -69,6 +122,9 @@ class Checker {
         else if (found->second != expected)
           fail("end: rank " + std::to_string(r) + " holds block " + std::to_string(b) + " with datum " +
                std::to_string(found->second) + ", expected " + std::to_string(expected));
+        else if (reduction() && contributions_[r][slot_key(Buffer::recv, b)].count() != p)
+          fail("end: rank " + std::to_string(r) + " segment " + std::to_string(b) + " combines only " +
+               contributions_[r][slot_key(Buffer::recv, b)].text() + ", not all " + std::to_string(p) + " ranks");
       }
     }
     return std::move(result_);
@@ -84,11 +140,36 @@ class Checker {
     return found == held_[rank].end() ? nullptr : &found->second;
   }
 
-  // Data `datum` lands in block `block` of `buffer` on `rank`.
-  void write(const std::string& where, int rank, Buffer buffer, std::int64_t block, std::int64_t datum) {
+  bool reduction() const { return setup_.naming == BlockNaming::reduction; }
+
+  // Data `datum` lands in block `block` of `buffer` on `rank` (for reductions, with `combined`).
+  void write(const std::string& where, int rank, Buffer buffer, std::int64_t block, std::int64_t datum,
+             const Contributions* combined = nullptr) {
     const std::string who = where + "rank " + std::to_string(rank) + " ";
     if (buffer == Buffer::send) {
       fail(who + "writes into the user's send buffer");
+      return;
+    }
+    if (reduction()) {
+      const std::int64_t limit = buffer == Buffer::temp ? std::int64_t{schedules_[rank].temp_copies} * setup_.p
+                                                        : std::int64_t{setup_.p};
+      if (block < 0 || block >= limit || is_packed(buffer)) {
+        fail(who + "writes " + buffer_name(buffer) + " block " + std::to_string(block) +
+             ", which a reduction does not have");
+        return;
+      }
+      const std::int64_t expected = datum_of(setup_.naming, setup_.p, rank, buffer, block);
+      if (datum != expected)
+        fail(who + "gets segment " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
+             std::to_string(block) + ", which holds segment " + std::to_string(expected));
+      // A reduction's slots are rewritten as partial results grow: a write replaces the slot. With
+      // MPI_IN_PLACE the send buffer is recvbuf, so writing recv block b ends send block b.
+      held_[rank][slot_key(buffer, block)] = datum;
+      contributions_[rank][slot_key(buffer, block)] = combined ? *combined : Contributions{};
+      if (buffer == Buffer::recv) {
+        held_[rank].erase(slot_key(Buffer::send, block));
+        contributions_[rank].erase(slot_key(Buffer::send, block));
+      }
       return;
     }
     const std::int64_t expected = datum_of(setup_.naming, setup_.p, rank, buffer, block);
@@ -121,7 +202,8 @@ class Checker {
     // Local operations first; a copy's result is usable at once.
     for (int r = 0; r < p; ++r) {
       const Step& step = schedules_[r].steps[s];
-      if (!step.reductions.empty()) fail(where + "rank " + std::to_string(r) + " reduces: reductions are not modelled yet");
+      if (!step.reductions.empty() && !reduction())
+        fail(where + "rank " + std::to_string(r) + " reduces in a collective that is not a reduction");
       for (const LocalCopy& copy : step.copies) {
         if (copy.from.blocks.size() != copy.to.blocks.size())
           fail(where + "rank " + std::to_string(r) + " copies " + region_text(copy.from) + " to " + region_text(copy.to));
@@ -132,9 +214,12 @@ class Checker {
                  std::to_string(copy.from.blocks[i]) + " it does not hold");
             continue;
           }
-          write(where, r, copy.to.buffer, copy.to.blocks[i], *datum);
+          const Contributions moved =
+              reduction() ? contributions_[r][slot_key(copy.from.buffer, copy.from.blocks[i])] : Contributions{};
+          write(where, r, copy.to.buffer, copy.to.blocks[i], *datum, &moved);
         }
       }
+      for (const LocalReduce& reduce : step.reductions) run_reduce(where, r, reduce);
     }
     // Messages, matched per (sender, receiver) in posting order as MPI matches them.
     std::map<std::pair<int, int>, std::deque<const Transfer*>> in_flight;
@@ -162,7 +247,17 @@ class Checker {
       Buffer buffer;
       std::int64_t block;
       std::int64_t datum;
+      Contributions combined;
     };
+    // A reduction's slot may be rewritten, but not by two receives of one step, nor while the same
+    // step sends it: MPI leaves both undefined.
+    std::vector<std::set<std::int64_t>> sent_slots(static_cast<std::size_t>(reduction() ? p : 0)),
+        received_slots(static_cast<std::size_t>(reduction() ? p : 0));
+    if (reduction()) {
+      for (int r = 0; r < p; ++r)
+        for (const Transfer& send : schedules_[r].steps[s].sends)
+          for (const std::int64_t block : send.region.blocks) sent_slots[r].insert(slot_key(send.region.buffer, block));
+    }
     std::vector<Arrival> arrivals;
     for (int r = 0; r < p; ++r) {
       for (const Transfer& recv : schedules_[r].steps[s].recvs) {
@@ -186,8 +281,18 @@ class Checker {
           continue;
         }
         for (std::size_t i = 0; i < send.region.blocks.size(); ++i) {
-          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, send.region.blocks[i]))
-            arrivals.push_back({r, recv.region.buffer, recv.region.blocks[i], *datum});
+          if (reduction()) {
+            const std::int64_t slot = slot_key(recv.region.buffer, recv.region.blocks[i]);
+            if (sent_slots[r].contains(slot) || !received_slots[r].insert(slot).second)
+              fail(where + "rank " + std::to_string(r) + " receives into " + buffer_name(recv.region.buffer) +
+                   " block " + std::to_string(recv.region.blocks[i]) +
+                   " while the same step sends it or receives it again");
+          }
+          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, send.region.blocks[i])) {
+            Contributions combined;
+            if (reduction()) combined = contributions_[recv.peer][slot_key(send.region.buffer, send.region.blocks[i])];
+            arrivals.push_back({r, recv.region.buffer, recv.region.blocks[i], *datum, std::move(combined)});
+          }
         }
       }
     }
@@ -197,12 +302,55 @@ class Checker {
              " message(s) to rank " + std::to_string(pair.second) + " that are never received");
     }
     // Received data becomes usable only in the next step.
-    for (const Arrival& arrival : arrivals) write(where, arrival.rank, arrival.buffer, arrival.block, arrival.datum);
+    for (const Arrival& arrival : arrivals)
+      write(where, arrival.rank, arrival.buffer, arrival.block, arrival.datum, &arrival.combined);
+  }
+
+  // into[i] = from[i] (op) into[i]: both held, the same segment, every contribution at most once,
+  // and, where order matters, from's ranks directly before into's.
+  void run_reduce(const std::string& where, int r, const LocalReduce& reduce) {
+    const std::string who = where + "rank " + std::to_string(r) + " ";
+    if (reduce.from.blocks.size() != reduce.into.blocks.size() || is_packed(reduce.from.buffer) ||
+        is_packed(reduce.into.buffer)) {
+      fail(who + "reduces " + region_text(reduce.from) + " into " + region_text(reduce.into));
+      return;
+    }
+    for (std::size_t i = 0; i < reduce.from.blocks.size(); ++i) {
+      const std::int64_t from = reduce.from.blocks[i], into = reduce.into.blocks[i];
+      const std::int64_t* from_datum = holding(r, reduce.from.buffer, from);
+      const std::int64_t* into_datum = holding(r, reduce.into.buffer, into);
+      if (from_datum == nullptr || into_datum == nullptr) {
+        fail(who + "reduces " + buffer_name(reduce.from.buffer) + " block " + std::to_string(from) + " into " +
+             buffer_name(reduce.into.buffer) + " block " + std::to_string(into) + ", which it does not both hold");
+        continue;
+      }
+      if (*from_datum != *into_datum) {
+        fail(who + "reduces segment " + std::to_string(*from_datum) + " into segment " + std::to_string(*into_datum));
+        continue;
+      }
+      const Contributions& left = contributions_[r][slot_key(reduce.from.buffer, from)];
+      Contributions right = contributions_[r][slot_key(reduce.into.buffer, into)];
+      const std::string operands = left.text() + " (op) " + right.text() + " in segment " + std::to_string(*into_datum);
+      if (!left.disjoint(right)) {
+        fail(who + "combines a contribution twice: " + operands);
+        continue;
+      }
+      if (setup_.ordered) {
+        const auto a = left.interval(), b = right.interval();
+        if (!a || !b || a->second + 1 != b->first) {
+          fail(who + "combines out of rank order: " + operands);
+          continue;
+        }
+      }
+      right.add(left);
+      write(where, r, reduce.into.buffer, into, *into_datum, &right);
+    }
   }
 
   const CheckSetup& setup_;
   std::vector<Schedule> schedules_;
   std::vector<std::unordered_map<std::int64_t, std::int64_t>> held_;  // per rank: slot -> datum
+  std::vector<std::unordered_map<std::int64_t, Contributions>> contributions_;  // reductions: per rank, slot -> ranks
   CheckResult result_;
 };
 

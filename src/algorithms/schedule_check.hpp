@@ -4,7 +4,10 @@
 // blocks on both sides, both typed or both packed), nothing is sent or copied before it is held,
 // no block is received twice, nothing is written into the user's send buffer, every block holds the
 // right data (BlockNaming) and, at the end, every receive block holds what the collective puts
-// there. The unit tests run it for every algorithm and p = 1..130; its statistics count what the
+// there. For reductions (BlockNaming::reduction) every slot also holds the set of ranks whose
+// contributions it combines: a reduction needs both operands held, disjoint ("exactly once") and,
+// where order matters, adjacent rank intervals in order (from = [a, b], into = [b+1, c]); at the end
+// every receive segment holds all p contributions. The unit tests run it for every algorithm and p = 1..130; its statistics count what the
 // schedules send.
 #include <cstdint>
 #include <functional>
@@ -36,6 +39,9 @@ struct CheckSetup {
   // Bytes of a datum (allgather: rank b's block; alltoall: o*p+d), for the engine's skipping of
   // empty messages and the byte statistics. Empty: sizes are not modelled.
   std::function<long long(std::int64_t datum)> datum_bytes;
+  // Reductions: whether the operation's order matters (non-commutative): partial results must then
+  // combine rank intervals in rank order.
+  bool ordered = false;
 };
 
 CheckResult check_schedules(const CheckSetup& setup, const std::function<Schedule(int rank)>& schedule_of);

@@ -75,7 +75,9 @@ class StepRunner {
                                 [&](std::int64_t block) { return call_.knows_scratch_bytes(receiver, block); });
   }
 
-  const TypedBuffer& typed(Buffer buffer) const { return buffer == Buffer::send ? call_.send : call_.recv; }
+  const TypedBuffer& typed(Buffer buffer) const {
+    return buffer == Buffer::send ? call_.send : buffer == Buffer::temp ? call_.temp : call_.recv;
+  }
 
   PackedLocation packed_location(Buffer buffer, std::int64_t block) const {
     if (buffer == Buffer::shared) return {call_.shared.base + call_.shared.offsets[block], call_.shared.bytes[block]};
@@ -264,9 +266,37 @@ class StepRunner {
     return rc;
   }
 
+  // Blocks [i, end) of two typed regions that lie back to back in both buffers: one run of elements.
+  std::size_t typed_run_end(const TypedBuffer& a, const Region& ra, const TypedBuffer& b, const Region& rb,
+                            std::size_t i, std::size_t n) const {
+    std::size_t end = i + 1;
+    while (end < n && a.displacement(ra.blocks[end]) == a.displacement(ra.blocks[end - 1]) + a.count(ra.blocks[end - 1]) &&
+           b.displacement(rb.blocks[end]) == b.displacement(rb.blocks[end - 1]) + b.count(rb.blocks[end - 1]))
+      ++end;
+    return end;
+  }
+
   int run_copy(const LocalCopy& copy) {
     int first_error = MPI_SUCCESS;
     const std::size_t n = std::min(copy.from.blocks.size(), copy.to.blocks.size());
+    if (call_.naming == BlockNaming::reduction && !is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) &&
+        n > 1) {
+      // A reduction's whole vector is p blocks of one type and counts in every buffer: copied as
+      // runs, not block by block. (Other collectives' send and receive types and counts may differ.)
+      const TypedBuffer &in = typed(copy.from.buffer), &out = typed(copy.to.buffer);
+      for (std::size_t i = 0; i < n;) {
+        const std::size_t end = typed_run_end(in, copy.from, out, copy.to, i, n);
+        long long elements = 0;
+        for (std::size_t j = i; j < end; ++j) elements += out.count(copy.to.blocks[j]);
+        const char* source = in.address(copy.from.blocks[i]);
+        char* target = out.address(copy.to.blocks[i]);
+        if (elements > 0 && source != target)  // elements <= the call's int count
+          keep_first_error(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
+                                             static_cast<int>(elements), out.type, context_.comm(), call_.rank));
+        i = end;
+      }
+      return first_error;
+    }
     for (std::size_t i = 0; i < n; ++i) keep_first_error(first_error, copy_block(copy.from, copy.to, i));
     return first_error;
   }
@@ -310,10 +340,14 @@ class StepRunner {
     int first_error = MPI_SUCCESS;
     const TypedBuffer &in = typed(reduce.from.buffer), &inout = typed(reduce.into.buffer);
     const std::size_t n = std::min(reduce.from.blocks.size(), reduce.into.blocks.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t source = reduce.from.blocks[i], target = reduce.into.blocks[i];
-      keep_first_error(first_error,
-                 PMPI_Reduce_local(in.address(source), inout.address(target), inout.count(target), inout.type, call_.op));
+    for (std::size_t i = 0; i < n;) {  // one MPI_Reduce_local per run of adjacent blocks
+      const std::size_t end = typed_run_end(in, reduce.from, inout, reduce.into, i, n);
+      long long elements = 0;
+      for (std::size_t j = i; j < end; ++j) elements += inout.count(reduce.into.blocks[j]);
+      if (elements > 0)
+        keep_first_error(first_error, PMPI_Reduce_local(in.address(reduce.from.blocks[i]), inout.address(reduce.into.blocks[i]),
+                                                  static_cast<int>(elements), inout.type, call_.op));
+      i = end;
     }
     return first_error;
   }
@@ -333,8 +367,40 @@ class StepRunner {
 
 }  // namespace
 
+namespace {
+
+// The schedule's typed temporaries: temp_copies copies of recv's layout, each covering the
+// elements' true extent, in storage kept between calls. Copies start a whole number of extents
+// apart, so a temp block's address is displacement * extent like any typed block's.
+int set_up_temp(const Schedule& schedule, CallLayout& call, EngineStorage& engine) {
+  call.temp = call.recv;
+  call.temp.blocks_per_copy = call.p;
+  call.temp.copy_displacement = 0;
+  if (schedule.temp_copies == 0 || call.recv.extent <= 0) {
+    call.temp.base = nullptr;
+    return MPI_SUCCESS;
+  }
+  long long elements = 0;
+  for (int b = 0; b < call.p; ++b) elements = std::max<long long>(elements, call.recv.displacement(b) + call.recv.count(b));
+  MPI_Aint true_lb = 0, true_extent = 0;
+  const int rc = PMPI_Type_get_true_extent(call.recv.type, &true_lb, &true_extent);
+  if (rc != MPI_SUCCESS) return rc;
+  const long long span = elements == 0 ? 0 : (elements - 1) * call.recv.extent + true_extent;
+  const long long extents_per_copy = (span + call.recv.extent - 1) / call.recv.extent;
+  call.temp.copy_displacement = static_cast<MPI_Aint>(extents_per_copy);
+  const auto bytes = static_cast<std::size_t>(extents_per_copy * call.recv.extent * schedule.temp_copies);
+  if (engine.temp.size() < bytes) engine.temp.resize(bytes);
+  call.temp.base = reinterpret_cast<char*>(engine.temp.data()) - true_lb;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
 int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& context, AlgorithmState& state) {
   context.engine.start_call();
+  if (schedule.temp_copies > 0) {
+    if (const int rc = set_up_temp(schedule, call, context.engine); rc != MPI_SUCCESS) return rc;
+  }
   int first_error = MPI_SUCCESS;
   for (std::size_t index = 0; index < schedule.steps.size(); ++index) {
     const Step& step = schedule.steps[index];

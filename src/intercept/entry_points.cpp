@@ -8,6 +8,7 @@
 
 #include "algorithms/run_algorithm.hpp"
 #include "algorithms/local_copy.hpp"
+#include "intercept/reduction_properties.hpp"
 #include "intercept/runtime.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
@@ -58,24 +59,30 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
 
 // A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
 [[gnu::noinline]] const Decision& decide_and_store(Runtime& runtime, CommState& state, Collective collective,
-                                                   long long block_bytes) {
+                                                   long long block_bytes, int properties) {
   const CommMapping& mapping = state.mapping;
   const int p = state.context.size();
-  const CallFacts facts{collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn, mapping.oversubscribed};
+  const CallFacts facts{collective,     p,
+                        block_bytes,    mapping.mapping,
+                        mapping.nodes,  mapping.ppn,
+                        mapping.oversubscribed, (properties & non_commutative) == 0,
+                        (properties & rounding_depends_on_order) != 0};
   const Decision decision = runtime.selector.decide(facts);
   if (decision.choice != decision.requested) {
-    runtime.log->debug("{}: {} is not eligible for p={} (needs {}); running {} instead",
+    runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
                        mpi_function_name(collective), decision.requested->text(), p,
-                       decision.requested->algorithm->eligibility, decision.choice->text());
+                       properties_text(properties), decision.substitution, decision.choice->text());
   }
-  state.decisions.store(collective, block_bytes, decision);
-  return *state.decisions.find(collective, block_bytes);
+  state.decisions.store(collective, block_bytes, decision, properties);
+  return *state.decisions.find(collective, block_bytes, properties);
 }
 
-// The decision for this call: a cache hit for a repeated (collective, size) on this communicator.
-const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes) {
-  if (const Decision* cached = state.decisions.find(collective, block_bytes)) return *cached;
-  return decide_and_store(runtime, state, collective, block_bytes);
+// The decision for this call: a cache hit for a repeated (collective, size, operation properties)
+// on this communicator.
+const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
+                       int properties) {
+  if (const Decision* cached = state.decisions.find(collective, block_bytes, properties)) return *cached;
+  return decide_and_store(runtime, state, collective, block_bytes, properties);
 }
 
 // The debug log line of every decided call (COLLSHIM_LOG=debug); out of line, off the hot path.
@@ -104,6 +111,8 @@ long long agreed_block_bytes(const Runtime& runtime, const CommState& state, lon
       return total_bytes / (static_cast<long long>(p) * p);
     }
   }
+  // Reductions: the vector (count x type size), the same on every rank.
+  if constexpr (collective_info(collective).shape == CallShape::reduction) return received_bytes;
   // Global: every rank holds the same counts, so every rank computes the same size.
   return received_bytes / p;
 }
@@ -134,7 +143,9 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
   const long long received_bytes = entry.received_bytes(p);
   const long long block_bytes = agreed_block_bytes<collective>(runtime, *state, received_bytes, p);
 
-  const Decision& decision = decide(runtime, *state, collective, block_bytes);
+  int properties = 0;  // of a reduction's operation and data, the same on every rank
+  if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
+  const Decision& decision = decide(runtime, *state, collective, block_bytes, properties);
   const AlgorithmChoice& choice = *decision.choice;
   if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, *state, collective, block_bytes, decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
@@ -207,6 +218,26 @@ struct AlltoallvEntry {
   }
 };
 
+// MPI_Allreduce: the vector cut into p segments. Types whose extent is not positive (nothing a
+// temporary copy could lay out) and aliased buffers go to the MPI library, which reports the latter.
+struct AllreduceEntry {
+  static constexpr Collective collective = Collective::allreduce;
+  AllreduceCall call;
+
+  bool arguments_usable(int) const {
+    if (call.type == MPI_DATATYPE_NULL || call.op == MPI_OP_NULL || call.count < 0 || call.sendbuf == call.recvbuf)
+      return false;
+    MPI_Aint lower_bound = 0, extent = 0;
+    return PMPI_Type_get_extent(call.type, &lower_bound, &extent) == MPI_SUCCESS && extent > 0;
+  }
+  long long received_bytes(int) const { return static_cast<long long>(call.count) * type_size(call.type); }
+  int reduction_properties() const { return collshim::reduction_properties(call.type, call.op); }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Allreduce(call.sendbuf, call.recvbuf, call.count, call.type, call.op, comm);
+  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allreduce(call, choice, context); }
+};
+
 // The entry points below pass a call straight to the MPI library when nothing can route it to an
 // algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
 // in these out-of-line functions, so the fast path does not pay for their stack frames.
@@ -230,6 +261,11 @@ struct AlltoallvEntry {
   return run_collective(*runtime, comm,
                         AlltoallvEntry{{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                             recvtype}});
+}
+
+[[gnu::noinline]] int allreduce_shim(Runtime* runtime, const void* sendbuf, void* recvbuf, int count,
+                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return run_collective(*runtime, comm, AllreduceEntry{{sendbuf, recvbuf, count, type, op}});
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
@@ -295,4 +331,12 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                         comm);
+}
+
+COLLSHIM_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::allreduce);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
+  if (runtime == nullptr) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  return allreduce_shim(runtime, sendbuf, recvbuf, count, datatype, op, comm);
 }

@@ -167,6 +167,14 @@ extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendco
   set_error(ierr, rc);
 }
 
+extern "C" void collshim_allreduce_f(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
+                                     const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
+                                     MPI_Fint* ierr) {
+  const int rc = MPI_Allreduce(send_buffer(sendbuf), receive_buffer(recvbuf), static_cast<int>(*count),
+                               PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+  set_error(ierr, rc);
+}
+
 // The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
 // (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
 // internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
@@ -185,3 +193,4 @@ COLLSHIM_FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, collshim_finalize_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER, collshim_allgather_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV, collshim_allgatherv_f)
 COLLSHIM_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV, collshim_alltoallv_f)
+COLLSHIM_FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE, collshim_allreduce_f)

@@ -1,6 +1,7 @@
 #pragma once
 // Per-communicator cache of decisions: p and the mapping are fixed for a communicator, so a decision
-// depends only on (collective, block_bytes). Direct-mapped and fixed-size, so a hit costs a few
+// depends only on (collective, block_bytes) and, for reductions, the operation's properties
+// (a small number: see entry_points.cpp). Direct-mapped and fixed-size, so a hit costs a few
 // compares and nothing is ever allocated.
 #include <array>
 #include <cstdint>
@@ -11,19 +12,21 @@ namespace collshim {
 
 class DecisionCache {
  public:
-  const Decision* find(Collective collective, long long block_bytes) const {
-    const Entry& entry = entries_[slot(collective, block_bytes)];
-    return entry.collective == static_cast<int>(collective) && entry.block_bytes == block_bytes ? &entry.decision
-                                                                                                 : nullptr;
+  const Decision* find(Collective collective, long long block_bytes, int properties = 0) const {
+    const Entry& entry = entries_[slot(collective, block_bytes, properties)];
+    return entry.collective == key(collective, properties) && entry.block_bytes == block_bytes ? &entry.decision
+                                                                                                : nullptr;
   }
-  void store(Collective collective, long long block_bytes, const Decision& decision) {
-    entries_[slot(collective, block_bytes)] = {static_cast<int>(collective), block_bytes, decision};
+  void store(Collective collective, long long block_bytes, const Decision& decision, int properties = 0) {
+    entries_[slot(collective, block_bytes, properties)] = {key(collective, properties), block_bytes, decision};
   }
 
  private:
   static constexpr std::size_t size = 32;
-  static std::size_t slot(Collective collective, long long block_bytes) {
-    auto x = static_cast<std::uint64_t>(block_bytes) * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(collective);
+  static int key(Collective collective, int properties) { return static_cast<int>(collective) | properties << 8; }
+  static std::size_t slot(Collective collective, long long block_bytes, int properties) {
+    auto x = static_cast<std::uint64_t>(block_bytes) * 0x9E3779B97F4A7C15ull +
+             static_cast<std::uint64_t>(key(collective, properties));
     return static_cast<std::size_t>(x >> 59);  // top 5 bits: 32 slots
   }
   struct Entry {

@@ -24,6 +24,15 @@ EnvironmentSettings read_environment(Lookup lookup) {
   }
   if (const char* config = lookup("COLLSHIM_CONFIG")) settings.config = config;
   if (const char* report = lookup("COLLSHIM_REPORT")) settings.report = report;
+  if (const char* reorder = lookup("COLLSHIM_ALLREDUCE_REORDER")) {
+    const std::string value = reorder;
+    if (value == "1") {
+      settings.allreduce_reorder = true;
+    } else if (value != "0" && !value.empty()) {
+      settings.errors.push_back("COLLSHIM_ALLREDUCE_REORDER=" + value +
+                                ": expected 1 (floating-point reductions may run in another order) or 0");
+    }
+  }
   if (const char* topology = lookup("COLLSHIM_TOPOLOGY")) {
     TopologyParseResult parsed = parse_topology_override(topology);
     if (parsed.topology) {

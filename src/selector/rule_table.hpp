@@ -39,6 +39,9 @@ struct CallFacts {
   int nodes = 1;
   int ppn = 1;
   bool oversubscribed = false;
+  // Reductions: properties of the call's operation and data (other collectives: these defaults).
+  bool commutative = true;             // MPI_Op_commutative
+  bool order_changes_rounding = false;  // floating-point data under an operation whose rounding depends on order
 };
 
 // A rule's conditions; each absent one matches every call. How each is parsed, tested and written is

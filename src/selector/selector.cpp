@@ -40,6 +40,7 @@ Selector::Selector(const EnvironmentSettings& settings, RuleTable rules, std::ve
 }
 
 void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics) {
+  allreduce_reorder_ = settings.allreduce_reorder;
   rules_.check_shadowed(diagnostics);
   native_ = intern(*make_choice("native", {}, Collective::allgather).choice);
   for (const Rule& rule : rules_.rules()) {
@@ -110,8 +111,22 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
     }
   }
   const Algorithm& algorithm = *decision.requested->algorithm;
-  if (algorithm.eligible && !algorithm.eligible(facts.procs, decision.requested->params))
+  if (algorithm.eligible && !algorithm.eligible(facts.procs, decision.requested->params)) {
     decision.choice = fallback_[decision.requested->id];
+    decision.substitution = algorithm.eligibility.data();
+  }
+  // Call properties: a non-commutative operation needs an algorithm that keeps rank order.
+  if (!facts.commutative && decision.choice->algorithm->needs_commutative &&
+      decision.choice->algorithm->needs_commutative(decision.choice->params)) {
+    decision.choice = fallback_[decision.choice->id];
+    decision.substitution = "a commutative operation";
+  }
+  // Floating-point sums and products round differently in another order: unless allowed, the
+  // library's own order (pass through) keeps the user's results.
+  if (facts.order_changes_rounding && !allreduce_reorder_ && !decision.choice->algorithm->passes_through) {
+    decision.choice = native_;
+    decision.substitution = "exact data or COLLSHIM_ALLREDUCE_REORDER=1 (floating-point data would round differently)";
+  }
   return decision;
 }
 

@@ -21,6 +21,7 @@ struct Decision {
   const AlgorithmChoice* requested = nullptr;  // what the configuration asked for; differs after a fallback
   const char* reason = "";                     // why `requested` was chosen ("rule at file:line:column", ...)
   int rule_index = no_rule;                    // index in rules(), or no_rule / forced_rule
+  const char* substitution = "";               // after a fallback: what `requested` needed and the call lacked
   static constexpr int no_rule = -1;
   static constexpr int forced_rule = -2;
 };
@@ -71,6 +72,7 @@ class Selector {
   std::array<bool, collective_count> always_native_{};
   std::array<bool, collective_count> needs_agreed_size_{};
   const AlgorithmChoice* native_ = nullptr;
+  bool allreduce_reorder_ = false;  // COLLSHIM_ALLREDUCE_REORDER
 };
 
 }  // namespace collshim

@@ -25,7 +25,8 @@ TEST(Collectives, EveryEntryRoundTripsThroughItsName) {
     EXPECT_TRUE(names.insert(info.name).second) << "duplicate " << info.name;
     EXPECT_EQ(find_collective(collective_name(collective)), collective);
   }
-  EXPECT_FALSE(find_collective("allreduce"));
+  EXPECT_EQ(find_collective("allreduce"), Collective::allreduce);
+  EXPECT_FALSE(find_collective("reduce"));
   EXPECT_FALSE(find_collective(""));
   EXPECT_FALSE(find_collective("Allgather"));
 }
@@ -43,7 +44,7 @@ TEST(Collectives, MpiFunctionAndForcingVariableFollowTheName) {
 }
 
 TEST(Collectives, NamesForMessages) {
-  EXPECT_EQ(collective_names(), "allgather, allgatherv or alltoallv");
+  EXPECT_EQ(collective_names(), "allgather, allgatherv, alltoallv or allreduce");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a"}), "a");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a", "b"}), "a or b");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{}), "");

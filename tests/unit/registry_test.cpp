@@ -8,10 +8,13 @@
 namespace collshim {
 namespace {
 
-TEST(Registry, NamesAreUniqueAndEveryAlgorithmCanRun) {
-  std::set<std::string_view> names;
+// A name may serve several collectives with different entries (`ring` for Allgather and for
+// Allreduce), but each collective has one algorithm of a name.
+TEST(Registry, NamesAreUniquePerCollectiveAndEveryAlgorithmCanRun) {
+  std::set<std::pair<std::string_view, Collective>> names;
   for (const Algorithm& algorithm : algorithms()) {
-    EXPECT_TRUE(names.insert(algorithm.name).second) << "duplicate " << algorithm.name;
+    for (Collective c : algorithm.collectives)
+      EXPECT_TRUE(names.insert({algorithm.name, c}).second) << "duplicate " << algorithm.name;
     EXPECT_FALSE(algorithm.collectives.empty()) << algorithm.name;
     for (Collective c : algorithm.collectives) {
       const bool runnable = algorithm.passes_through || algorithm.make_schedule;
@@ -21,18 +24,25 @@ TEST(Registry, NamesAreUniqueAndEveryAlgorithmCanRun) {
       EXPECT_TRUE(param.accepts(param.default_value)) << algorithm.name << ":" << param.name;
     }
   }
-  EXPECT_TRUE(names.contains("native"));
+  EXPECT_TRUE(names.contains({"native", Collective::allreduce}));
+  EXPECT_NE(find_algorithm("ring", Collective::allreduce), find_algorithm("ring", Collective::allgather));
+  EXPECT_TRUE(find_algorithm("ring", Collective::allreduce)->needs_commutative({}));
 }
 
 TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollectives) {
   for (const Algorithm& algorithm : algorithms()) {
-    if (!algorithm.eligible) continue;
+    if (!algorithm.eligible && !algorithm.needs_commutative) continue;
     EXPECT_FALSE(algorithm.eligibility.empty()) << algorithm.name;
-    const Algorithm* fallback = find_algorithm(algorithm.fallback);
+    const Algorithm* fallback = find_algorithm(algorithm.fallback, algorithm.collectives.front());
     ASSERT_NE(fallback, nullptr) << algorithm.name << " falls back to unknown '" << algorithm.fallback << "'";
     for (Collective c : algorithm.collectives) EXPECT_TRUE(fallback->supports(c)) << algorithm.name;
     // The selector runs the fallback with its default parameters, so those must take every p (an
     // algorithm may fall back to its own defaults, e.g. a fixed factor list to automatic factors).
+    if (fallback->needs_commutative) {
+      const auto defaults = make_choice(fallback->name, {}, fallback->collectives.front());
+      EXPECT_FALSE(fallback->needs_commutative(defaults.choice->params))
+          << algorithm.name << " falls back to " << fallback->name;
+    }
     if (!fallback->eligible) continue;
     const auto defaults = make_choice(fallback->name, {}, fallback->collectives.front());
     ASSERT_TRUE(defaults.choice) << defaults.error;

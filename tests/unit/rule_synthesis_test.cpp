@@ -250,7 +250,7 @@ TEST(RuleSynthesisCsv, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(first_error(header + "allgather,,16,1024,16384,brick,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n")
                 .find("results.csv:2: column 'algorithm': unknown algorithm 'brick'"),
             std::string::npos);
-  EXPECT_EQ(first_error(header + "allreduce,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n")
+  EXPECT_EQ(first_error(header + "alltoall_smash,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3,0,lab,x,d\n")
                 .rfind("results.csv:2: column 'collective': expected ", 0),
             0u);
   EXPECT_EQ(first_error(header + "allgather,,16,1024\n"),

@@ -137,8 +137,8 @@ TEST(RuleTable, UnknownRuleKey) {
 }
 
 TEST(RuleTable, UnknownCollective) {
-  expect_error(head + "  - collective: allreduce\n    use: ring\n", 3, 17,
-               "unknown collective 'allreduce', expected allgather, allgatherv or alltoallv");
+  expect_error(head + "  - collective: reduce\n    use: ring\n", 3, 17,
+               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv or allreduce");
 }
 
 TEST(RuleTable, MissingUse) {

@@ -90,6 +90,27 @@ TEST(Selector, OneProcessAlwaysPassesThrough) {
                "one process: nothing to exchange");
 }
 
+// Reductions: a non-commutative operation needs an order-keeping algorithm; floating-point data
+// passes through unless COLLSHIM_ALLREDUCE_REORDER=1.
+TEST(Selector, ReductionPropertiesDecideEligibility) {
+  const auto b = build({{"COLLSHIM_ALLREDUCE", "ring"}});
+  EXPECT_TRUE(b.diagnostics.empty());
+  CallFacts call = facts(Collective::allreduce, 6);
+  EXPECT_EQ(chosen(b, call), "ring");
+  call.commutative = false;
+  const Decision ordered = b.selector->decide(call);
+  EXPECT_EQ(ordered.choice->algorithm->name, "rabenseifner");
+  EXPECT_EQ(ordered.requested->algorithm->name, "ring");
+  EXPECT_STREQ(ordered.substitution, "a commutative operation");
+  call.commutative = true;
+  call.order_changes_rounding = true;
+  EXPECT_EQ(chosen(b, call), "native");
+  const auto reordering = build({{"COLLSHIM_ALLREDUCE", "ring"}, {"COLLSHIM_ALLREDUCE_REORDER", "1"}});
+  EXPECT_EQ(chosen(reordering, call), "ring");
+  EXPECT_FALSE(environment({{"COLLSHIM_ALLREDUCE_REORDER", "yes"}}).errors.empty());
+  EXPECT_TRUE(environment({{"COLLSHIM_ALLREDUCE_REORDER", "1"}}).allreduce_reorder);
+}
+
 TEST(Selector, RepeatedDecisionsReturnTheSameInternedChoice) {
   const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLGATHERV", "ring"}});
   const Decision x = b.selector->decide(facts(Collective::allgather, 8));

@@ -49,7 +49,7 @@ void explain(const Selector& selector, const CallFacts& facts) {
   });
   std::cout << "=> " << decision.requested->text();
   if (decision.choice != decision.requested) {
-    std::cout << ", which needs " << decision.requested->algorithm->eligibility << ", so " << decision.choice->text()
+    std::cout << ", which needs " << decision.substitution << ", so " << decision.choice->text()
               << " runs instead";
   }
   if (decision.rule_index >= 0) {
@@ -71,7 +71,7 @@ void list_algorithms(const CollectiveInfo& info) {
     std::cout << "  " << std::left << std::setw(name_width) << algorithm.name << algorithm.summary << "\n";
     for (const ParamSpec& param : algorithm.params)
       std::cout << indent << param.name << ": " << param.expected << " (default " << param.default_value << ")\n";
-    if (algorithm.eligible)
+    if (algorithm.eligible || algorithm.needs_commutative)
       std::cout << indent << "needs " << algorithm.eligibility << "; otherwise " << algorithm.fallback
                 << " runs, with its default parameters\n";
   }
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   std::string collective_text, block_bytes_text = "0", mapping_text = "single_node";
   int procs = 1, nodes = 1, ppn = 0;
   bool oversubscribed = false;
+  bool non_commutative = false, floating_point = false, reorder = false;
   CLI::App* explain_command = app.add_subcommand("explain", "show which rule a call matches, and why");
   explain_command->add_option("--collective", collective_text, collective_names())
       ->required()
@@ -104,6 +105,10 @@ int main(int argc, char** argv) {
   explain_command->add_option("--nodes", nodes, "number of nodes")->check(CLI::PositiveNumber);
   explain_command->add_option("--ppn", ppn, "most ranks on a node (default: procs/nodes rounded up)");
   explain_command->add_flag("--oversubscribed", oversubscribed, "more ranks than cores on some node");
+  explain_command->add_flag("--non-commutative", non_commutative, "a reduction with a non-commutative operation");
+  explain_command->add_flag("--floating-point", floating_point,
+                            "a reduction whose rounding depends on order (floating-point sum or product)");
+  explain_command->add_flag("--reorder", reorder, "as with COLLSHIM_ALLREDUCE_REORDER=1");
   explain_command->add_option("files", explain_files,
                               "rule files, later ones tried first (default: the shipped table)");
 
@@ -136,11 +141,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const CallFacts facts{*find_collective(collective_text), procs, *block_bytes, *parse_mapping(mapping_text), nodes,
-                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed};
+                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed, !non_commutative,
+                        floating_point};
   if (explain_files.empty()) explain_files.push_back("default");
   std::vector<RuleDiagnostic> diagnostics;
   // No forcing variables: explain shows what the rule files decide.
-  const Selector selector(EnvironmentSettings{}, load(explain_files, diagnostics), diagnostics);
+  EnvironmentSettings settings;
+  settings.allreduce_reorder = reorder;
+  const Selector selector(settings, load(explain_files, diagnostics), diagnostics);
   if (print_diagnostics(diagnostics)) return 1;
 
   std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
