@@ -55,7 +55,6 @@ int make_allgatherv_layout(const AllgathervCall& call, const CommContext& contex
   layout.naming = BlockNaming::allgather;
   layout.p = context.size();
   layout.rank = context.rank();
-  layout.allgatherv = &call;
   layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.displs, call.uniform_count);
   if (call.sendbuf == MPI_IN_PLACE) {
     layout.send = layout.recv;  // the own block's copy is then from a place to itself: nothing
@@ -71,7 +70,6 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
   layout.naming = BlockNaming::alltoall;
   layout.p = context.size();
   layout.rank = context.rank();
-  layout.alltoallv = &call;
   layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.rdispls, 0);
   if (call.sendbuf != MPI_IN_PLACE) {
     layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.sdispls, 0);
@@ -105,7 +103,6 @@ int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallL
   layout.naming = BlockNaming::reduction;
   layout.p = context.size();
   layout.rank = context.rank();
-  layout.allreduce = &call;
   layout.op = call.op;
   // Equal segments, the first count % p one element longer: every algorithm cuts the same way.
   const int p = layout.p;

@@ -87,10 +87,6 @@ struct CallLayout {
   TypedBuffer temp;  // reductions: the engine sets it up for schedules with temp_copies
   PackedBuffer shared;
   MPI_Op op = MPI_OP_NULL;  // of a reduction; LocalReduce steps use it
-  // The call as the MPI library would take it, for algorithms whose opaque phases hand it over.
-  const AllgathervCall* allgatherv = nullptr;
-  const AlltoallvCall* alltoallv = nullptr;
-  const AllreduceCall* allreduce = nullptr;
 
   // The bytes of scratch block `block` if this rank knows them (knows_scratch_bytes).
   std::optional<long long> scratch_block_bytes(std::int64_t block) const;
