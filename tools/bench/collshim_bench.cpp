@@ -1,10 +1,11 @@
-// collshim-bench: times MPI_Allgather or MPI_Allgatherv natively and with collshim's algorithms, side
-// by side in one run, over a sweep of block sizes, the way the OSU micro-benchmarks do (warm-up calls,
+// collshim-bench: times one collective natively and with collshim's algorithms, side by side in one
+// run, over a sweep of block sizes, the way the OSU micro-benchmarks do (warm-up calls,
 // then timed calls each preceded by a barrier; time per call averaged over the calls, then min/avg/max
 // over ranks). The CSV form adds, per call, the time of the slowest rank, and its median and
 // interquartile range over the timed calls: the input of `collshim-tune rules` (README "Tuning").
 //
-// Native is PMPI_Allgather(v), so a preloaded shim cannot intercept it. The algorithms run in this
+// What is timed for each collective is a case (bench_case.hpp, one file per collective). Native is
+// the PMPI_ function, so a preloaded shim cannot intercept it. The algorithms run in this
 // process through the shim's own executor on a CommContext over a duplicate of MPI_COMM_WORLD, exactly
 // the code path libcollshim.so takes, so no environment variables or restarts are needed. Timed calls
 // interleave the implementations (call i of every implementation before call i+1 of any), so a noisy
@@ -32,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -39,9 +41,9 @@
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
-#include "algorithms/run_algorithm.hpp"
 #include "algorithms/comm_context.hpp"
 #include "selector/mapping_detection.hpp"
+#include "bench_case.hpp"
 
 namespace {
 
@@ -55,36 +57,12 @@ struct Options {
   std::int64_t max_bytes = 1 << 20;
   int iterations = 100;
   int warmup = 10;
-  std::string distribution = "uniform";
+  std::string distribution, pattern;  // the case's variant (--distribution: allgatherv, --pattern: alltoallv)
   bool csv = false;
   std::string native_label;          // empty: "native", or under SMPI "smpi_<coll-selector>"
   std::string platform;              // CSV column `platform`: what the user calls the machine
-  std::int64_t verify_limit = 1LL << 30;  // SMPI: bytes over all ranks above which buffers are shared
+  collshim::bench::CaseOptions case_options;
 };
-
-const std::vector<std::string> distributions = {"uniform",   "broadcast",         "spike",
-                                                "half_full", "linear_decreasing", "geometric"};
-
-// Bytes per rank for base block size c (Sparbit thesis 6.1.3, after Traeff et al. 2008). The same on
-// every rank. log p is natural: the thesis gives the geometric total as about p*c, the harmonic sum.
-std::vector<long long> block_sizes(const std::string& distribution, int p, long long c) {
-  std::vector<long long> sizes(p, c);
-  if (p == 1) return sizes;
-  for (int i = 0; i < p; ++i) {
-    if (distribution == "broadcast") sizes[i] = i == 0 ? c : 0;
-    if (distribution == "spike") sizes[i] = i == 0 ? p * c : p * c / (p - 1);
-    if (distribution == "half_full") sizes[i] = i % 2 == 0 ? 2 * c : 0;
-    if (distribution == "linear_decreasing") sizes[i] = 2 * c * (p - 1 - i) / (p - 1);
-    if (distribution == "geometric")
-      sizes[i] = static_cast<long long>(static_cast<double>(p) * c / ((i + 1.5) * std::log(static_cast<double>(p))));
-  }
-  return sizes;
-}
-
-// Byte `offset` of rank `owner`'s block; depends on the size step so a stale buffer cannot pass.
-unsigned char pattern(int owner, long long offset, int salt) {
-  return static_cast<unsigned char>(owner * 131 + offset * 7 + salt * 29 + 1);
-}
 
 // Splits the --algorithms values into specs. Specs contain commas themselves ("bruck:radix=4,x=1"),
 // so a comma-separated item with '=' but no ':' continues the previous spec's parameters.
@@ -124,27 +102,6 @@ struct Implementation {
   bool mismatch = false;                    // on any rank, this size
 };
 
-struct Buffers {
-  Buffers() = default;
-  Buffers(const Buffers&) = delete;
-  Buffers& operator=(const Buffers&) = delete;
-  ~Buffers() {
-#ifdef COLLSHIM_SMPI
-    if (shared) {
-      SMPI_SHARED_FREE(send_data);
-      SMPI_SHARED_FREE(recv_data);
-    }
-#endif
-  }
-  std::vector<int> counts, displs;
-  std::vector<unsigned char> send, recv, reference;
-  // What the calls use: send/recv's storage, or SMPI shared-malloc blocks whose contents are garbage.
-  unsigned char* send_data = nullptr;
-  unsigned char* recv_data = nullptr;
-  bool shared = false;
-  long long total = 0;
-};
-
 // COLLSHIM_TOPOLOGY, as the shim reads it; a bad value stops the run.
 std::optional<collshim::TopologyOverride> topology_override() {
   const char* text = std::getenv("COLLSHIM_TOPOLOGY");
@@ -159,9 +116,14 @@ std::optional<collshim::TopologyOverride> topology_override() {
 
 class Bench {
  public:
-  Bench(const Options& options, Collective collective, std::vector<AlgorithmChoice> choices,
+  Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
         std::vector<std::string> notes, MPI_Comm comm)
-      : options_(options), collective_(collective), choices_(std::move(choices)), notes_(std::move(notes)), comm_(comm) {
+      : options_(options),
+        info_(info),
+        collective_(info.collective),
+        choices_(std::move(choices)),
+        notes_(std::move(notes)),
+        comm_(comm) {
     MPI_Comm_size(comm_, &p_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm shadow = MPI_COMM_NULL;
@@ -173,6 +135,7 @@ class Bench {
     context_->set_node_of_rank(mapping_.node_of_rank);
     implementations_.push_back({native_label(options_), nullptr, 0, {}, false});
     for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice, 0, {}, false});
+    case_ = info_.make(comm_, options_.case_options);
   }
 
   // Returns the number of mismatches.
@@ -188,52 +151,8 @@ class Bench {
   }
 
  private:
-  bool prepare(long long c, int salt, Buffers& b) {
-    const std::vector<long long> sizes =
-        collective_ == Collective::allgather ? std::vector<long long>(p_, c) : block_sizes(options_.distribution, p_, c);
-    b.counts.assign(p_, 0);
-    b.displs.assign(p_, 0);
-    for (int i = 0; i < p_; ++i) {
-      if (sizes[i] > INT_MAX || b.total > INT_MAX) return false;
-      b.counts[i] = static_cast<int>(sizes[i]);
-      b.displs[i] = static_cast<int>(b.total);
-      b.total += sizes[i];
-    }
-    if (b.total > INT_MAX) return false;
-#ifdef COLLSHIM_SMPI
-    if (static_cast<double>(b.total) * 2 * p_ > static_cast<double>(options_.verify_limit)) {
-      b.shared = true;
-      b.send_data = static_cast<unsigned char*>(SMPI_SHARED_MALLOC(std::max<long long>(b.counts[rank_], 1)));
-      b.recv_data = static_cast<unsigned char*>(SMPI_SHARED_MALLOC(std::max<long long>(b.total, 1)));
-      return true;
-    }
-#endif
-    b.send.resize(b.counts[rank_]);
-    for (int i = 0; i < b.counts[rank_]; ++i) b.send[i] = pattern(rank_, i, salt);
-    b.recv.assign(b.total, 0);
-    b.reference.assign(b.total, 0);
-    b.send_data = b.send.data();
-    b.recv_data = b.recv.data();
-    return true;
-  }
-
-  int call(const Implementation& impl, Buffers& b) {
-    const int own = b.counts[rank_];
-    const bool uniform = collective_ == Collective::allgather;
-    if (impl.choice == nullptr) {
-      return uniform ? PMPI_Allgather(b.send_data, own, MPI_BYTE, b.recv_data, own, MPI_BYTE, comm_)
-                     : PMPI_Allgatherv(b.send_data, own, MPI_BYTE, b.recv_data, b.counts.data(), b.displs.data(),
-                                       MPI_BYTE, comm_);
-    }
-    const collshim::AllgathervCall call{b.send_data,
-                                        own,
-                                        MPI_BYTE,
-                                        b.recv_data,
-                                        uniform ? nullptr : b.counts.data(),
-                                        uniform ? nullptr : b.displs.data(),
-                                        own,
-                                        MPI_BYTE};
-    return collshim::run_allgatherv(call, *impl.choice, *context_);
+  int call(const Implementation& impl) {
+    return impl.choice == nullptr ? case_->call_native() : case_->call(*impl.choice, *context_);
   }
 
   void check_rc(int rc, const Implementation& impl) {
@@ -245,27 +164,24 @@ class Bench {
     MPI_Abort(comm_, 2);
   }
 
-  // One untimed call per implementation into a poisoned buffer: native must produce the pattern every
-  // rank sent, every algorithm exactly native's bytes.
-  void verify(Buffers& b, long long c, int salt) {
-    std::fill(b.recv.begin(), b.recv.end(), 0xA5);
-    check_rc(call(implementations_[0], b), implementations_[0]);
-    bool native_ok = true;
-    for (int owner = 0; owner < p_; ++owner) {
-      for (int i = 0; i < b.counts[owner]; ++i) native_ok &= b.recv[b.displs[owner] + i] == pattern(owner, i, salt);
-    }
-    int native_bad = native_ok ? 0 : 1;
+  // One untimed call per implementation into a poisoned buffer: native must produce what the
+  // collective defines, every algorithm exactly native's bytes.
+  void verify(long long c) {
+    collshim::bench::StepBuffers& buffers = case_->buffers();
+    buffers.poison();
+    check_rc(call(implementations_[0]), implementations_[0]);
+    int native_bad = case_->native_result_expected() ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &native_bad, 1, MPI_INT, MPI_MAX, comm_);
     if (native_bad) {
       if (rank_ == 0) std::fprintf(stderr, "collshim-bench: error: native MPI gave an unexpected result\n");
       MPI_Abort(comm_, 2);
     }
-    b.reference = b.recv;
+    buffers.keep_reference();
     for (std::size_t i = 1; i < implementations_.size(); ++i) {
       Implementation& impl = implementations_[i];
-      std::fill(b.recv.begin(), b.recv.end(), 0xA5);
-      check_rc(call(impl, b), impl);
-      int bad_ranks = b.recv == b.reference ? 0 : 1;
+      buffers.poison();
+      check_rc(call(impl), impl);
+      int bad_ranks = buffers.matches_reference() ? 0 : 1;
       MPI_Allreduce(MPI_IN_PLACE, &bad_ranks, 1, MPI_INT, MPI_SUM, comm_);
       impl.mismatch = bad_ranks > 0;
       ++verified_;
@@ -279,12 +195,13 @@ class Bench {
   }
 
   void run_size(long long c, int salt) {
-    Buffers b;
-    if (!prepare(c, salt, b)) {
-      if (rank_ == 0) std::printf("# %lld bytes: skipped, the gathered data exceeds INT_MAX bytes\n", c);
+    std::string skip_reason;
+    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
+    if (!step) {
+      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
       return;
     }
-    if (b.shared) {
+    if (case_->buffers().shared()) {
       for (Implementation& impl : implementations_) impl.mismatch = false;
       if (rank_ == 0 && !unverified_note_) {
         std::printf("# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
@@ -293,18 +210,18 @@ class Bench {
       }
       unverified_ += static_cast<int>(implementations_.size()) - 1;
     } else {
-      verify(b, c, salt);
+      verify(c);
     }
     for (Implementation& impl : implementations_) {
       impl.seconds = 0;
       impl.call_seconds.assign(options_.iterations, 0.0);
-      for (int i = 0; i < options_.warmup; ++i) check_rc(call(impl, b), impl);
+      for (int i = 0; i < options_.warmup; ++i) check_rc(call(impl), impl);
     }
     for (int i = 0; i < options_.iterations; ++i) {
       for (Implementation& impl : implementations_) {
         MPI_Barrier(comm_);
         const double start = MPI_Wtime();
-        const int rc = call(impl, b);
+        const int rc = call(impl);
         const double elapsed = MPI_Wtime() - start;
         impl.seconds += elapsed;
         impl.call_seconds[i] = elapsed;
@@ -331,7 +248,7 @@ class Bench {
         const auto first = slowest.begin() + static_cast<std::ptrdiff_t>(i * options_.iterations);
         statistics[i] = call_statistics({first, first + options_.iterations});
       }
-      print_row(c, b.total, low, sum, high, statistics);
+      print_row(*step, low, sum, high, statistics);
     }
   }
 
@@ -361,8 +278,8 @@ class Bench {
     std::string first_line(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
     mpi_library_ = first_line;
     const std::string name(collshim::mpi_function_name(collective_));
-    const std::string what =
-        collective_ == Collective::allgatherv ? name + " (" + options_.distribution + ")" : name;
+    const std::string& variant = options_.case_options.variant;
+    const std::string what = variant.empty() ? name : name + " (" + variant + ")";
     std::printf("# collshim-bench: %s on %d ranks (%d nodes, %s), %s\n", what.c_str(), p_, mapping_.nodes,
                 std::string(collshim::mapping_name(mapping_.mapping)).c_str(), first_line.c_str());
     std::printf("# %d warm-up and %d timed calls per size, barrier before each, implementations interleaved\n",
@@ -376,10 +293,9 @@ class Bench {
       return;
     }
     std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
-    std::printf("# bytes: per-rank block%s\n",
-                collective_ == Collective::allgatherv ? " size c of the distribution; total: bytes gathered" : "");
+    std::printf("# bytes: %s\n", info_.size_meaning.c_str());
     std::printf("%10s", "bytes");
-    if (collective_ == Collective::allgatherv) std::printf(" %12s", "total");
+    if (show_total()) std::printf(" %12s", "total");
     for (const Implementation& impl : implementations_) std::printf(" %*s", column_width(impl), impl.label.c_str());
     std::printf("  best\n");
   }
@@ -406,7 +322,7 @@ class Bench {
     return std::max<int>(static_cast<int>(impl.label.size()), impl.choice ? 17 : 10);
   }
 
-  void print_row(long long c, long long total, const std::vector<double>& low, const std::vector<double>& sum,
+  void print_row(const collshim::bench::SizeStep& step, const std::vector<double>& low, const std::vector<double>& sum,
                  const std::vector<double>& high, const std::vector<CallStatistics>& statistics) {
     const double native = high[0];
     std::size_t best = 0;
@@ -414,22 +330,20 @@ class Bench {
       if (!implementations_[i].mismatch && high[i] < high[best]) best = i;
     }
     if (options_.csv) {
-      // block_bytes as rules test it: total received / p.
-      const long long block_bytes = total / p_;
       for (std::size_t i = 0; i < implementations_.size(); ++i) {
         std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s\n",
                     std::string(collshim::collective_name(collective_)).c_str(),
-                    collective_ == Collective::allgatherv ? options_.distribution.c_str() : "", p_, c, total,
+                    options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
                     implementations_[i].label.c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
                     implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
-                    std::string(collshim::mapping_name(mapping_.mapping)).c_str(), block_bytes, statistics[i].median_us,
+                    std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
                     statistics[i].spread_us, csv_field(options_.platform).c_str(), csv_field(mpi_library_).c_str(),
                     date_.c_str());
       }
       return;
     }
-    std::printf("%10lld", c);
-    if (collective_ == Collective::allgatherv) std::printf(" %12lld", total);
+    std::printf("%10lld", step.bytes);
+    if (show_total()) std::printf(" %12lld", step.total_bytes);
     for (std::size_t i = 0; i < implementations_.size(); ++i) {
       const Implementation& impl = implementations_[i];
       char cell[64];
@@ -445,8 +359,12 @@ class Bench {
   }
 
  private:
+  bool show_total() const { return !info_.variants.empty(); }
+
   const Options& options_;
+  const collshim::bench::CaseInfo& info_;
   Collective collective_;
+  std::unique_ptr<collshim::bench::BenchCase> case_;
   std::vector<AlgorithmChoice> choices_;  // Implementation::choice points here: never resized
   std::vector<std::string> notes_;
   MPI_Comm comm_;
@@ -506,17 +424,20 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
 
   Options options;
-  CLI::App app{"Times MPI_Allgather(v) natively and with collshim's algorithms, side by side.", "collshim-bench"};
+  CLI::App app{"Times one MPI collective natively and with collshim's algorithms, side by side.", "collshim-bench"};
+  std::vector<std::string> collective_names;
+  for (const auto& info : collshim::bench::bench_cases())
+    collective_names.emplace_back(collshim::collective_name(info.collective));
   app.add_option("--collective", options.collective, "collective to time")
-      ->check(CLI::IsMember({"allgather", "allgatherv"}))
+      ->check(CLI::IsMember(collective_names))
       ->capture_default_str();
   app.add_option("--algorithms", options.algorithms,
-                 "algorithm specs, e.g. ring recursive_multiplying:k=8 (default: every allgather-family algorithm)");
-  app.add_option("--min-bytes", options.min_bytes, "smallest block, e.g. 1, 4KiB")
+                 "algorithm specs, e.g. ring recursive_multiplying:k=8 (default: every algorithm of the collective)");
+  app.add_option("--min-bytes", options.min_bytes, "smallest size (block, vector or pair), e.g. 1, 4KiB")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{INT_MAX}))
       ->capture_default_str();
-  app.add_option("--max-bytes", options.max_bytes, "largest block (sizes double from --min-bytes)")
+  app.add_option("--max-bytes", options.max_bytes, "largest size (sizes double from --min-bytes)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{INT_MAX}))
       ->capture_default_str();
@@ -524,9 +445,20 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   app.add_option("--warmup", options.warmup, "untimed calls first")->check(CLI::Range(0, 1000000))->capture_default_str();
-  auto* distribution = app.add_option("--distribution", options.distribution, "allgatherv block sizes")
-                           ->check(CLI::IsMember(distributions))
-                           ->capture_default_str();
+  // Each case's variant option (--distribution, --pattern): its values are checked against the case.
+  std::map<std::string, std::pair<std::string, CLI::Option*>> variant_options;  // option name -> value, option
+  for (const auto& info : collshim::bench::bench_cases()) {
+    if (info.variant_option.empty() || variant_options.count(info.variant_option)) continue;
+    auto& [value, option] = variant_options[info.variant_option];
+    std::string uses;
+    for (const auto& other : collshim::bench::bench_cases()) {
+      if (other.variant_option != info.variant_option) continue;
+      uses += std::string(uses.empty() ? "" : "; ") + std::string(collshim::collective_name(other.collective)) + ": " +
+              collshim::alternatives_text(other.variants) + " (default " + other.variants.front() + ")";
+    }
+    option = app.add_option(info.variant_option, value, uses);
+  }
+  app.add_option("--seed", options.case_options.seed, "seed of the random patterns")->capture_default_str();
   app.add_flag("--csv", options.csv, "print CSV rows instead of the table");
   app.add_option("--platform", options.platform,
                  "name of the machine or simulated platform, written to the CSV column `platform`");
@@ -534,7 +466,7 @@ int main(int argc, char** argv) {
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");
 #ifdef COLLSHIM_SMPI
-  app.add_option("--verify-limit", options.verify_limit,
+  app.add_option("--verify-limit", options.case_options.verify_limit,
                  "SMPI: sizes whose send+receive buffers summed over all simulated ranks exceed this run on "
                  "shared-malloc buffers, unverified")
       ->transform(CLI::AsSizeValue(false))
@@ -542,11 +474,23 @@ int main(int argc, char** argv) {
 #endif
 
   int status = 0;
+  const collshim::bench::CaseInfo* info = nullptr;
   try {
     app.parse(argc, argv);
     if (options.min_bytes > options.max_bytes) throw CLI::ValidationError("--min-bytes", "exceeds --max-bytes");
-    if (distribution->count() > 0 && options.collective != "allgatherv")
-      throw CLI::ValidationError("--distribution", "applies to --collective allgatherv only");
+    info = collshim::bench::find_bench_case(*collshim::find_collective(options.collective));
+    for (const auto& [name, entry] : variant_options) {
+      const auto& [value, option] = entry;
+      if (option->count() > 0 && name != info->variant_option)
+        throw CLI::ValidationError(name, "does not apply to --collective " + options.collective);
+    }
+    if (!info->variant_option.empty()) {
+      const std::string& value = variant_options.at(info->variant_option).first;
+      options.case_options.variant = value.empty() ? info->variants.front() : value;
+      if (std::find(info->variants.begin(), info->variants.end(), options.case_options.variant) == info->variants.end())
+        throw CLI::ValidationError(info->variant_option, options.case_options.variant + " is not one of " +
+                                                             collshim::alternatives_text(info->variants));
+    }
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;
     status = app.exit(e, out, err);
@@ -555,7 +499,7 @@ int main(int argc, char** argv) {
     return status;
   }
 
-  const Collective collective = options.collective == "allgather" ? Collective::allgather : Collective::allgatherv;
+  const Collective collective = info->collective;
   std::vector<std::string> notes;
   std::string error;
   auto choices = resolve_algorithms(options, collective, p, notes, error);
@@ -565,7 +509,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   {
-    Bench bench(options, collective, std::move(*choices), std::move(notes), MPI_COMM_WORLD);
+    Bench bench(options, *info, std::move(*choices), std::move(notes), MPI_COMM_WORLD);
     status = bench.run() > 0 ? 1 : 0;
   }  // the CommContext frees its communicator before MPI_Finalize
   MPI_Finalize();

@@ -1,0 +1,47 @@
+#include "bench_case.hpp"
+
+#include <algorithm>
+
+namespace collshim::bench {
+
+StepBuffers::~StepBuffers() {
+#ifdef COLLSHIM_SMPI
+  if (shared_) {
+    SMPI_SHARED_FREE(send_data_);
+    SMPI_SHARED_FREE(recv_data_);
+  }
+#endif
+}
+
+void StepBuffers::allocate(long long send_bytes, long long recv_bytes, double all_ranks_bytes,
+                           const CaseOptions& options) {
+#ifdef COLLSHIM_SMPI
+  if (all_ranks_bytes > static_cast<double>(options.verify_limit)) {
+    shared_ = true;
+    send_data_ = static_cast<unsigned char*>(SMPI_SHARED_MALLOC(std::max<long long>(send_bytes, 1)));
+    recv_data_ = static_cast<unsigned char*>(SMPI_SHARED_MALLOC(std::max<long long>(recv_bytes, 1)));
+    return;
+  }
+#else
+  (void)all_ranks_bytes;
+  (void)options;
+#endif
+  send_.assign(send_bytes, 0);
+  recv_.assign(recv_bytes, 0);
+  send_data_ = send_.data();
+  recv_data_ = recv_.data();
+}
+
+const std::vector<CaseInfo>& bench_cases() {
+  static const std::vector<CaseInfo> cases = {allgather_case(), allgatherv_case(), alltoallv_case()};
+  return cases;
+}
+
+const CaseInfo* find_bench_case(Collective collective) {
+  for (const CaseInfo& info : bench_cases()) {
+    if (info.collective == collective) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace collshim::bench
