@@ -17,6 +17,7 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/collective.hpp"
 #include "algorithms/comm_context.hpp"
+#include "selector/rule_table.hpp"
 
 namespace collshim::bench {
 
@@ -78,6 +79,8 @@ class BenchCase {
   virtual int call(const AlgorithmChoice& choice, CommContext& context) = 0;
   // After native's call into poisoned buffers: does this rank hold what the collective defines?
   virtual bool native_result_expected() const = 0;
+  // What a decision needs of the call beyond size and placement (a reduction's operation properties).
+  virtual void describe(CallFacts& facts) const { (void)facts; }
   StepBuffers& buffers() { return buffers_; }
 
  protected:

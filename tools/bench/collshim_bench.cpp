@@ -43,6 +43,7 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/comm_context.hpp"
 #include "selector/mapping_detection.hpp"
+#include "selector/selector.hpp"
 #include "bench_case.hpp"
 
 namespace {
@@ -61,6 +62,7 @@ struct Options {
   bool csv = false;
   std::string native_label;          // empty: "native", or under SMPI "smpi_<coll-selector>"
   std::string platform;              // CSV column `platform`: what the user calls the machine
+  std::string rules;                 // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
   collshim::bench::CaseOptions case_options;
 };
 
@@ -100,6 +102,8 @@ struct Implementation {
   double seconds = 0;                       // this rank's total over the timed calls
   std::vector<double> call_seconds;         // this rank's time of each timed call
   bool mismatch = false;                    // on any rank, this size
+  bool decided = false;                     // "collshim": `choice` is the rule table's decision per size
+  std::string decision;                     // "collshim": what it ran at this size (CSV column `decision`)
 };
 
 // COLLSHIM_TOPOLOGY, as the shim reads it; a bad value stops the run.
@@ -117,8 +121,9 @@ std::optional<collshim::TopologyOverride> topology_override() {
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
-        std::vector<std::string> notes, MPI_Comm comm)
+        std::vector<std::string> notes, const collshim::Selector* selector, MPI_Comm comm)
       : options_(options),
+        selector_(selector),
         info_(info),
         collective_(info.collective),
         choices_(std::move(choices)),
@@ -133,8 +138,10 @@ class Bench {
     // simulated hosts), or COLLSHIM_TOPOLOGY's fictitious one.
     mapping_ = collshim::detect_comm_mapping(shadow, collshim::detect_process_placement(topology_override()));
     context_->set_node_of_rank(mapping_.node_of_rank);
-    implementations_.push_back({native_label(options_), nullptr, 0, {}, false});
-    for (const AlgorithmChoice& choice : choices_) implementations_.push_back({choice.text(), &choice, 0, {}, false});
+    implementations_.push_back(Implementation{.label = native_label(options_)});
+    for (const AlgorithmChoice& choice : choices_)
+      implementations_.push_back(Implementation{.label = choice.text(), .choice = &choice});
+    if (selector_ != nullptr) implementations_.push_back(Implementation{.label = "collshim", .decided = true});
     case_ = info_.make(comm_, options_.case_options);
   }
 
@@ -201,6 +208,7 @@ class Bench {
       if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
       return;
     }
+    decide(*step);
     if (case_->buffers().shared()) {
       for (Implementation& impl : implementations_) impl.mismatch = false;
       if (rank_ == 0 && !unverified_note_) {
@@ -289,7 +297,7 @@ class Bench {
       // The first eleven columns are the original ones (bench/sim/run reads them by position); the rest
       // are what `collshim-tune rules` needs.
       std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
-                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date\n");
+                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision\n");
       return;
     }
     std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
@@ -318,8 +326,9 @@ class Bench {
     return text;
   }
 
-  static int column_width(const Implementation& impl) {
-    return std::max<int>(static_cast<int>(impl.label.size()), impl.choice ? 17 : 10);
+  // Native (the first) has no ratio column.
+  int column_width(const Implementation& impl) const {
+    return std::max<int>(static_cast<int>(impl.label.size()), &impl == &implementations_.front() ? 10 : 17);
   }
 
   void print_row(const collshim::bench::SizeStep& step, const std::vector<double>& low, const std::vector<double>& sum,
@@ -331,14 +340,15 @@ class Bench {
     }
     if (options_.csv) {
       for (std::size_t i = 0; i < implementations_.size(); ++i) {
-        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s\n",
+        const Implementation& impl = implementations_[i];
+        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s\n",
                     std::string(collshim::collective_name(collective_)).c_str(),
                     options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
                     implementations_[i].label.c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
                     implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
                     std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
                     statistics[i].spread_us, csv_field(options_.platform).c_str(), csv_field(mpi_library_).c_str(),
-                    date_.c_str());
+                    date_.c_str(), (impl.decided ? impl.decision : impl.label).c_str());
       }
       return;
     }
@@ -349,7 +359,7 @@ class Bench {
       char cell[64];
       if (impl.mismatch)
         std::snprintf(cell, sizeof cell, "MISMATCH");
-      else if (impl.choice == nullptr)
+      else if (i == 0)
         std::snprintf(cell, sizeof cell, "%.2f", high[i]);
       else
         std::snprintf(cell, sizeof cell, "%.2f (%.2fx)", high[i], high[i] / native);
@@ -361,7 +371,27 @@ class Bench {
  private:
   bool show_total() const { return !info_.variants.empty(); }
 
+  // The "collshim" row runs what the shim decides for this call, as the entry points do: the same
+  // selector, facts and fallbacks (the decision itself is made once per size, untimed: in a job a
+  // repeated call's decision is a cache hit). A pass-through decision calls native.
+  void decide(const collshim::bench::SizeStep& step) {
+    for (Implementation& impl : implementations_) {
+      if (!impl.decided) continue;
+      collshim::CallFacts facts{collective_,    p_,           step.block_bytes, mapping_.mapping,
+                                mapping_.nodes, mapping_.ppn, mapping_.oversubscribed};
+      case_->describe(facts);
+      const collshim::Decision decision = selector_->decide(facts);
+      impl.choice = decision.choice->algorithm->passes_through ? nullptr : decision.choice;
+      impl.decision = decision.choice->text();
+      if (rank_ == 0)
+        std::printf("# %lld bytes: collshim runs %s (%s%s%s)\n", step.bytes, decision.choice->text().c_str(),
+                    decision.reason, decision.choice != decision.requested ? ", fallback of " : "",
+                    decision.choice != decision.requested ? decision.requested->text().c_str() : "");
+    }
+  }
+
   const Options& options_;
+  const collshim::Selector* selector_;  // --rules; null without
   const collshim::bench::CaseInfo& info_;
   Collective collective_;
   std::unique_ptr<collshim::bench::BenchCase> case_;
@@ -462,6 +492,9 @@ int main(int argc, char** argv) {
   app.add_flag("--csv", options.csv, "print CSV rows instead of the table");
   app.add_option("--platform", options.platform,
                  "name of the machine or simulated platform, written to the CSV column `platform`");
+  app.add_option("--rules", options.rules,
+                 "also time \"collshim\": what the shim decides with these rule files (COLLSHIM_CONFIG syntax, "
+                 "e.g. default:tuned.yaml) and this environment's forcing variables");
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");
@@ -508,8 +541,27 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  std::unique_ptr<collshim::Selector> selector;
+  if (!options.rules.empty()) {
+    collshim::EnvironmentSettings settings = collshim::read_process_environment();
+    settings.config = options.rules;
+    std::vector<collshim::RuleDiagnostic> diagnostics;
+    selector = std::make_unique<collshim::Selector>(settings, diagnostics);
+    bool fatal = !settings.errors.empty();
+    for (const std::string& e : settings.errors) {
+      if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());
+    }
+    for (const auto& d : diagnostics) {
+      fatal |= d.error;
+      if (rank == 0) std::fprintf(stderr, "collshim-bench: %s: %s\n", d.error ? "error" : "warning", d.text().c_str());
+    }
+    if (fatal) {
+      MPI_Finalize();
+      return 2;
+    }
+  }
   {
-    Bench bench(options, *info, std::move(*choices), std::move(notes), MPI_COMM_WORLD);
+    Bench bench(options, *info, std::move(*choices), std::move(notes), selector.get(), MPI_COMM_WORLD);
     status = bench.run() > 0 ? 1 : 0;
   }  // the CommContext frees its communicator before MPI_Finalize
   MPI_Finalize();
