@@ -344,11 +344,11 @@ class Bench {
         std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s\n",
                     std::string(collshim::collective_name(collective_)).c_str(),
                     options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
-                    implementations_[i].label.c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
+                    csv_field(implementations_[i].label).c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
                     implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
                     std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
                     statistics[i].spread_us, csv_field(options_.platform).c_str(), csv_field(mpi_library_).c_str(),
-                    date_.c_str(), (impl.decided ? impl.decision : impl.label).c_str());
+                    date_.c_str(), csv_field(impl.decided ? impl.decision : impl.label).c_str());
       }
       return;
     }

@@ -2,8 +2,13 @@
 //   collshim-tune rules RESULTS.csv... -o FILE.yaml [--tolerance 0.03] [--robust] [--platform NAME]...
 //                          the smallest rule table that keeps each measured cell within the
 //                          tolerance of its best; exit 1 on bad input (file:line: column: why)
-// The other subcommands of the issue (measure, verify, plot) are not written yet.
+//   collshim-tune measure [options] -o RESULTS.csv -- LAUNCHER...
+//                          collshim-bench under the launcher, every collective, variant and tuning
+//                          candidate; rows appended as sizes complete, resumable
+//   collshim-tune verify FILE.yaml [options] -- LAUNCHER...   (or --measured RESULTS.csv...)
+//                          the table against native, cell by cell; exit 1 if a cell is below 0.95
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -12,6 +17,9 @@
 #include <vector>
 
 #include "rule_synthesis.hpp"
+#include "selector/selector.hpp"
+#include "sweep.hpp"
+#include "verification.hpp"
 
 namespace {
 
@@ -23,6 +31,29 @@ struct RulesOptions {
   std::vector<std::string> platforms;  // one for every input, or one for all
 };
 
+// Reads collshim-bench CSV files; false (after saying why) when they cannot be used.
+bool read_inputs(const std::vector<std::string>& inputs, const std::vector<std::string>& platforms,
+                 collshim::tune::CsvReadResult& read) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& input = inputs[i];
+    std::ifstream in(input);
+    if (!in) {
+      std::cerr << "collshim-tune: error: " << input << ": cannot read the file\n";
+      return false;
+    }
+    const std::string platform = platforms.empty() ? "" : platforms.size() == 1 ? platforms[0] : platforms[i];
+    collshim::tune::read_measurements(in, input, platform, read);
+  }
+  for (const std::string& note : read.notes) std::cerr << "collshim-tune: note: " << note << "\n";
+  for (const std::string& error : read.errors) std::cerr << "collshim-tune: error: " << error << "\n";
+  if (!read.errors.empty()) return false;
+  if (read.measurements.empty()) {
+    std::cerr << "collshim-tune: error: no measurements in the input\n";
+    return false;
+  }
+  return true;
+}
+
 int run_rules(const RulesOptions& options) {
   if (options.platforms.size() > 1 && options.platforms.size() != options.inputs.size()) {
     std::cerr << "collshim-tune: error: --platform given " << options.platforms.size() << " times for "
@@ -30,24 +61,7 @@ int run_rules(const RulesOptions& options) {
     return 2;
   }
   collshim::tune::CsvReadResult read;
-  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
-    const std::string& input = options.inputs[i];
-    std::ifstream in(input);
-    if (!in) {
-      std::cerr << "collshim-tune: error: " << input << ": cannot read the file\n";
-      return 1;
-    }
-    const std::string platform =
-        options.platforms.empty() ? "" : options.platforms.size() == 1 ? options.platforms[0] : options.platforms[i];
-    collshim::tune::read_measurements(in, input, platform, read);
-  }
-  for (const std::string& note : read.notes) std::cerr << "collshim-tune: note: " << note << "\n";
-  for (const std::string& error : read.errors) std::cerr << "collshim-tune: error: " << error << "\n";
-  if (!read.errors.empty()) return 1;
-  if (read.measurements.empty()) {
-    std::cerr << "collshim-tune: error: no measurements in the input\n";
-    return 1;
-  }
+  if (!read_inputs(options.inputs, options.platforms, read)) return 1;
 
   collshim::tune::SynthesisOptions synthesis;
   synthesis.tolerance = options.tolerance;
@@ -76,6 +90,70 @@ int run_rules(const RulesOptions& options) {
   return 0;
 }
 
+// collshim-bench next to this program (the build tree, or the install's bin/).
+std::string bench_next_to_me() {
+  char path[4096];
+  const ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return "collshim-bench";
+  std::string self(path, static_cast<std::size_t>(length));
+  return self.substr(0, self.rfind('/') + 1) + "collshim-bench";
+}
+
+// The options measure and verify share: what to sweep and how.
+void add_sweep_options(CLI::App& command, collshim::tune::SweepOptions& sweep) {
+  command.add_option("--collective", sweep.collectives, "collectives to sweep (default: all collshim-bench times)");
+  command.add_option("--variant", sweep.variants,
+                     "Allgatherv distributions / Alltoallv patterns to sweep (default: all)");
+  command.add_option("--min-bytes", sweep.min_bytes, "smallest size, e.g. 1, 4KiB")->capture_default_str();
+  command.add_option("--max-bytes", sweep.max_bytes, "largest size (sizes double)")->capture_default_str();
+  command.add_option("--iterations", sweep.iterations, "timed calls per size and implementation")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command.add_option("--warmup", sweep.warmup, "untimed calls first")->check(CLI::Range(0, 1000000))->capture_default_str();
+  command.add_option("--platform", sweep.platform, "name of the machine, written to every row");
+  command.add_option("--bench", sweep.bench, "collshim-bench to run (an SMPI build's for smpirun)")
+      ->capture_default_str();
+  command.add_option("--bench-arg", sweep.bench_arguments, "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
+}
+
+int run_verify(const std::string& table, const std::vector<std::string>& measured, collshim::tune::SweepOptions& sweep,
+               const std::string& output, double threshold) {
+  collshim::tune::CsvReadResult read;
+  std::vector<std::string> inputs = measured;
+  if (measured.empty()) {
+    sweep.rules = table;
+    sweep.output = output;
+    if (const int status = collshim::tune::run_sweep(sweep); status != 0) return status;
+    inputs = {output};
+  }
+  if (!read_inputs(inputs, {}, read)) return 1;
+
+  // Measured elsewhere: the table decides each cell as the shim would (no forcing variables).
+  std::unique_ptr<collshim::Selector> selector;
+  collshim::tune::DecideCell decide;
+  if (!measured.empty()) {
+    collshim::EnvironmentSettings settings;
+    settings.config = table;
+    std::vector<collshim::RuleDiagnostic> diagnostics;
+    selector = std::make_unique<collshim::Selector>(settings, diagnostics);
+    bool fatal = false;
+    for (const auto& d : diagnostics) {
+      fatal |= d.error;
+      std::cerr << "collshim-tune: " << (d.error ? "error: " : "warning: ") << d.text() << "\n";
+    }
+    if (fatal) return 1;
+    decide = [&selector](const collshim::CallFacts& facts) {
+      const collshim::Decision decision = selector->decide(facts);
+      return decision.choice->algorithm->passes_through ? std::string("native") : decision.choice->text();
+    };
+  }
+  const auto result = collshim::tune::verify_table(read.measurements, decide, threshold);
+  for (const std::string& error : result.errors) std::cerr << "collshim-tune: error: " << error << "\n";
+  std::cout << collshim::tune::verify_report(result, threshold);
+  if (!result.errors.empty() || result.cells.empty()) return 1;
+  return result.below > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,7 +175,57 @@ int main(int argc, char** argv) {
   rules_command->add_option("--platform", rules.platforms,
                             "platform of rows without a platform column value: once for all files, or once per file "
                             "in order");
-  CLI11_PARSE(app, argc, argv);
+
+  collshim::tune::SweepOptions measure;
+  measure.bench = bench_next_to_me();
+  CLI::App* measure_command =
+      app.add_subcommand("measure", "run collshim-bench under a launcher: every collective, variant and candidate");
+  add_sweep_options(*measure_command, measure);
+  measure_command->add_option("--algorithms", measure.algorithms, "algorithm specs (default: the tuning candidates)");
+  measure_command->add_option("-o,--output", measure.output, "CSV file to append to (resumes where it stopped)")
+      ->required();
+
+  collshim::tune::SweepOptions verify;
+  verify.bench = bench_next_to_me();
+  std::string table, verify_output = "verify.csv";
+  std::vector<std::string> measured;
+  double threshold = 0.95;
+  CLI::App* verify_command =
+      app.add_subcommand("verify", "the rule table against native on the sweep, cell by cell; exit 1 below --threshold");
+  verify_command->add_option("table", table, "rule files (COLLSHIM_CONFIG syntax: default:FILE.yaml)")->required();
+  add_sweep_options(*verify_command, verify);
+  verify_command->add_option("--measured", measured,
+                             "judge the table on these collshim-bench --csv files instead of running (its decisions "
+                             "must have been measured)")
+      ->check(CLI::ExistingFile);
+  verify_command->add_option("-o,--output", verify_output, "CSV of the verification run")->capture_default_str();
+  verify_command->add_option("--threshold", threshold, "fail when a cell's speedup over native is below this")
+      ->capture_default_str();
+
+  // Everything after the first "--" is the launcher, options and all (CLI11 would parse them).
+  std::vector<std::string> launcher;
+  int own_arguments = argc;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--") {
+      launcher.assign(argv + i + 1, argv + argc);
+      own_arguments = i;
+      break;
+    }
+  }
+  measure.launcher = verify.launcher = launcher;
+  CLI11_PARSE(app, own_arguments, argv);
+  if (measure_command->parsed() && launcher.empty()) {
+    std::cerr << "collshim-tune: error: measure needs the launcher after --, e.g. -- mpirun -np 64\n";
+    return 2;
+  }
   if (rules_command->parsed()) return run_rules(rules);
+  if (measure_command->parsed()) return collshim::tune::run_sweep(measure);
+  if (verify_command->parsed()) {
+    if (measured.empty() == verify.launcher.empty()) {
+      std::cerr << "collshim-tune: error: verify needs either -- LAUNCHER... or --measured FILE.csv\n";
+      return 2;
+    }
+    return run_verify(table, measured, verify, verify_output, threshold);
+  }
   return 2;
 }

@@ -55,7 +55,7 @@ std::optional<std::vector<std::string>> split_csv_line(const std::string& line) 
 // The columns `rules` reads. `ranks` is collshim-bench's name for what rules call procs; either works.
 struct Columns {
   int collective = -1, procs = -1, nodes = -1, ppn = -1, mapping = -1, block_bytes = -1, algorithm = -1,
-      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1;
+      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1, variant = -1, decision = -1;
 };
 
 class RowReader {
@@ -128,7 +128,8 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
       };
       columns = {find({"collective"}), find({"procs", "ranks"}), find({"nodes"}), find({"ppn"}), find({"mapping"}),
                  find({"block_bytes"}), find({"algorithm"}), find({"median_us"}), find({"spread_us"}),
-                 find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"})};
+                 find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"}),
+                 find({"distribution"}), find({"decision"})};
       const std::pair<int, std::string_view> required[] = {
           {columns.collective, "collective"}, {columns.procs, "procs (or ranks)"}, {columns.nodes, "nodes"},
           {columns.ppn, "ppn"}, {columns.mapping, "mapping"}, {columns.block_bytes, "block_bytes"},
@@ -172,7 +173,19 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
     const auto spread = row.number(columns.spread, "spread_us", false);
     m.algorithm = row.text(columns.algorithm);
     m.native = is_native_label(m.algorithm);
-    if (collective && !m.native) {
+    m.table = m.algorithm == table_label;
+    m.variant = row.text(columns.variant);
+    if (m.table) {
+      // The rule table's decision (collshim-bench --rules): what ran is in `decision`.
+      m.decision = row.text(columns.decision);
+      if (collective && !is_native_label(m.decision)) {
+        const auto parsed = parse_algorithm_spec(m.decision, *collective);
+        if (parsed.choice)
+          m.decision = parsed.choice->text();
+        else
+          row.fail("decision", parsed.error, m.decision);
+      }
+    } else if (collective && !m.native) {
       // The canonical spec text, so that "bruck:radix=2" and "bruck" are one algorithm.
       const auto parsed = parse_algorithm_spec(m.algorithm, *collective);
       if (parsed.choice)
@@ -417,6 +430,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   }
   std::map<SweepKey, std::map<long long, Cell>> sweeps;
   for (const Measurement& m : measurements) {
+    if (m.table) continue;  // a rule table's timing (verify), not an algorithm's
     Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
     cell.timings[m.platform][m.algorithm].add(m);
   }

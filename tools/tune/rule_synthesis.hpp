@@ -18,12 +18,18 @@ struct Measurement {
   int procs = 1, nodes = 1, ppn = 1;
   MappingClass mapping = MappingClass::single_node;
   long long block_bytes = 0;  // average bytes per block, as rules test it
-  std::string algorithm;      // canonical spec text, or the native label
+  std::string algorithm;      // canonical spec text, or the native label, or table_label
   bool native = false;        // `native` or `smpi_<selector>`: the MPI library's own collective
+  bool table = false;         // collshim-bench --rules' row: what the shim decided, `decision` tells what
+  std::string decision;       // for table rows: the canonical spec that ran (or native)
+  std::string variant;        // the bench case's variant (Allgatherv distribution, Alltoallv pattern)
   double time_us = 0;         // per call, slowest rank, median over the timed calls
   double spread_us = 0;       // interquartile range of the same calls
   std::string platform, mpi_library, date;
 };
+
+// The algorithm label of collshim-bench --rules' row: the rule table's decision, whatever it was.
+inline constexpr std::string_view table_label = "collshim";
 
 // True for the labels of the MPI library's own collective.
 bool is_native_label(std::string_view algorithm);

@@ -1,0 +1,85 @@
+// collshim-tune verify on synthetic measurements: per-cell speedups, the pass-through convention, the
+// geometric mean, worst cell, share within 5% of the best, the threshold count, and cells whose
+// decision was never measured.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "verification.hpp"
+
+namespace collshim::tune {
+namespace {
+
+Measurement row(long long block_bytes, const std::string& algorithm, double time_us, const std::string& decision = "") {
+  Measurement m;
+  m.source = "synthetic";
+  m.collective = Collective::allgather;
+  m.procs = 16;
+  m.nodes = 2;
+  m.ppn = 8;
+  m.mapping = MappingClass::sequential;
+  m.block_bytes = block_bytes;
+  m.algorithm = algorithm;
+  m.native = is_native_label(algorithm);
+  m.table = algorithm == table_label;
+  m.decision = decision;
+  m.time_us = time_us;
+  m.platform = "lab";
+  return m;
+}
+
+TEST(Verification, TableRowsGiveSpeedupsAndPassThroughCountsAsOne) {
+  const std::vector<Measurement> m = {
+      row(64, "native", 10), row(64, "collshim", 5, "bruck"),             // 2x
+      row(128, "native", 10), row(128, "collshim", 12, "native"),         // noise: counts as 1
+      row(256, "native", 10), row(256, "collshim", 20, "ring"),           // 0.5x: below
+  };
+  const VerifyResult r = verify_table(m, nullptr, 0.95);
+  ASSERT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.cells.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 2.0);
+  EXPECT_DOUBLE_EQ(r.cells[1].speedup, 1.0);
+  EXPECT_NEAR(r.cells[1].measured_speedup, 10.0 / 12.0, 1e-12);
+  EXPECT_DOUBLE_EQ(r.cells[2].speedup, 0.5);
+  EXPECT_EQ(r.below, 1);
+  ASSERT_NE(r.worst, nullptr);
+  EXPECT_EQ(r.worst->block_bytes, 256);
+  EXPECT_NEAR(r.geometric_mean, std::cbrt(2.0 * 1.0 * 0.5), 1e-12);
+  EXPECT_EQ(r.within_5_percent, 2);  // the 256 B cell's best is native (10), the table took 20
+}
+
+TEST(Verification, DecisionsPickMeasuredAlgorithmsAndTheBestLibraryIsNative) {
+  const std::vector<Measurement> m = {
+      row(64, "smpi_ompi", 12), row(64, "smpi_mpich", 10), row(64, "bruck", 4), row(64, "ring", 8),
+      row(128, "smpi_ompi", 10), row(128, "bruck", 11),
+      row(256, "smpi_ompi", 10), row(256, "ring", 9),
+  };
+  const auto decide = [](const CallFacts& facts) -> std::string {
+    if (facts.block_bytes == 64) return "ring";
+    if (facts.block_bytes == 128) return "";  // no rule: native
+    return "sparbit";                          // never measured at 256
+  };
+  const VerifyResult r = verify_table(m, decide, 0.95);
+  ASSERT_TRUE(r.errors.empty());
+  ASSERT_EQ(r.cells.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.cells[0].native_us, 10);  // the fastest library selector
+  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 10.0 / 8.0);
+  EXPECT_EQ(r.cells[0].best, "bruck");
+  EXPECT_EQ(r.cells[1].decision, "native");
+  EXPECT_DOUBLE_EQ(r.cells[1].speedup, 1.0);
+  EXPECT_EQ(r.unmeasured, 1);
+  EXPECT_EQ(r.within_5_percent, 1);  // 64 B: ring 8 vs bruck 4 is not within 5%
+  EXPECT_NE(verify_report(r, 0.95).find("1 cell(s) left out"), std::string::npos);
+}
+
+TEST(Verification, CellsWithoutNativeOrTableRowsAreErrors) {
+  const VerifyResult no_native = verify_table({row(64, "bruck", 4)}, nullptr, 0.95);
+  ASSERT_EQ(no_native.errors.size(), 1u);
+  EXPECT_NE(no_native.errors[0].find("without a native row"), std::string::npos);
+  const VerifyResult no_table = verify_table({row(64, "native", 4)}, nullptr, 0.95);
+  ASSERT_EQ(no_table.errors.size(), 1u);
+  EXPECT_NE(no_table.errors[0].find("--rules"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collshim::tune

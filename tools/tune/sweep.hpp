@@ -1,0 +1,28 @@
+#pragma once
+// `collshim-tune measure` and `verify`: collshim-bench runs under the launcher the user gives
+// (mpirun ..., srun ..., smpirun ...), one run per collective and variant, its CSV rows appended to
+// one file as each size completes. A run that stops midway resumes at the first size it lacks: the
+// file records each completed size in a comment line naming the launcher, collective and variant.
+#include <string>
+#include <vector>
+
+namespace collshim::tune {
+
+struct SweepOptions {
+  std::vector<std::string> launcher;      // argv before the benchmark, e.g. {"mpirun", "-np", "16"}
+  std::string bench;                      // collshim-bench's path
+  std::vector<std::string> collectives;   // empty: every collective collshim-bench times
+  std::vector<std::string> variants;      // empty: every variant of each collective
+  std::string min_bytes = "1", max_bytes = "4MiB";
+  int iterations = 20, warmup = 3;
+  std::string platform;
+  std::vector<std::string> algorithms;    // empty: tuning_candidates() of each collective
+  std::string rules;                      // verify: the rule table ("collshim" row), with only native beside it
+  std::vector<std::string> bench_arguments;  // passed through (e.g. --verify-limit under SMPI)
+  std::string output;                     // CSV appended to
+};
+
+// Runs the sweep. Returns 0, or 1 after a failed run (its message on stderr). `log` gets progress.
+int run_sweep(const SweepOptions& options);
+
+}  // namespace collshim::tune

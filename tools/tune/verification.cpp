@@ -1,0 +1,129 @@
+#include "verification.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace collshim::tune {
+namespace {
+
+using CellKey = std::tuple<std::string, Collective, std::string, int, int, int, MappingClass, long long>;
+
+CellKey key_of(const Measurement& m) {
+  return {m.platform, m.collective, m.variant, m.procs, m.nodes, m.ppn, m.mapping, m.block_bytes};
+}
+
+}  // namespace
+
+VerifyResult verify_table(const std::vector<Measurement>& measurements, const DecideCell& decide, double threshold) {
+  std::map<CellKey, std::vector<const Measurement*>> cells;
+  for (const Measurement& m : measurements) cells[key_of(m)].push_back(&m);
+
+  VerifyResult result;
+  double log_sum = 0;
+  for (const auto& [key, rows] : cells) {
+    VerifiedCell cell;
+    std::tie(cell.platform, cell.collective, cell.variant, cell.procs, cell.nodes, cell.ppn, cell.mapping,
+             cell.block_bytes) = key;
+    const Measurement* table_row = nullptr;
+    double native = std::numeric_limits<double>::infinity(), best = native;
+    for (const Measurement* m : rows) {
+      if (m->table) {
+        table_row = m;
+        continue;
+      }
+      if (m->native) native = std::min(native, m->time_us);
+      if (m->time_us < best) {
+        best = m->time_us;
+        cell.best = m->algorithm;
+      }
+    }
+    const std::string where = rows.front()->source;
+    if (!std::isfinite(native)) {
+      result.errors.push_back(where + ": cell without a native row, nothing to compare with");
+      continue;
+    }
+    cell.native_us = native;
+    cell.best_us = best;
+    if (decide) {
+      const std::string decision = decide(CallFacts{cell.collective, cell.procs, cell.block_bytes, cell.mapping,
+                                                    cell.nodes, cell.ppn});
+      cell.decision = decision.empty() ? "native" : decision;
+      if (cell.decision == "native") {
+        cell.table_us = native;
+      } else {
+        cell.measured = false;
+        for (const Measurement* m : rows) {
+          if (!m->table && !m->native && m->algorithm == cell.decision) {
+            cell.table_us = cell.measured ? std::min(cell.table_us, m->time_us) : m->time_us;
+            cell.measured = true;
+          }
+        }
+      }
+    } else {
+      if (table_row == nullptr) {
+        result.errors.push_back(where + ": cell without a \"" + std::string(table_label) +
+                                "\" row (run collshim-bench with --rules)");
+        continue;
+      }
+      cell.decision = table_row->decision.empty() ? "native" : table_row->decision;
+      cell.table_us = table_row->time_us;
+    }
+    if (!cell.measured) {
+      ++result.unmeasured;
+      continue;
+    }
+    const bool passes_through = cell.decision == "native" || is_native_label(cell.decision);
+    cell.measured_speedup = cell.native_us / cell.table_us;
+    // Passing through runs the library's own collective: the same code as native, so any measured
+    // difference is noise (and would fail a table for rules it does not have).
+    cell.speedup = passes_through ? 1.0 : cell.measured_speedup;
+    if (passes_through) cell.table_us = cell.native_us;
+    if (cell.best_us > cell.table_us) {  // the table's row may be the cell's fastest
+      cell.best_us = cell.table_us;
+      cell.best = cell.decision;
+    }
+    result.cells.push_back(std::move(cell));
+  }
+  for (const VerifiedCell& cell : result.cells) {
+    log_sum += std::log(cell.speedup);
+    if (cell.speedup < threshold) ++result.below;
+    if (cell.table_us <= 1.05 * cell.best_us) ++result.within_5_percent;
+    if (result.worst == nullptr || cell.speedup < result.worst->speedup) result.worst = &cell;
+  }
+  if (!result.cells.empty()) result.geometric_mean = std::exp(log_sum / static_cast<double>(result.cells.size()));
+  return result;
+}
+
+std::string verify_report(const VerifyResult& result, double threshold) {
+  std::string text;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-12s %-10s %-12s %6s %5s %4s %-11s %10s  %-34s %10s %10s %8s  %s\n", "platform",
+                "collective", "variant", "procs", "nodes", "ppn", "mapping", "block", "table runs", "native_us",
+                "table_us", "speedup", "best");
+  text += line;
+  auto cell_line = [&](const VerifiedCell& c) {
+    std::snprintf(line, sizeof line, "%-12s %-10s %-12s %6d %5d %4d %-11s %10lld  %-34s %10.2f %10.2f %7.3fx%s  %s\n",
+                  c.platform.c_str(), std::string(collective_name(c.collective)).c_str(),
+                  c.variant.empty() ? "-" : c.variant.c_str(), c.procs, c.nodes, c.ppn,
+                  std::string(mapping_name(c.mapping)).c_str(), c.block_bytes, c.decision.c_str(), c.native_us,
+                  c.table_us, c.speedup, c.speedup < threshold ? "!" : " ", c.best.c_str());
+    return std::string(line);
+  };
+  for (const VerifiedCell& cell : result.cells) text += cell_line(cell);
+  const std::size_t n = result.cells.size();
+  std::snprintf(line, sizeof line,
+                "%zu cells: geometric mean speedup over native %.3fx; %d of %zu (%.0f%%) within 5%% of the cell's "
+                "best; %d below %.2fx\n",
+                n, result.geometric_mean, result.within_5_percent, n,
+                n ? 100.0 * result.within_5_percent / static_cast<double>(n) : 0.0, result.below, threshold);
+  text += line;
+  if (result.worst != nullptr) text += "worst cell: " + cell_line(*result.worst);
+  if (result.unmeasured > 0)
+    text += std::to_string(result.unmeasured) + " cell(s) left out: the table's decision was not measured there\n";
+  return text;
+}
+
+}  // namespace collshim::tune
