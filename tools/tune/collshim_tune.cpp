@@ -5,6 +5,8 @@
 //   collshim-tune measure [options] -o RESULTS.csv -- LAUNCHER...
 //                          collshim-bench under the launcher, every collective, variant and tuning
 //                          candidate; rows appended as sizes complete, resumable
+//   collshim-tune plot RESULTS.csv... -o DIR
+//                          winner map and speed-up over native per sweep, PNG heat maps
 //   collshim-tune verify FILE.yaml [options] -- LAUNCHER...   (or --measured RESULTS.csv...)
 //                          the table against native, cell by cell; exit 1 if a cell is below 0.95
 #include <CLI/CLI.hpp>
@@ -20,6 +22,9 @@
 #include "selector/selector.hpp"
 #include "sweep.hpp"
 #include "verification.hpp"
+#include "winner_maps.hpp"
+
+#include <filesystem>
 
 namespace {
 
@@ -116,6 +121,36 @@ void add_sweep_options(CLI::App& command, collshim::tune::SweepOptions& sweep) {
   command.add_option("--bench-arg", sweep.bench_arguments, "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
 }
 
+// tools/tune/plot_heatmaps.py: installed in ../share/collshim next to bin/, else the source tree's.
+std::string plot_script() {
+  const std::string installed = bench_next_to_me();  // .../bin/collshim-bench
+  const std::filesystem::path share =
+      std::filesystem::path(installed).parent_path().parent_path() / "share/collshim/plot_heatmaps.py";
+  if (std::filesystem::exists(share)) return share.string();
+  return COLLSHIM_PLOT_SCRIPT;
+}
+
+int run_plot(const std::vector<std::string>& inputs, const std::vector<std::string>& platforms,
+             const std::string& directory) {
+  collshim::tune::CsvReadResult read;
+  if (!read_inputs(inputs, platforms, read)) return 1;
+  const auto maps = collshim::tune::winner_maps(read.measurements);
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  const std::string grids = directory + "/winners.json";
+  {
+    std::ofstream out(grids, std::ios::trunc);
+    out << collshim::tune::winner_maps_json(maps);
+    if (!out.flush()) {
+      std::cerr << "collshim-tune: error: " << grids << ": cannot write the file\n";
+      return 1;
+    }
+  }
+  const int status = collshim::tune::run_command({plot_script(), grids, directory},  // its #! names Debian's python3
+                                                 [](const std::string& path) { std::cout << path << "\n"; });
+  return status == 0 ? 0 : 1;
+}
+
 int run_verify(const std::string& table, const std::vector<std::string>& measured, collshim::tune::SweepOptions& sweep,
                const std::string& output, double threshold) {
   collshim::tune::CsvReadResult read;
@@ -202,6 +237,16 @@ int main(int argc, char** argv) {
   verify_command->add_option("--threshold", threshold, "fail when a cell's speedup over native is below this")
       ->capture_default_str();
 
+  std::vector<std::string> plot_inputs, plot_platforms;
+  std::string plot_directory;
+  CLI::App* plot_command = app.add_subcommand(
+      "plot", "PNG heat maps: the fastest implementation per process count and size, and its speed-up over native");
+  plot_command->add_option("results", plot_inputs, "CSV files written by collshim-bench --csv")
+      ->required()
+      ->check(CLI::ExistingFile);
+  plot_command->add_option("-o,--output", plot_directory, "directory for the PNG files")->required();
+  plot_command->add_option("--platform", plot_platforms, "as for rules");
+
   // Everything after the first "--" is the launcher, options and all (CLI11 would parse them).
   std::vector<std::string> launcher;
   int own_arguments = argc;
@@ -219,6 +264,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (rules_command->parsed()) return run_rules(rules);
+  if (plot_command->parsed()) return run_plot(plot_inputs, plot_platforms, plot_directory);
   if (measure_command->parsed()) return collshim::tune::run_sweep(measure);
   if (verify_command->parsed()) {
     if (measured.empty() == verify.launcher.empty()) {

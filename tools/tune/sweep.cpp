@@ -49,9 +49,23 @@ std::map<std::string, long long> completed_sizes(const std::string& output) {
   return done;
 }
 
-// Runs argv, handing each line of its standard output to `on_line`. Returns the exit status.
-template <typename OnLine>
-int run_reading_lines(const std::vector<std::string>& argv, OnLine on_line) {
+
+long long size_value(const std::string& text) {
+  // The bench's own sizes, so that a resumed run starts where the last one stopped: "4KiB" etc.
+  std::size_t end = 0;
+  long long value = std::stoll(text, &end);
+  const std::string unit = text.substr(end);
+  static const std::map<std::string, long long> units = {{"", 1},        {"B", 1},          {"KiB", 1LL << 10},
+                                                         {"K", 1LL << 10}, {"MiB", 1LL << 20}, {"M", 1LL << 20},
+                                                         {"GiB", 1LL << 30}};
+  const auto at = units.find(unit);
+  if (at == units.end()) throw std::invalid_argument("size " + text + ": expected a number with B, KiB, MiB or GiB");
+  return value * at->second;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line) {
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) return -1;
   posix_spawn_file_actions_t actions;
@@ -85,21 +99,6 @@ int run_reading_lines(const std::vector<std::string>& argv, OnLine on_line) {
   waitpid(child, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
-
-long long size_value(const std::string& text) {
-  // The bench's own sizes, so that a resumed run starts where the last one stopped: "4KiB" etc.
-  std::size_t end = 0;
-  long long value = std::stoll(text, &end);
-  const std::string unit = text.substr(end);
-  static const std::map<std::string, long long> units = {{"", 1},        {"B", 1},          {"KiB", 1LL << 10},
-                                                         {"K", 1LL << 10}, {"MiB", 1LL << 20}, {"M", 1LL << 20},
-                                                         {"GiB", 1LL << 30}};
-  const auto at = units.find(unit);
-  if (at == units.end()) throw std::invalid_argument("size " + text + ": expected a number with B, KiB, MiB or GiB");
-  return value * at->second;
-}
-
-}  // namespace
 
 int run_sweep(const SweepOptions& options) {
   std::vector<const bench::CaseInfo*> cases;
@@ -182,7 +181,7 @@ int run_sweep(const SweepOptions& options) {
         out << done_marker << key << " " << pending_bytes << "\n" << std::flush;
         pending.clear();
       };
-      const int status = run_reading_lines(argv, [&](const std::string& line) {
+      const int status = run_command(argv, [&](const std::string& line) {
         if (line.starts_with("#")) return;
         if (line.starts_with("collective,")) {
           std::stringstream header(line);

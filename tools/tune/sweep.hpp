@@ -3,6 +3,7 @@
 // (mpirun ..., srun ..., smpirun ...), one run per collective and variant, its CSV rows appended to
 // one file as each size completes. A run that stops midway resumes at the first size it lacks: the
 // file records each completed size in a comment line naming the launcher, collective and variant.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct SweepOptions {
   std::vector<std::string> bench_arguments;  // passed through (e.g. --verify-limit under SMPI)
   std::string output;                     // CSV appended to
 };
+
+// Runs argv (found on PATH), handing each line of its standard output to `on_line`. Returns its exit
+// status, or -1 when it cannot be started (said on stderr).
+int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line);
 
 // Runs the sweep. Returns 0, or 1 after a failed run (its message on stderr). `log` gets progress.
 int run_sweep(const SweepOptions& options);

@@ -1,0 +1,109 @@
+#include "winner_maps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace collshim::tune {
+namespace {
+
+std::string json_string(const std::string& text) {
+  std::string quoted = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\') quoted += '\\';
+    quoted += ch;
+  }
+  return quoted + "\"";
+}
+
+// Letters, digits, '-', '_' and '.': safe in a file name.
+std::string file_part(const std::string& text) {
+  std::string part;
+  for (char ch : text) part += std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' ? ch : '_';
+  return part;
+}
+
+}  // namespace
+
+std::vector<WinnerMap> winner_maps(const std::vector<Measurement>& measurements) {
+  using SweepKey = std::tuple<std::string, Collective, std::string, MappingClass, int>;
+  struct Best {
+    double native = std::numeric_limits<double>::infinity(), time = std::numeric_limits<double>::infinity();
+    std::string algorithm;
+  };
+  std::map<SweepKey, std::map<std::pair<int, long long>, Best>> sweeps;
+  for (const Measurement& m : measurements) {
+    if (m.table) continue;
+    Best& best = sweeps[{m.platform, m.collective, m.variant, m.mapping, m.ppn}][{m.procs, m.block_bytes}];
+    if (m.native) best.native = std::min(best.native, m.time_us);
+    if (m.time_us < best.time) {
+      best.time = m.time_us;
+      best.algorithm = m.native ? "native" : m.algorithm;
+    }
+  }
+  std::vector<WinnerMap> maps;
+  for (const auto& [key, cells] : sweeps) {
+    const auto& [platform, collective, variant, mapping, ppn] = key;
+    WinnerMap map;
+    std::set<int> procs;
+    std::set<long long> sizes;
+    for (const auto& [cell, best] : cells) {
+      procs.insert(cell.first);
+      sizes.insert(cell.second);
+    }
+    map.procs.assign(procs.begin(), procs.end());
+    map.block_bytes.assign(sizes.begin(), sizes.end());
+    map.winner.assign(sizes.size(), std::vector<std::string>(procs.size()));
+    map.speedup.assign(sizes.size(), std::vector<std::optional<double>>(procs.size()));
+    for (const auto& [cell, best] : cells) {
+      const auto row = std::distance(sizes.begin(), sizes.find(cell.second));
+      const auto column = std::distance(procs.begin(), procs.find(cell.first));
+      map.winner[row][column] = best.algorithm;
+      if (std::isfinite(best.native)) map.speedup[row][column] = best.native / best.time;
+    }
+    const std::string name(collective_name(collective));
+    const std::string what = variant.empty() ? name : name + " (" + variant + ")";
+    map.title = what + " on " + platform + ", " + std::string(mapping_name(mapping)) + ", " + std::to_string(ppn) +
+                " per node";
+    map.file = "winners-" + file_part(platform) + "-" + name + (variant.empty() ? "" : "-" + file_part(variant)) + "-" +
+               std::string(mapping_name(mapping)) + "-ppn" + std::to_string(ppn) + ".png";
+    maps.push_back(std::move(map));
+  }
+  return maps;
+}
+
+std::string winner_maps_json(const std::vector<WinnerMap>& maps) {
+  std::string json = "[";
+  for (std::size_t i = 0; i < maps.size(); ++i) {
+    const WinnerMap& map = maps[i];
+    json += i ? ",\n" : "\n";
+    json += "{\"title\": " + json_string(map.title) + ", \"file\": " + json_string(map.file) + ", \"procs\": [";
+    for (std::size_t j = 0; j < map.procs.size(); ++j) json += (j ? ", " : "") + std::to_string(map.procs[j]);
+    json += "], \"block_bytes\": [";
+    for (std::size_t j = 0; j < map.block_bytes.size(); ++j)
+      json += (j ? ", " : "") + std::to_string(map.block_bytes[j]);
+    json += "], \"winner\": [";
+    for (std::size_t r = 0; r < map.winner.size(); ++r) {
+      json += r ? ", [" : "[";
+      for (std::size_t c = 0; c < map.winner[r].size(); ++c) json += (c ? ", " : "") + json_string(map.winner[r][c]);
+      json += "]";
+    }
+    json += "], \"speedup\": [";
+    for (std::size_t r = 0; r < map.speedup.size(); ++r) {
+      json += r ? ", [" : "[";
+      for (std::size_t c = 0; c < map.speedup[r].size(); ++c) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%.6g", map.speedup[r][c].value_or(0));
+        json += (c ? ", " : "") + (map.speedup[r][c] ? std::string(number) : std::string("null"));
+      }
+      json += "]";
+    }
+    json += "]}";
+  }
+  return json + "\n]\n";
+}
+
+}  // namespace collshim::tune
