@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Writes the contending versions of the bench/sim clusters (DESIGN.md, SMPI caveats): SimGrid's
+<cluster> loopback is a fat pipe, so ranks of one node never contend there. Here every node is a
+zone of one host per core whose backbone is a SHARED link of the node's memory bandwidth (every
+transfer inside the node, and every transfer in or out of it, crosses it), and the node reaches the
+network through its NIC, a SPLITDUPLEX link of the cluster's link bandwidth. Beyond the NICs each
+platform keeps its original network: Yahoo's two leaf switches joined by 10 Gb/s uplinks, Cervino's
+single switch backplane, the fat tree as non-blocking.
+
+Hosts are named <cluster>-<node>-c<core>; the host files list one host per rank, sequential (rank r
+on node r / cores) or cyclic (rank r on node r mod nodes). SMPI's MPI_COMM_TYPE_SHARED splits by host,
+so with one host per core the shim cannot see the nodes itself: runs on these platforms set
+COLLSHIM_TOPOLOGY to the placement the host file describes (bench/sim/run does).
+
+  bench/sim/make_contending_platforms.py     # rewrites platforms/*-contending.xml and hostfiles/
+"""
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name: nodes, cores per node, node memory bandwidth, NIC bandwidth and latency, core link latency
+# (half of the fat-pipe platform's loopback latency: a transfer crosses two core links), the network
+# beyond the NICs.
+CLUSTERS = {
+    "yahoo": dict(nodes=16, cores=8, memory="10GBps", nic="125MBps", nic_lat="25us", core_lat="0.25us",
+                  network="two_leaves", leaf_a=range(0, 5), uplink="1.25GBps", uplink_lat="5us",
+                  leaf_lat="2us"),
+    "cervino": dict(nodes=5, cores=32, memory="40GBps", nic="5GBps", nic_lat="2us", core_lat="0.25us",
+                    network="switch", switch="25GBps", switch_lat="0.5us"),
+    "fattree": dict(nodes=64, cores=16, memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
+                    network="non_blocking"),
+}
+
+
+def platform(name, c):
+    out = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+           f"<!-- {name} with contending nodes, written by bench/sim/make_contending_platforms.py: {c['nodes']} "
+           f"nodes x {c['cores']} cores; each node's cores share a {c['memory']} memory link (SHARED), the "
+           f"node's NIC is a {c['nic']} SPLITDUPLEX link. -->",
+           '<platform version="4.1">', f'  <zone id="{name}-contending" routing="Full">']
+    for n in range(c["nodes"]):
+        out.append(f'    <cluster id="{name}-{n}" prefix="{name}-{n}-c" suffix="" radical="0-{c["cores"] - 1}" '
+                   f'speed="10Gf" bw="{c["memory"]}" lat="{c["core_lat"]}" sharing_policy="SPLITDUPLEX" '
+                   f'bb_bw="{c["memory"]}" bb_lat="0us" bb_sharing_policy="SHARED" router_id="{name}-{n}-router"/>')
+    for n in range(c["nodes"]):
+        out.append(f'    <link id="{name}-{n}-nic" bandwidth="{c["nic"]}" latency="{c["nic_lat"]}" '
+                   f'sharing_policy="SPLITDUPLEX"/>')
+    if c["network"] == "two_leaves":
+        for leaf in ("A", "B"):
+            out.append(f'    <link id="uplink{leaf}" bandwidth="{c["uplink"]}" latency="{c["uplink_lat"]}" '
+                       f'sharing_policy="SPLITDUPLEX"/>')
+        out.append(f'    <link id="leaf-switch" bandwidth="100GBps" latency="{c["leaf_lat"]}" sharing_policy="FATPIPE"/>')
+    if c["network"] == "switch":
+        out.append(f'    <link id="switch" bandwidth="{c["switch"]}" latency="{c["switch_lat"]}" sharing_policy="SHARED"/>')
+    for a in range(c["nodes"]):
+        for b in range(c["nodes"]):
+            if a == b:
+                continue
+            links = [(f"{name}-{a}-nic", "UP")]
+            if c["network"] == "two_leaves":
+                leaf = lambda n: "A" if n in c["leaf_a"] else "B"
+                links.append(("leaf-switch", None))
+                if leaf(a) != leaf(b):
+                    links += [(f"uplink{leaf(a)}", "UP"), (f"uplink{leaf(b)}", "DOWN")]
+            if c["network"] == "switch":
+                links.append(("switch", None))
+            links.append((f"{name}-{b}-nic", "DOWN"))
+            out.append(f'    <zoneRoute src="{name}-{a}" dst="{name}-{b}" gw_src="{name}-{a}-router" '
+                       f'gw_dst="{name}-{b}-router" symmetrical="NO">')
+            for link, direction in links:
+                out.append(f'      <link_ctn id="{link}"' + (f' direction="{direction}"' if direction else "") + "/>")
+            out.append("    </zoneRoute>")
+    out += ["  </zone>", "</platform>", ""]
+    return "\n".join(out)
+
+
+def hostfile(name, c, mapping):
+    hosts = []
+    for rank in range(c["nodes"] * c["cores"]):
+        if mapping == "sequential":
+            node, core = divmod(rank, c["cores"])
+        else:
+            core, node = divmod(rank, c["nodes"])
+        hosts.append(f"{name}-{node}-c{core}")
+    return "\n".join(hosts) + "\n"
+
+
+def main():
+    for name, c in CLUSTERS.items():
+        path = os.path.join(HERE, "platforms", f"{name}-contending.xml")
+        with open(path, "w") as f:
+            f.write(platform(name, c))
+        print(path)
+        for mapping in ("sequential", "cyclic"):
+            path = os.path.join(HERE, "hostfiles", f"{name}-contending-{mapping}.txt")
+            with open(path, "w") as f:
+                f.write(hostfile(name, c, mapping))
+            print(path)
+
+
+if __name__ == "__main__":
+    main()
