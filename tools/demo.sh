@@ -29,3 +29,20 @@ run_shim() {
 run_shim
 # Forced algorithms: Sparbit for Allgather, Bruck radix 4 for Allgatherv, pairwise Alltoallv.
 run_shim --force allgather=sparbit --force allgatherv=bruck:radix=4 --force alltoallv=pairwise
+
+# Tuning on this machine: measure every candidate for Allgather at np ranks (small sizes, few calls:
+# a demonstration, not a tuning run), write the rule table the measurements support, check it, and
+# run the demo again under it. On a busy 2-core machine the winners are noisy; the table says what
+# it saw, with its evidence in comments.
+tuned="$build/demo-tuned"
+mkdir -p "$tuned"
+rm -f "$tuned/results.csv"
+echo
+echo "== collshim-tune measure --collective allgather --max-bytes 4KiB -- mpirun -np $np"
+"$build/collshim-tune" measure -o "$tuned/results.csv" --platform "$(hostname)" --collective allgather \
+  --max-bytes 4KiB --iterations 20 --warmup 3 -- mpirun --oversubscribe -np "$np"
+echo "== collshim-tune rules -> $tuned/tuned.yaml"
+"$build/collshim-tune" rules "$tuned/results.csv" -o "$tuned/tuned.yaml"
+cat "$tuned/tuned.yaml"
+"$build/collshim-config" check "$tuned/tuned.yaml"
+run_shim --config "default:$tuned/tuned.yaml"
