@@ -217,6 +217,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("measure", "run collshim-bench under a launcher: every collective, variant and candidate");
   add_sweep_options(*measure_command, measure);
   measure_command->add_option("--algorithms", measure.algorithms, "algorithm specs (default: the tuning candidates)");
+  measure_command->add_option("--exclude", measure.exclude,
+                              "leave out candidates whose spec contains this text (e.g. intra=shm under SMPI, where "
+                              "shared-memory copies cost no simulated time)");
   measure_command->add_option("-o,--output", measure.output, "CSV file to append to (resumes where it stopped)")
       ->required();
 

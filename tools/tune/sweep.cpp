@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -164,8 +165,12 @@ int run_sweep(const SweepOptions& options) {
         argv.emplace_back("native");  // the table's row next to native only
         argv.insert(argv.end(), {"--rules", options.rules});
       } else {
-        const std::vector<std::string> algorithms =
+        std::vector<std::string> algorithms =
             options.algorithms.empty() ? tuning_candidates(info->collective) : options.algorithms;
+        std::erase_if(algorithms, [&](const std::string& spec) {
+          return std::any_of(options.exclude.begin(), options.exclude.end(),
+                             [&](const std::string& text) { return spec.find(text) != std::string::npos; });
+        });
         argv.insert(argv.end(), algorithms.begin(), algorithms.end());
       }
       argv.insert(argv.end(), options.bench_arguments.begin(), options.bench_arguments.end());

@@ -18,6 +18,7 @@ struct SweepOptions {
   int iterations = 20, warmup = 3;
   std::string platform;
   std::vector<std::string> algorithms;    // empty: tuning_candidates() of each collective
+  std::vector<std::string> exclude;       // candidates whose spec contains one of these are left out
   std::string rules;                      // verify: the rule table ("collshim" row), with only native beside it
   std::vector<std::string> bench_arguments;  // passed through (e.g. --verify-limit under SMPI)
   std::string output;                     // CSV appended to
