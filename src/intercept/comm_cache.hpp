@@ -7,6 +7,7 @@
 
 #include "algorithms/comm_context.hpp"
 #include "selector/decision_cache.hpp"
+#include "selector/online_tuning.hpp"
 #include "selector/mapping_detection.hpp"
 
 namespace collshim {
@@ -19,6 +20,7 @@ struct CommState {
   CommContext context;
   CommMapping mapping;
   DecisionCache decisions;
+  CommTuning tuning;  // COLLSHIM_TUNE=online: the keys this communicator is tuning or has tuned
 };
 
 class CommCache {

@@ -57,8 +57,18 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
   return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
 }
 
+// The tuning session of a call's key on its communicator, created on the key's first call.
+TuningSession& tuning_session(Runtime& runtime, CommState& state, const CallFacts& facts, int properties) {
+  const int bucket = size_bucket(facts.block_bytes);
+  if (TuningSession* session = state.tuning.find(facts.collective, bucket, properties)) return *session;
+  return state.tuning.add(facts.collective, bucket, properties, runtime.selector.tuning_candidates(facts),
+                          runtime.tuning_policy);
+}
+
 // A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
-[[gnu::noinline]] const Decision& decide_and_store(Runtime& runtime, CommState& state, Collective collective,
+// Null while online tuning still tries candidates for the call's key: the call is a trial, and
+// nothing is cached until the key is tuned.
+[[gnu::noinline]] const Decision* decide_and_store(Runtime& runtime, CommState& state, Collective collective,
                                                    long long block_bytes, int properties) {
   const CommMapping& mapping = state.mapping;
   const int p = state.context.size();
@@ -67,21 +77,26 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
                         mapping.nodes,  mapping.ppn,
                         mapping.oversubscribed, (properties & non_commutative) == 0,
                         (properties & rounding_depends_on_order) != 0};
-  const Decision decision = runtime.selector.decide(facts);
+  Decision decision = runtime.selector.decide(facts);
+  if (p > 1 && runtime.selector.tunes(decision)) {
+    const TuningSession& session = tuning_session(runtime, state, facts, properties);
+    if (!session.done()) return nullptr;
+    decision = {session.best(), session.best(), "tuned online", Decision::tuned_online};
+  }
   if (decision.choice != decision.requested) {
     runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
                        mpi_function_name(collective), decision.requested->text(), p,
                        properties_text(properties), decision.substitution, decision.choice->text());
   }
   state.decisions.store(collective, block_bytes, decision, properties);
-  return *state.decisions.find(collective, block_bytes, properties);
+  return state.decisions.find(collective, block_bytes, properties);
 }
 
 // The decision for this call: a cache hit for a repeated (collective, size, operation properties)
-// on this communicator.
-const Decision& decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
+// on this communicator; null for a trial call of online tuning.
+const Decision* decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
                        int properties) {
-  if (const Decision* cached = state.decisions.find(collective, block_bytes, properties)) return *cached;
+  if (const Decision* cached = state.decisions.find(collective, block_bytes, properties)) return cached;
   return decide_and_store(runtime, state, collective, block_bytes, properties);
 }
 
@@ -128,10 +143,43 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
   { entry.run(choice, context) } -> std::same_as<int>;     // the decided algorithm
 };
 
+// Runs `choice` for the call: the MPI library's collective, or an algorithm on the shadow, whose
+// error is raised on the user's communicator `comm`, as the library's own would be.
+template <CollectiveEntry Entry>
+int execute(MPI_Comm comm, CommState& state, const Entry& entry, const AlgorithmChoice& choice) {
+  if (choice.algorithm->passes_through) return entry.pass_through(comm);
+  const int rc = entry.run(choice, state.context);
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+// One trial call of online tuning: runs the session's current candidate and, for a timed call,
+// agrees on the slowest rank's time (every rank then advances its session the same way). Every
+// candidate computes what native computes, so the user's results do not depend on the trial.
+template <CollectiveEntry Entry>
+[[gnu::noinline]] int run_tuning_trial(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
+                                       long long block_bytes, long long received_bytes, int properties) {
+  constexpr Collective collective = Entry::collective;
+  TuningSession& session = *state.tuning.find(collective, size_bucket(block_bytes), properties);
+  const AlgorithmChoice& choice = *session.current();
+  const bool timed = session.next_call_timed();
+  const double start = PMPI_Wtime();
+  const int rc = execute(comm, state, entry, choice);
+  double seconds = PMPI_Wtime() - start;
+  if (timed) PMPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, state.context.comm());
+  session.finish_call(seconds);
+  if (runtime.profile) {
+    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, Decision::tuning_trial,
+                         size_bucket(block_bytes)};
+    runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
+  }
+  if (session.done()) runtime.learned(comm, state.mapping, collective, state.context.size(), block_bytes, properties, session);
+  return rc;
+}
+
 // The one flow of every intercepted collective: look up the communicator, check the arguments, get
 // its state, size the call, decide, then run the algorithm or pass the call through, and record it.
-// A template, not std::function: nothing here allocates. An algorithm's error is raised on the
-// user's communicator `comm`, as the library's own would be.
+// A template, not std::function: nothing here allocates (but a trial call of online tuning).
 template <CollectiveEntry Entry>
 int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
   constexpr Collective collective = Entry::collective;
@@ -145,18 +193,14 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
 
   int properties = 0;  // of a reduction's operation and data, the same on every rank
   if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
-  const Decision& decision = decide(runtime, *state, collective, block_bytes, properties);
-  const AlgorithmChoice& choice = *decision.choice;
-  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, *state, collective, block_bytes, decision);
+  const Decision* decision = decide(runtime, *state, collective, block_bytes, properties);
+  if (decision == nullptr) return run_tuning_trial(runtime, comm, *state, entry, block_bytes, received_bytes, properties);
+  const AlgorithmChoice& choice = *decision->choice;
+  if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, *state, collective, block_bytes, *decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
-  int rc = MPI_SUCCESS;
-  if (choice.algorithm->passes_through) {
-    rc = entry.pass_through(comm);
-  } else if ((rc = entry.run(choice, state->context)) != MPI_SUCCESS) {
-    PMPI_Comm_call_errhandler(comm, rc);
-  }
+  const int rc = execute(comm, *state, entry, choice);
   if (runtime.profile) {
-    const ProfileKey key{state->context.size(), static_cast<int>(collective), choice.id, decision.rule_index,
+    const ProfileKey key{state->context.size(), static_cast<int>(collective), choice.id, decision->rule_index,
                          size_bucket(block_bytes)};
     runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
   }

@@ -5,12 +5,17 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
+#include <spdlog/fmt/chrono.h>
+
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <climits>
 #include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <iterator>
 
 namespace collshim {
 namespace {
@@ -39,10 +44,21 @@ std::shared_ptr<spdlog::logger> make_logger(LogLevel level) {
   return logger;
 }
 
+// The first line of the MPI library's version string.
+std::string mpi_library_name() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  PMPI_Get_library_version(version, &length);
+  std::string name = version;  // the returned length may count the terminating NUL
+  name = name.substr(0, name.find('\n'));
+  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return name;
+}
+
 }  // namespace
 
 Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
-    : selector(settings, diagnostics), log(make_logger(settings.log_level)) {
+    : selector(settings, diagnostics), log(make_logger(settings.log_level)), tune_out_(settings.tune_out) {
   if (settings.report && !settings.report->empty()) {
     profile = std::make_unique<Profile>();
     report_target = *settings.report;
@@ -54,7 +70,7 @@ Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic
 void Runtime::write_report() {
   CommState* world = comms.state(MPI_COMM_WORLD, placement);
   if (world == nullptr) return;
-  const auto per_rank = gather_profile_rows(profile->rows(), world->context.comm());
+  const auto per_rank = gather_records(profile->rows(), world->context.comm());
   if (world->context.rank() != 0) return;
 
   ReportHeader header;
@@ -63,14 +79,7 @@ void Runtime::write_report() {
   header.ppn = world->mapping.ppn;
   header.mapping = std::string(mapping_name(world->mapping.mapping));
   header.oversubscribed = world->mapping.oversubscribed;
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  PMPI_Get_library_version(version, &length);
-  (void)length;
-  header.mpi_library = version;  // the returned length may count the terminating NUL
-  while (!header.mpi_library.empty() && std::isspace(static_cast<unsigned char>(header.mpi_library.back())))
-    header.mpi_library.pop_back();
-  header.mpi_library = header.mpi_library.substr(0, header.mpi_library.find('\n'));
+  header.mpi_library = mpi_library_name();
   header.rule_files = selector.rule_files();
   ReportNames names;
   for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
@@ -87,6 +96,57 @@ void Runtime::write_report() {
   std::ofstream out(report_target);
   out << text;
   if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n", report_target.c_str());
+}
+
+void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, Collective collective, int procs,
+                      long long block_bytes, int properties, const TuningSession& session) {
+  char name[MPI_MAX_OBJECT_NAME] = {};
+  int length = 0;
+  PMPI_Comm_get_name(comm, name, &length);
+  log->info("tuned online: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
+            "best {:.1f} us, native {:.1f} us",
+            mpi_function_name(collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping), mapping.nodes,
+            bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(), session.dropped(),
+            session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+  const std::lock_guard lock(learned_mutex_);
+  learned_.push_back({static_cast<int>(collective), procs, mapping.nodes, mapping.ppn,
+                      static_cast<int>(mapping.mapping), size_bucket(block_bytes), properties, session.best()->id,
+                      session.trial_calls(), session.best_seconds(), session.first_candidate_seconds()});
+}
+
+void Runtime::write_learned_rules() {
+  CommState* world = comms.state(MPI_COMM_WORLD, placement);
+  if (world == nullptr) return;
+  std::vector<LearnedChoice> mine;
+  {
+    const std::lock_guard lock(learned_mutex_);
+    mine = learned_;
+  }
+  const auto per_rank = gather_records(mine, world->context.comm());
+  if (world->context.rank() != 0) return;
+  std::vector<LearnedChoice> all;
+  for (const auto& rows : per_rank) all.insert(all.end(), rows.begin(), rows.end());
+  std::vector<std::string> choice_text;
+  for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
+  const LearnedRulesHeader header{mpi_library_name(),
+                                  fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))),
+                                  selector.rule_files()};
+  const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
+  std::string existing;
+  if (std::ifstream in(*tune_out_); in) existing.assign(std::istreambuf_iterator<char>(in), {});
+  std::string merged = merge_rule_files(existing, learned_yaml);
+  std::string target = *tune_out_;
+  if (merged.empty()) {
+    // Not a rule file this can merge into: keep it, and write what was learned next to it.
+    target += ".learned.yaml";
+    merged = learned_yaml;
+    std::fprintf(stderr, "collshim: warning: COLLSHIM_TUNE_OUT=%s has no top-level 'rules:' line to merge into; "
+                 "the learned rules go to %s\n", tune_out_->c_str(), target.c_str());
+  }
+  std::ofstream out(target);
+  out << merged;
+  if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_TUNE_OUT=%s: cannot write the learned rules there\n",
+                         target.c_str());
 }
 
 void Runtime::start() {
@@ -131,6 +191,7 @@ void Runtime::start() {
 void Runtime::stop() {
   if (!current_runtime) return;
   if (current_runtime->profile) current_runtime->write_report();
+  if (current_runtime->tune_out_) current_runtime->write_learned_rules();
   // States of communicators the application never freed; a leak check reads this line.
   current_runtime->log->info("communicator states live at MPI_Finalize: {}", CommCache::live_states());
   active_ = nullptr;

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "intercept/comm_cache.hpp"
 #include "profile/profile.hpp"
@@ -28,7 +30,12 @@ class Runtime {
   // (Selector::always_native) and there is no report to count it for.
   bool passes_through(Collective collective) const { return passes_through_[static_cast<int>(collective)]; }
 
+  // Online tuning finished a key on a communicator: logged, and kept for COLLSHIM_TUNE_OUT. Any thread.
+  void learned(MPI_Comm comm, const CommMapping& mapping, Collective collective, int procs, long long block_bytes, int properties,
+               const TuningSession& session);
+
   Selector selector;
+  TuningPolicy tuning_policy;
   ProcessPlacement placement;
   CommCache comms;
   std::shared_ptr<spdlog::logger> log;
@@ -37,6 +44,11 @@ class Runtime {
 
  private:
   void write_report();
+  void write_learned_rules();  // collective over MPI_COMM_WORLD
+
+  std::optional<std::string> tune_out_;  // COLLSHIM_TUNE_OUT
+  std::mutex learned_mutex_;             // communicators of several threads may finish tuning at once
+  std::vector<LearnedChoice> learned_;
 
   static inline Runtime* active_ = nullptr;  // owned by runtime.cpp between start() and stop()
   std::array<bool, collective_count> passes_through_{};

@@ -14,6 +14,8 @@ namespace {
 std::string rule_name(int index, const ReportNames& names) {
   if (index == Decision::no_rule) return "none matched";
   if (index == Decision::forced_rule) return "forced";
+  if (index == Decision::tuned_online) return "tuned online";
+  if (index == Decision::tuning_trial) return "tuning trial";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 
@@ -35,6 +37,22 @@ std::string json_string(const std::string& text) {
     }
   }
   return out + "\"";
+}
+
+// What online tuning cost: its trial calls (per rank, the most any rank made) and the time inside
+// them (the slowest rank's), summed over the rows of trials.
+struct TuningCost {
+  long long calls = 0;
+  double seconds = 0;
+};
+TuningCost tuning_cost(const std::vector<MergedRow>& rows) {
+  TuningCost cost;
+  for (const MergedRow& r : rows) {
+    if (r.key.rule_index != Decision::tuning_trial) continue;
+    cost.calls += r.calls_max;
+    cost.seconds += r.seconds_max;
+  }
+  return cost;
 }
 
 }  // namespace
@@ -94,6 +112,10 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
   emit(titles);
   for (const auto& line : table) emit(line);
   if (rows.empty()) out += "(no intercepted calls)\n";
+  if (const TuningCost cost = tuning_cost(rows); cost.calls > 0)
+    out += fmt::format("online tuning: {} trial calls, {:.6f} s inside them (rule 'tuning trial'); rows with rule "
+                       "'tuned online' run what it chose\n",
+                       cost.calls, cost.seconds);
   out += "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
          "time: inside the calls, summed over ranks and the largest single rank\n";
   return out;
@@ -118,7 +140,9 @@ std::string format_json_report(const ReportHeader& h, const std::vector<MergedRo
         r.key.bucket < 0 ? 0 : (1LL << r.key.bucket), json_string(bucket_text(r.key.bucket)), r.calls_max,
         r.calls_total, r.bytes, r.seconds_total, r.seconds_max);
   }
-  out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  const TuningCost cost = tuning_cost(rows);
+  out += rows.empty() ? "]" : "\n  ]";
+  out += fmt::format(",\n  \"tuning\": {{\"trial_calls\": {}, \"trial_time_s\": {:.9f}}}\n}}\n", cost.calls, cost.seconds);
   return out;
 }
 

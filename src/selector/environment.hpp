@@ -20,6 +20,8 @@ struct EnvironmentSettings {
   std::optional<std::string> config;             // COLLSHIM_CONFIG: rule files separated by ':'
   std::optional<TopologyOverride> topology;      // COLLSHIM_TOPOLOGY
   std::optional<std::string> report;             // COLLSHIM_REPORT
+  bool tune_online = false;                  // COLLSHIM_TUNE=online
+  std::optional<std::string> tune_out;       // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
   bool allreduce_reorder = false;  // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
   std::vector<std::string> errors;  // each names the variable and its value
 };

@@ -33,6 +33,24 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 ": expected 1 (floating-point reductions may run in another order) or 0");
     }
   }
+  if (const char* tune = lookup("COLLSHIM_TUNE")) {
+    const std::string value = tune;
+    if (value == "online") {
+      settings.tune_online = true;
+    } else if (value != "off" && !value.empty()) {
+      settings.errors.push_back("COLLSHIM_TUNE=" + value +
+                                ": expected online (learn the algorithms during the job) or off");
+    }
+  }
+  if (const char* out = lookup("COLLSHIM_TUNE_OUT")) {
+    settings.tune_out = out;
+    if (settings.tune_out->empty()) {
+      settings.errors.push_back("COLLSHIM_TUNE_OUT is empty: expected the path of the rule file to write");
+    } else if (!settings.tune_online) {
+      settings.errors.push_back("COLLSHIM_TUNE_OUT=" + *settings.tune_out +
+                                " needs COLLSHIM_TUNE=online: without it nothing is learned to write");
+    }
+  }
   if (const char* topology = lookup("COLLSHIM_TOPOLOGY")) {
     TopologyParseResult parsed = parse_topology_override(topology);
     if (parsed.topology) {

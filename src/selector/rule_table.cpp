@@ -418,6 +418,14 @@ std::string RuleConditions::mismatch(const CallFacts& facts) const {
   return why_not;
 }
 
+std::string rule_yaml(Collective collective, const RuleConditions& when, std::string_view use,
+                      const std::vector<std::string>& evidence) {
+  std::string text;
+  for (const std::string& line : evidence) text += "  # " + line + "\n";
+  return text + "  - collective: " + std::string(collective_name(collective)) + "\n    when: " + when.text() +
+         "\n    use: \"" + std::string(use) + "\"\n";
+}
+
 std::string RuleConditions::text() const {
   std::vector<std::string> parts;
   all_conditions([&](const auto& condition) {

@@ -93,6 +93,11 @@ class RuleTable {
   std::vector<Rule> rules_;
 };
 
+// One rule in rule-file syntax, as an item of the `rules:` list, each evidence line a comment above it.
+// The writers of rule files (collshim-tune rules, online tuning) share it.
+std::string rule_yaml(Collective collective, const RuleConditions& when, std::string_view use,
+                      const std::vector<std::string>& evidence);
+
 // Parses sizes like "4KiB", "1MiB", "512", "512B"; nullopt if malformed.
 std::optional<long long> parse_byte_size(std::string_view text);
 

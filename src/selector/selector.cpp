@@ -2,10 +2,14 @@
 
 #include <sstream>
 
+#include "selector/tuning_candidates.hpp"
+
 namespace collshim {
 namespace {
 
 constexpr const char* default_config_name = "default";
+constexpr const char* rounding_need =
+    "exact data or COLLSHIM_ALLREDUCE_REORDER=1 (floating-point data would round differently)";
 
 // COLLSHIM_CONFIG entries, in the order given; "default" names the shipped table.
 std::vector<std::string> split_config_list(const std::string& text) {
@@ -43,9 +47,11 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
   allreduce_reorder_ = settings.allreduce_reorder;
   rules_.check_shadowed(diagnostics);
   native_ = intern(*make_choice("native", {}, Collective::allgather).choice);
+  tune_online_ = settings.tune_online;
   for (const Rule& rule : rules_.rules()) {
     rule_choice_.push_back(intern(rule.use));
     rule_reason_.push_back("rule at " + rule.where.text());
+    learned_rule_.push_back(settings.tune_out && rule.where.file == *settings.tune_out);
   }
   for (const CollectiveInfo& info : collectives) {
     const int c = static_cast<int>(info.collective);
@@ -65,9 +71,15 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
             {{std::string(info.forcing_variable) + "=" + *settings.forced[c], 0, 0}, parsed.error, true});
       }
     }
+    // Online tuning keys on the size bucket, like a rule testing block_bytes.
+    if (tune_online_ && !forced_[c]) {
+      always_native_[c] = false;
+      for (const std::string& spec : collshim::tuning_candidates(info.collective))
+        tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
+    }
     // A forced choice ignores the size, so there is nothing to agree on.
-    needs_agreed_size_[c] =
-        info.size_agreement != SizeAgreement::global && !forced_[c] && rules_.tests_block_bytes(info.collective);
+    needs_agreed_size_[c] = info.size_agreement != SizeAgreement::global && !forced_[c] &&
+                            (rules_.tests_block_bytes(info.collective) || tune_online_);
   }
 }
 
@@ -110,24 +122,33 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
       }
     }
   }
-  const Algorithm& algorithm = *decision.requested->algorithm;
-  if (algorithm.eligible && !algorithm.eligible(facts.procs, decision.requested->params)) {
-    decision.choice = fallback_[decision.requested->id];
-    decision.substitution = algorithm.eligibility.data();
-  }
-  // Call properties: a non-commutative operation needs an algorithm that keeps rank order.
-  if (!facts.commutative && decision.choice->algorithm->needs_commutative &&
-      decision.choice->algorithm->needs_commutative(decision.choice->params)) {
-    decision.choice = fallback_[decision.choice->id];
-    decision.substitution = "a commutative operation";
-  }
-  // Floating-point sums and products round differently in another order: unless allowed, the
-  // library's own order (pass through) keeps the user's results.
-  if (facts.order_changes_rounding && !allreduce_reorder_ && !decision.choice->algorithm->passes_through) {
-    decision.choice = native_;
-    decision.substitution = "exact data or COLLSHIM_ALLREDUCE_REORDER=1 (floating-point data would round differently)";
+  // Each unmet need substitutes: the algorithm's fallback, or, for rounding, the library's own order.
+  while (const char* need = unmet_need(*decision.choice, facts)) {
+    const AlgorithmChoice* fallback = fallback_[decision.choice->id];
+    decision.choice = need == rounding_need || fallback == nullptr ? native_ : fallback;
+    decision.substitution = need;
   }
   return decision;
+}
+
+const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts& facts) const {
+  const Algorithm& algorithm = *choice.algorithm;
+  if (algorithm.eligible && !algorithm.eligible(facts.procs, choice.params)) return algorithm.eligibility.data();
+  // A non-commutative operation needs an algorithm that keeps rank order.
+  if (!facts.commutative && algorithm.needs_commutative && algorithm.needs_commutative(choice.params))
+    return "a commutative operation";
+  // Floating-point sums and products round differently in another order: unless allowed, the
+  // library's own order (pass through) keeps the user's results.
+  if (facts.order_changes_rounding && !allreduce_reorder_ && !algorithm.passes_through) return rounding_need;
+  return nullptr;
+}
+
+std::vector<const AlgorithmChoice*> Selector::tuning_candidates(const CallFacts& facts) const {
+  std::vector<const AlgorithmChoice*> runnable;
+  for (const AlgorithmChoice* candidate : tuning_candidates_[static_cast<int>(facts.collective)]) {
+    if (unmet_need(*candidate, facts) == nullptr) runnable.push_back(candidate);
+  }
+  return runnable;
 }
 
 }  // namespace collshim

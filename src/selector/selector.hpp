@@ -24,6 +24,8 @@ struct Decision {
   const char* substitution = "";               // after a fallback: what `requested` needed and the call lacked
   static constexpr int no_rule = -1;
   static constexpr int forced_rule = -2;
+  static constexpr int tuned_online = -3;  // chosen by online tuning (COLLSHIM_TUNE=online) in this job
+  static constexpr int tuning_trial = -4;  // a trial call of online tuning (report rows only)
 };
 
 class Selector {
@@ -52,6 +54,16 @@ class Selector {
   // the size first.
   bool needs_agreed_size(Collective collective) const { return needs_agreed_size_[static_cast<int>(collective)]; }
 
+  // Online tuning (COLLSHIM_TUNE=online): true when `decision` may be replaced by what the job learns,
+  // i.e. no forcing variable fixed it and no rule of COLLSHIM_TUNE_OUT (learned by an earlier job) did.
+  bool tunes(const Decision& decision) const {
+    return tune_online_ && decision.rule_index != Decision::forced_rule &&
+           (decision.rule_index < 0 || !learned_rule_[decision.rule_index]);
+  }
+  // The tuning candidates (tuning_candidates.hpp) that would run unchanged for `facts`: eligible for
+  // its process count and its operation's properties. In the same order on every rank; native first.
+  std::vector<const AlgorithmChoice*> tuning_candidates(const CallFacts& facts) const;
+
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const RuleTable& rules() const { return rules_; }
   // Rule files in the order given, for reports; "default" is the shipped table.
@@ -71,8 +83,14 @@ class Selector {
   std::array<std::string, collective_count> forced_reason_;
   std::array<bool, collective_count> always_native_{};
   std::array<bool, collective_count> needs_agreed_size_{};
+  // The first of the call-property checks of decide() that `choice` fails, or nullptr.
+  const char* unmet_need(const AlgorithmChoice& choice, const CallFacts& facts) const;
+
   const AlgorithmChoice* native_ = nullptr;
   bool allreduce_reorder_ = false;  // COLLSHIM_ALLREDUCE_REORDER
+  bool tune_online_ = false;        // COLLSHIM_TUNE=online
+  std::vector<bool> learned_rule_;  // by rule index: from COLLSHIM_TUNE_OUT
+  std::array<std::vector<const AlgorithmChoice*>, collective_count> tuning_candidates_;
 };
 
 }  // namespace collshim

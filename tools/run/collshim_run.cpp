@@ -1,6 +1,6 @@
 // collshim-run: runs an MPI launch command with the shim preloaded and configured.
 //   collshim-run [--config FILE]... [--report PATH] [--force allgather=sparbit]... [--log LEVEL]
-//                [--topology SPEC] [--disable] -- mpirun -np 8 ./app args
+//                [--topology SPEC] [--tune FILE] [--disable] -- mpirun -np 8 ./app args
 // The library is found next to this program (build tree) or in the install prefix's library
 // directory; COLLSHIM_LIBRARY overrides. The exit status is the command's.
 #include <unistd.h>
@@ -44,13 +44,16 @@ void set(const std::string& name, const std::string& value, std::vector<std::str
 int main(int argc, char** argv) {
   CLI::App app{"Run an MPI launch command under collshim"};
   std::vector<std::string> configs, forces;
-  std::string report, log_level, topology;
+  std::string report, log_level, topology, tune;
   bool disable = false;
   app.add_option("--config", configs, "rule file (repeatable; later files take precedence; 'default' = shipped)");
   app.add_option("--report", report, "write the end-of-run report: 'stderr' or a path (.json for JSON)");
   app.add_option("--force", forces, "force an algorithm, e.g. allgather=sparbit or alltoallv=grid:dims=2 (repeatable)");
   app.add_option("--log", log_level, "log level")->check(CLI::IsMember({"off", "warn", "info", "debug", "trace"}));
   app.add_option("--topology", topology, "fake mapping for tests, e.g. nodes=4,mapping=cyclic");
+  app.add_option("--tune", tune,
+                 "learn the algorithms online and keep them in FILE (read at the start if it exists, rewritten "
+                 "at MPI_Finalize with what this job learned)");
   app.add_flag("--disable", disable, "load the shim but pass every call through");
   app.prefix_command();  // everything after the options (and "--") is the command
   CLI11_PARSE(app, argc, argv);
@@ -76,6 +79,13 @@ int main(int argc, char** argv) {
       (sanitizer_runtimes.empty() ? "" : sanitizer_runtimes + ":") + library.string() +
           (preload && *preload ? std::string(":") + preload : ""),
       exported);
+  if (!tune.empty()) {
+    // The rules learned by earlier jobs run from the first call and are not tuned again: the file
+    // goes last in the list, so it takes precedence over the others (or the shipped table).
+    if (fs::exists(tune)) configs.push_back(configs.empty() ? "default:" + tune : tune);
+    set("COLLSHIM_TUNE", "online", exported);
+    set("COLLSHIM_TUNE_OUT", tune, exported);
+  }
   if (!configs.empty()) {
     std::string joined;
     for (const std::string& c : configs) joined += (joined.empty() ? "" : ":") + c;

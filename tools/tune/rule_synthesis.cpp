@@ -475,10 +475,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   } else {
     yaml << "rules:\n";
     for (const SynthesizedRule& rule : kept) {
-      for (const std::string& line : rule.evidence) yaml << "  # " << line << "\n";
-      yaml << "  - collective: " << collective_name(rule.collective) << "\n"
-           << "    when: " << rule.when.text() << "\n"
-           << "    use: \"" << rule.algorithm << "\"\n";
+      yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.evidence);
       result.cells_with_rule += rule.cells;
     }
   }

@@ -1,0 +1,124 @@
+#include "selector/online_tuning.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <tuple>
+
+#include "selector/rule_table.hpp"
+
+namespace collshim {
+
+TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy)
+    : candidates_(std::move(candidates)), policy_(policy) {
+  // A single candidate needs no trial: it is the answer.
+  if (candidates_.size() <= 1) next_ = candidates_.size();
+}
+
+void TuningSession::finish_call(double agreed_seconds) {
+  if (done()) return;
+  ++trial_calls_;
+  const bool timed = next_call_timed();
+  ++calls_of_current_;
+  if (!timed) return;
+  const int timed_so_far = calls_of_current_ - policy_.warmup_calls;
+  current_best_ = timed_so_far == 1 ? agreed_seconds : std::min(current_best_, agreed_seconds);
+  // Far slower than the best so far already on its first timed call: more calls would not save it.
+  const bool hopeless = best_ >= 0 && timed_so_far == 1 && agreed_seconds > policy_.drop_factor * best_seconds_;
+  if (hopeless) ++dropped_;
+  if (hopeless || timed_so_far >= policy_.timed_calls) advance();
+}
+
+void TuningSession::advance() {
+  if (next_ == 0) first_seconds_ = current_best_;
+  if (best_ < 0 || current_best_ < best_seconds_) {
+    best_ = static_cast<int>(next_);
+    best_seconds_ = current_best_;
+  }
+  ++next_;
+  calls_of_current_ = 0;
+}
+
+namespace {
+
+std::string microseconds(double seconds) { return fmt::format("{:.1f} us", seconds * 1e6); }
+
+}  // namespace
+
+std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
+                               const std::vector<std::string>& choice_text, const LearnedRulesHeader& header) {
+  // Per key, the votes of every rank of every communicator that learned it.
+  using Key = std::tuple<int, int, int, int, int, int>;  // collective, procs, mapping, nodes, ppn, bucket
+  struct Tally {
+    int votes = 0;
+    LearnedChoice fastest;
+  };
+  std::map<Key, std::map<int, Tally>> by_key;
+  for (const LearnedChoice& l : learned) {
+    if (l.properties != 0 || l.choice_id < 0 || l.choice_id >= static_cast<int>(choice_text.size())) continue;
+    Tally& tally = by_key[{l.collective, l.procs, l.mapping, l.nodes, l.ppn, l.bucket}][l.choice_id];
+    if (tally.votes++ == 0 || l.best_seconds < tally.fastest.best_seconds) tally.fastest = l;
+  }
+  std::string files;
+  for (const std::string& f : header.started_from) files += (files.empty() ? "" : ", ") + f;
+  std::string rules;
+  for (const auto& [key, tallies] : by_key) {
+    const auto winner = std::max_element(tallies.begin(), tallies.end(), [](const auto& a, const auto& b) {
+      return std::tuple(a.second.votes, -a.second.fastest.best_seconds) <
+             std::tuple(b.second.votes, -b.second.fastest.best_seconds);
+    });
+    const LearnedChoice& l = winner->second.fastest;
+    RuleConditions when;
+    when.procs = Range{l.procs, l.procs};
+    when.nodes = Range{l.nodes, l.nodes};
+    when.ppn = Range{l.ppn, l.ppn};
+    when.mapping = std::vector<MappingClass>{static_cast<MappingClass>(l.mapping)};
+    // The size bucket the tuner keyed on: [2^b, 2^(b+1) - 1], or exactly 0.
+    when.block_bytes = l.bucket < 0 ? Range{0, 0} : Range{1LL << l.bucket, l.bucket >= 62 ? LLONG_MAX : (2LL << l.bucket) - 1};
+    std::vector<std::string> evidence = {
+        fmt::format("Learned online ({}): {} trial calls; best {}{}", header.date, l.trial_calls,
+                    microseconds(l.best_seconds),
+                    l.native_seconds > 0 ? fmt::format(", native {} ({:.2f}x)", microseconds(l.native_seconds),
+                                                       l.native_seconds / std::max(l.best_seconds, 1e-12))
+                                         : std::string()),
+        "MPI library: " + header.mpi_library};
+    if (tallies.size() > 1)
+      evidence.push_back(fmt::format("{} of {} communicator ranks chose this", winner->second.votes,
+                                     [&] {
+                                       int total = 0;
+                                       for (const auto& [id, t] : tallies) total += t.votes;
+                                       return total;
+                                     }()));
+    rules += rule_yaml(static_cast<Collective>(l.collective), when, choice_text[l.choice_id], evidence);
+  }
+  return "# Written by collshim's online tuning (COLLSHIM_TUNE=online) at MPI_Finalize; the job started from: " +
+         (files.empty() ? std::string("(no rule files)") : files) +
+         ".\n# Each rule is one (communicator size, mapping, collective, size bucket) the job tuned; the time is the\n"
+         "# slowest rank's, the fastest of the timed trial calls. Calls that no rule matches run native.\n"
+         "version: 1\n" +
+         (rules.empty() ? std::string("rules: []\n") : "rules:\n" + rules);
+}
+
+std::string merge_rule_files(const std::string& existing_text, const std::string& learned) {
+  if (existing_text.find_first_not_of(" \t\r\n") == std::string::npos) return learned;
+  const std::string existing = existing_text.back() == '\n' ? existing_text : existing_text + "\n";
+  // The learned rules: everything after the learned file's own "rules:" line.
+  const auto learned_rules = learned.find("\nrules:\n");
+  if (learned_rules == std::string::npos) return existing;  // nothing learned ("rules: []")
+  const std::string rules = learned.substr(learned_rules + 8);
+  // The existing file's top-level rules line: "rules:" (a list follows) or "rules: []".
+  std::size_t at = 0;
+  while (at < existing.size()) {
+    const std::size_t end = std::min(existing.find('\n', at), existing.size());
+    std::string line = existing.substr(at, end - at);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    if (line == "rules:") return existing.substr(0, end + 1) + rules + existing.substr(std::min(end + 1, existing.size()));
+    if (line == "rules: []") return existing.substr(0, at) + "rules:\n" + rules + existing.substr(std::min(end + 1, existing.size()));
+    at = end + 1;
+  }
+  return "";
+}
+
+}  // namespace collshim

@@ -1,0 +1,115 @@
+#pragma once
+// Online tuning (COLLSHIM_TUNE=online, README "Online tuning"): a communicator's first calls of each
+// (collective, size bucket, operation properties) try the tuning candidates in one order that every
+// rank knows, a few calls each, and the fastest runs the rest of the job. Only the state machine is
+// here, free of MPI: the entry points time each trial and agree on its time (the slowest rank's,
+// one PMPI_Allreduce(MAX) on the shadow), so every rank advances the same way and locks the same
+// choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "selector/mapping.hpp"
+
+namespace collshim {
+
+struct TuningPolicy {
+  int warmup_calls = 1;       // untimed first calls of a candidate (its first call may set up state)
+  int timed_calls = 2;        // timed calls; a candidate's time is the fastest of them
+  double drop_factor = 2.0;   // a candidate whose first timed call is this much slower than the best is dropped
+};
+
+// One key on one communicator.
+class TuningSession {
+ public:
+  // `candidates`: the choices to try, in the same order on every rank; at least one.
+  TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy);
+
+  bool done() const { return next_ >= candidates_.size(); }
+  // The choice the next call runs: the candidate on trial, or the winner once done().
+  const AlgorithmChoice* current() const { return done() ? best() : candidates_[next_]; }
+  // True when the next call's time counts, so every rank must agree on it and pass it to finish_call().
+  bool next_call_timed() const { return !done() && calls_of_current_ >= policy_.warmup_calls; }
+  // After each trial call: `agreed_seconds` is the slowest rank's time of a timed call (ignored for a
+  // warm-up call). The same sequence of arguments on every rank gives the same state on every rank.
+  void finish_call(double agreed_seconds);
+
+  const AlgorithmChoice* best() const { return best_ < 0 ? candidates_.front() : candidates_[best_]; }
+  double best_seconds() const { return best_seconds_; }
+  // The first candidate's (native's, as tuning_candidates() lists it first) time; 0 if it was never timed.
+  double first_candidate_seconds() const { return first_seconds_; }
+  int trial_calls() const { return trial_calls_; }
+  int dropped() const { return dropped_; }
+
+ private:
+  void advance();
+
+  std::vector<const AlgorithmChoice*> candidates_;
+  TuningPolicy policy_;
+  std::size_t next_ = 0;
+  int calls_of_current_ = 0;
+  double current_best_ = 0;  // fastest timed call of the candidate on trial
+  int best_ = -1;
+  double best_seconds_ = 0;
+  double first_seconds_ = 0;
+  int trial_calls_ = 0;
+  int dropped_ = 0;
+};
+
+// The tuning sessions of one communicator, by key (collective, size bucket, operation properties).
+// A communicator sees few keys: a linear search. A deque, so sessions stay where they are.
+class CommTuning {
+ public:
+  TuningSession* find(Collective collective, int bucket, int properties) {
+    for (Entry& entry : sessions_) {
+      if (entry.collective == collective && entry.bucket == bucket && entry.properties == properties)
+        return &entry.session;
+    }
+    return nullptr;
+  }
+  TuningSession& add(Collective collective, int bucket, int properties,
+                     std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy) {
+    sessions_.push_back({collective, bucket, properties, TuningSession(std::move(candidates), policy)});
+    return sessions_.back().session;
+  }
+
+ private:
+  struct Entry {
+    Collective collective;
+    int bucket, properties;
+    TuningSession session;
+  };
+  std::deque<Entry> sessions_;
+};
+
+// What a communicator learned for one key, in a fixed layout: rank 0 gathers these from every rank at
+// MPI_Finalize (every rank runs the same binary).
+struct LearnedChoice {
+  int collective = 0;  // Collective
+  int procs = 0, nodes = 0, ppn = 0;
+  int mapping = 0;     // MappingClass
+  int bucket = 0;      // size_bucket(): -1 for 0 bytes, else floor(log2(block_bytes))
+  int properties = 0;  // reduction properties (0: commutative and exact, the only ones written as rules)
+  int choice_id = 0;   // in the selector's choice table
+  int trial_calls = 0;
+  double best_seconds = 0, native_seconds = 0;
+};
+
+struct LearnedRulesHeader {
+  std::string mpi_library, date;
+  std::vector<std::string> started_from;  // the rule files of the job
+};
+
+// The learned choices as rules (one per key, duplicates from several communicators or ranks resolved
+// by majority, then by the faster time), each with its evidence as a comment. Keys whose operation
+// properties a rule cannot express are left out. `choice_text` maps a choice id to its spec.
+std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
+                               const std::vector<std::string>& choice_text, const LearnedRulesHeader& header);
+
+// `learned` (a rule file from learned_rules_yaml) merged into an existing rule file's text: its rules
+// go first (they are newer), then the existing rules, comments kept. Empty `existing`: `learned`.
+// Returns "" when `existing` has no top-level "rules:" line to merge into.
+std::string merge_rule_files(const std::string& existing, const std::string& learned);
+
+}  // namespace collshim

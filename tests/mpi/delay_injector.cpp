@@ -1,0 +1,39 @@
+// A test-only library preloaded behind libcollshim.so (tests/mpi/online_tuning_test.sh): it wraps
+// PMPI_Allgather and PMPI_Alltoallv, the MPI library's own collectives that `native` runs, with a
+// random delay of 20-60 ms that differs by rank and by call. The shim's other candidates run on
+// point-to-point calls and are not delayed, so online tuning must never pick native, and since each
+// rank sees other times, only the agreement on the slowest rank's time keeps the ranks in step.
+#include <dlfcn.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <random>
+
+namespace {
+
+void delay() {
+  static thread_local std::mt19937 random(static_cast<unsigned>(getpid()));
+  usleep(std::uniform_int_distribution<unsigned>(20000, 60000)(random));
+}
+
+template <typename Function>
+Function next(const char* name) {
+  return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+  static const auto real = next<decltype(&PMPI_Allgather)>("PMPI_Allgather");
+  delay();
+  return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  static const auto real = next<decltype(&PMPI_Alltoallv)>("PMPI_Alltoallv");
+  delay();
+  return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}

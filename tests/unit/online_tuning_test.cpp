@@ -1,0 +1,212 @@
+// Online tuning without MPI: the session's state machine (what a sequence of agreed times makes
+// every rank choose), the selector's candidates and the rule file written at MPI_Finalize.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "selector/online_tuning.hpp"
+#include "selector/selector.hpp"
+
+namespace collshim {
+namespace {
+
+EnvironmentSettings environment(const std::map<std::string, std::string>& variables) {
+  return read_environment([&](const char* name) -> const char* {
+    const auto found = variables.find(name);
+    return found == variables.end() ? nullptr : found->second.c_str();
+  });
+}
+
+// Three distinct choices to tune between (their identity is all a session looks at).
+struct ThreeChoices {
+  AlgorithmChoice a, b, c;
+  std::vector<const AlgorithmChoice*> all() const { return {&a, &b, &c}; }
+};
+
+// Drives a session with a time per candidate (every call of a candidate takes its time).
+const AlgorithmChoice* drive(TuningSession& session, const std::map<const AlgorithmChoice*, double>& time,
+                             std::vector<const AlgorithmChoice*>* ran = nullptr) {
+  for (int call = 0; call < 100 && !session.done(); ++call) {
+    if (ran) ran->push_back(session.current());
+    session.finish_call(session.next_call_timed() ? time.at(session.current()) : -1.0);
+  }
+  return session.done() ? session.best() : nullptr;
+}
+
+TEST(TuningSession, TriesEachCandidateInOrderWarmupThenTimedAndLocksTheFastest) {
+  const ThreeChoices c;
+  TuningSession session(c.all(), TuningPolicy{1, 2, 100.0});
+  std::vector<const AlgorithmChoice*> ran;
+  EXPECT_EQ(drive(session, {{&c.a, 3e-6}, {&c.b, 1e-6}, {&c.c, 2e-6}}, &ran), &c.b);
+  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.a, &c.a, &c.b, &c.b, &c.b, &c.c, &c.c, &c.c};
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(session.trial_calls(), 9);
+  EXPECT_DOUBLE_EQ(session.best_seconds(), 1e-6);
+  EXPECT_DOUBLE_EQ(session.first_candidate_seconds(), 3e-6);
+  EXPECT_EQ(session.current(), &c.b);  // what every later call runs
+  EXPECT_FALSE(session.next_call_timed());
+}
+
+TEST(TuningSession, WarmupTimesNeverCount) {
+  const ThreeChoices c;
+  TuningSession session({&c.a, &c.b}, TuningPolicy{1, 1, 100.0});
+  // b's warm-up call is very slow (it sets up state), its timed call fast: b wins.
+  EXPECT_FALSE(session.next_call_timed());
+  session.finish_call(1.0);  // a warm-up
+  EXPECT_TRUE(session.next_call_timed());
+  session.finish_call(2e-6);  // a timed
+  session.finish_call(5.0);   // b warm-up
+  session.finish_call(1e-6);  // b timed
+  ASSERT_TRUE(session.done());
+  EXPECT_EQ(session.best(), &c.b);
+}
+
+TEST(TuningSession, ACandidateFarSlowerOnItsFirstTimedCallIsDropped) {
+  const ThreeChoices c;
+  TuningSession session(c.all(), TuningPolicy{0, 3, 2.0});
+  std::vector<const AlgorithmChoice*> ran;
+  EXPECT_EQ(drive(session, {{&c.a, 1e-6}, {&c.b, 5e-6}, {&c.c, 1.5e-6}}, &ran), &c.a);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.b), 1);  // one call, 5x the best: dropped
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.c), 3);  // within 2x: kept to the end
+  EXPECT_EQ(session.dropped(), 1);
+}
+
+TEST(TuningSession, TheFastestTimedCallOfACandidateIsItsTime) {
+  const ThreeChoices c;
+  TuningSession session({&c.a, &c.b}, TuningPolicy{0, 2, 100.0});
+  session.finish_call(4e-6);
+  session.finish_call(1e-6);  // a: 1 us at best
+  session.finish_call(2e-6);
+  session.finish_call(3e-6);  // b: 2 us at best
+  EXPECT_EQ(session.best(), &c.a);
+}
+
+TEST(TuningSession, OneCandidateNeedsNoTrial) {
+  const ThreeChoices c;
+  const TuningSession session({&c.a}, TuningPolicy{});
+  EXPECT_TRUE(session.done());
+  EXPECT_EQ(session.best(), &c.a);
+  EXPECT_EQ(session.trial_calls(), 0);
+}
+
+TEST(OnlineTuningEnvironment, ReadsAndChecksTheVariables) {
+  const auto on = environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_OUT", "learned.yaml"}});
+  EXPECT_TRUE(on.tune_online);
+  EXPECT_EQ(on.tune_out, "learned.yaml");
+  EXPECT_TRUE(on.errors.empty());
+  const auto bad = environment({{"COLLSHIM_TUNE", "auto"}});
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0].rfind("COLLSHIM_TUNE=auto: expected online", 0), 0u) << bad.errors[0];
+  const auto out_alone = environment({{"COLLSHIM_TUNE_OUT", "x.yaml"}});
+  ASSERT_EQ(out_alone.errors.size(), 1u);
+  EXPECT_NE(out_alone.errors[0].find("COLLSHIM_TUNE_OUT=x.yaml needs COLLSHIM_TUNE=online"), std::string::npos);
+}
+
+CallFacts allgather_facts(int procs) {
+  return {Collective::allgather, procs, 64, MappingClass::sequential, 2, (procs + 1) / 2};
+}
+
+TEST(OnlineTuningSelector, CandidatesAreNativeFirstAndOnlyWhatRunsUnchanged) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const Selector selector(environment({{"COLLSHIM_TUNE", "online"}}), RuleTable{}, diagnostics);
+  EXPECT_FALSE(selector.always_native(Collective::allgather));
+  EXPECT_TRUE(selector.needs_agreed_size(Collective::alltoallv));  // keys on the size bucket
+  const auto at6 = selector.tuning_candidates(allgather_facts(6));
+  ASSERT_FALSE(at6.empty());
+  EXPECT_EQ(at6.front()->text(), "native");
+  auto has = [](const std::vector<const AlgorithmChoice*>& list, const std::string& text) {
+    return std::any_of(list.begin(), list.end(), [&](const AlgorithmChoice* c) { return c->text() == text; });
+  };
+  // Recursive doubling needs a power of two: a candidate at 8 ranks, not at 6.
+  EXPECT_FALSE(has(at6, "recursive_doubling"));
+  EXPECT_TRUE(has(selector.tuning_candidates(allgather_facts(8)), "recursive_doubling"));
+  EXPECT_TRUE(has(at6, "bruck:radix=4"));
+  // Floating-point sums that may not be reordered: nothing but native, so nothing to try.
+  CallFacts sum{Collective::allreduce, 8, 64, MappingClass::sequential, 2, 4};
+  sum.order_changes_rounding = true;
+  const auto floating = selector.tuning_candidates(sum);
+  ASSERT_EQ(floating.size(), 1u);
+  EXPECT_EQ(floating.front()->text(), "native");
+}
+
+TEST(OnlineTuningSelector, TunesNeitherForcedCallsNorRulesLearnedBefore) {
+  const std::string learned =
+      "version: 1\nrules:\n  - collective: allgather\n    when: { procs: 4 }\n    use: ring\n"
+      "  - collective: allgatherv\n    when: { procs: 4 }\n    use: ring\n";
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file_text(learned, "learned.yaml", diagnostics);
+  const Selector selector(environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_OUT", "learned.yaml"},
+                                       {"COLLSHIM_ALLTOALLV", "pairwise"}}),
+                          std::move(table), diagnostics);
+  ASSERT_TRUE(diagnostics.empty());
+  EXPECT_FALSE(selector.tunes(selector.decide(allgather_facts(4))));  // a rule of COLLSHIM_TUNE_OUT
+  EXPECT_TRUE(selector.tunes(selector.decide(allgather_facts(6))));   // no rule
+  CallFacts alltoallv = allgather_facts(6);
+  alltoallv.collective = Collective::alltoallv;
+  EXPECT_FALSE(selector.tunes(selector.decide(alltoallv)));  // forced
+  std::vector<RuleDiagnostic> other_diagnostics;
+  RuleTable other;
+  other.add_file_text(learned, "site.yaml", other_diagnostics);
+  const Selector site(environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_OUT", "learned.yaml"}}),
+                      std::move(other), other_diagnostics);
+  EXPECT_TRUE(site.tunes(site.decide(allgather_facts(4))));  // another file's rule is only a start
+}
+
+LearnedChoice learned_choice(int choice_id, double best_seconds, int bucket = 6) {
+  return {static_cast<int>(Collective::allgather), 16, 2, 8, static_cast<int>(MappingClass::sequential), bucket, 0,
+          choice_id, 40, best_seconds, 3 * best_seconds};
+}
+
+TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
+  const std::vector<std::string> choices = {"native", "ring", "bruck:radix=4"};
+  // Key 1 (64 B - 127 B): two ranks chose ring, one bruck (faster, but outvoted). Key 2 (4 KiB): bruck.
+  const std::vector<LearnedChoice> learned = {learned_choice(1, 2e-6), learned_choice(1, 2.1e-6),
+                                              learned_choice(2, 1e-6), learned_choice(2, 5e-6, 12)};
+  const std::string yaml = learned_rules_yaml(learned, choices, {"Open MPI v4.1.4", "2026-11-24", {"default"}});
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file_text(yaml, "learned.yaml", diagnostics);
+  ASSERT_TRUE(diagnostics.empty()) << yaml;
+  ASSERT_EQ(table.rules().size(), 2u) << yaml;
+  EXPECT_NE(yaml.find("Learned online (2026-11-24): 40 trial calls; best 2.0 us, native 6.0 us (3.00x)"),
+            std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("2 of 3 communicator ranks chose this"), std::string::npos) << yaml;
+  std::vector<RuleDiagnostic> none;
+  const Selector selector(environment({}), std::move(table), none);
+  auto decided = [&](long long bytes, int procs = 16) {
+    CallFacts facts{Collective::allgather, procs, bytes, MappingClass::sequential, 2, 8};
+    return selector.decide(facts).choice->text();
+  };
+  EXPECT_EQ(decided(64), "ring");
+  EXPECT_EQ(decided(127), "ring");
+  EXPECT_EQ(decided(128), "native");  // outside the tuned bucket: nothing claimed
+  EXPECT_EQ(decided(4096), "bruck:radix=4");
+  EXPECT_EQ(decided(8191), "bruck:radix=4");
+  EXPECT_EQ(decided(64, 32), "native");  // another process count
+}
+
+TEST(LearnedRules, MergeKeepsTheExistingRulesAndCommentsAfterTheNewOnes) {
+  const std::vector<std::string> choices = {"native", "ring"};
+  const std::string learned = learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"MPI", "today", {}});
+  const std::string existing = "# site notes\nversion: 1\nrules:\n  # old evidence\n  - collective: allgather\n"
+                               "    when: { procs: 64 }\n    use: bruck\n";
+  const std::string merged = merge_rule_files(existing, learned);
+  ASSERT_FALSE(merged.empty());
+  EXPECT_EQ(merged.rfind("# site notes\nversion: 1\nrules:\n  # Learned online", 0), 0u) << merged;
+  EXPECT_NE(merged.find("  # old evidence\n  - collective: allgather\n    when: { procs: 64 }"), std::string::npos);
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file_text(merged, "merged.yaml", diagnostics);
+  EXPECT_TRUE(diagnostics.empty());
+  EXPECT_EQ(table.rules().size(), 2u);
+  // An empty list is replaced; an empty or missing file is the learned file; other shapes are refused.
+  EXPECT_NE(merge_rule_files("version: 1\nrules: []\n", learned).find("rules:\n  # Learned online"), std::string::npos);
+  EXPECT_EQ(merge_rule_files("", learned), learned);
+  EXPECT_EQ(merge_rule_files("version: 1\nrules: [ {collective: allgather, use: ring} ]\n", learned), "");
+  // Nothing learned: the existing file stays as it is.
+  EXPECT_EQ(merge_rule_files(existing, learned_rules_yaml({}, choices, {"MPI", "today", {}})), existing);
+}
+
+}  // namespace
+}  // namespace collshim
