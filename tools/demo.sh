@@ -46,3 +46,16 @@ echo "== collshim-tune rules -> $tuned/tuned.yaml"
 cat "$tuned/tuned.yaml"
 "$build/collshim-config" check "$tuned/tuned.yaml"
 run_shim --config "default:$tuned/tuned.yaml"
+
+# Online tuning: the same program, 150 iterations, learns its algorithms during the run (every rank
+# agrees on each trial's slowest time) and writes them to learned.yaml; the second run starts from
+# that file and makes no trial call. The report marks trial and tuned rows.
+launch=(mpirun --oversubscribe -np "$np" "$build/collshim-demo" 150)
+echo
+echo "== native MPI, 150 iterations"
+native=$("${launch[@]}" | tee /dev/stderr | grep -o 'checksum [0-9a-f]*')
+rm -f "$tuned/learned.yaml"
+run_shim --tune "$tuned/learned.yaml"
+echo "== the rule file online tuning wrote: $tuned/learned.yaml"
+cat "$tuned/learned.yaml"
+run_shim --tune "$tuned/learned.yaml"

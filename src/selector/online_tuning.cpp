@@ -39,6 +39,10 @@ void TuningSession::advance() {
   }
   ++next_;
   calls_of_current_ = 0;
+  if (done() && best_ > 0 && best_seconds_ * policy_.first_margin > first_seconds_) {
+    best_ = 0;
+    best_seconds_ = first_seconds_;
+  }
 }
 
 namespace {

@@ -18,6 +18,9 @@ struct TuningPolicy {
   int warmup_calls = 1;       // untimed first calls of a candidate (its first call may set up state)
   int timed_calls = 2;        // timed calls; a candidate's time is the fastest of them
   double drop_factor = 2.0;   // a candidate whose first timed call is this much slower than the best is dropped
+  // The first candidate (native) stays unless another is faster by more than this factor: within a few
+  // percent the difference is the noise of a handful of calls, and passing through is never slower.
+  double first_margin = 1.05;
 };
 
 // One key on one communicator.

@@ -35,7 +35,7 @@ const AlgorithmChoice* drive(TuningSession& session, const std::map<const Algori
 
 TEST(TuningSession, TriesEachCandidateInOrderWarmupThenTimedAndLocksTheFastest) {
   const ThreeChoices c;
-  TuningSession session(c.all(), TuningPolicy{1, 2, 100.0});
+  TuningSession session(c.all(), TuningPolicy{1, 2, 100.0, 1.0});
   std::vector<const AlgorithmChoice*> ran;
   EXPECT_EQ(drive(session, {{&c.a, 3e-6}, {&c.b, 1e-6}, {&c.c, 2e-6}}, &ran), &c.b);
   const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.a, &c.a, &c.b, &c.b, &c.b, &c.c, &c.c, &c.c};
@@ -49,7 +49,7 @@ TEST(TuningSession, TriesEachCandidateInOrderWarmupThenTimedAndLocksTheFastest) 
 
 TEST(TuningSession, WarmupTimesNeverCount) {
   const ThreeChoices c;
-  TuningSession session({&c.a, &c.b}, TuningPolicy{1, 1, 100.0});
+  TuningSession session({&c.a, &c.b}, TuningPolicy{1, 1, 100.0, 1.0});
   // b's warm-up call is very slow (it sets up state), its timed call fast: b wins.
   EXPECT_FALSE(session.next_call_timed());
   session.finish_call(1.0);  // a warm-up
@@ -63,7 +63,7 @@ TEST(TuningSession, WarmupTimesNeverCount) {
 
 TEST(TuningSession, ACandidateFarSlowerOnItsFirstTimedCallIsDropped) {
   const ThreeChoices c;
-  TuningSession session(c.all(), TuningPolicy{0, 3, 2.0});
+  TuningSession session(c.all(), TuningPolicy{0, 3, 2.0, 1.0});
   std::vector<const AlgorithmChoice*> ran;
   EXPECT_EQ(drive(session, {{&c.a, 1e-6}, {&c.b, 5e-6}, {&c.c, 1.5e-6}}, &ran), &c.a);
   EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.b), 1);  // one call, 5x the best: dropped
@@ -73,12 +73,21 @@ TEST(TuningSession, ACandidateFarSlowerOnItsFirstTimedCallIsDropped) {
 
 TEST(TuningSession, TheFastestTimedCallOfACandidateIsItsTime) {
   const ThreeChoices c;
-  TuningSession session({&c.a, &c.b}, TuningPolicy{0, 2, 100.0});
+  TuningSession session({&c.a, &c.b}, TuningPolicy{0, 2, 100.0, 1.0});
   session.finish_call(4e-6);
   session.finish_call(1e-6);  // a: 1 us at best
   session.finish_call(2e-6);
   session.finish_call(3e-6);  // b: 2 us at best
   EXPECT_EQ(session.best(), &c.a);
+}
+
+TEST(TuningSession, TheFirstCandidateStaysUnlessAnotherBeatsItByTheMargin) {
+  const ThreeChoices c;
+  TuningSession close(c.all(), TuningPolicy{0, 1, 100.0, 1.05});
+  EXPECT_EQ(drive(close, {{&c.a, 1.0e-6}, {&c.b, 0.97e-6}, {&c.c, 2e-6}}), &c.a);  // 3% faster: noise
+  EXPECT_DOUBLE_EQ(close.best_seconds(), 1.0e-6);
+  TuningSession clear(c.all(), TuningPolicy{0, 1, 100.0, 1.05});
+  EXPECT_EQ(drive(clear, {{&c.a, 1.0e-6}, {&c.b, 0.9e-6}, {&c.c, 2e-6}}), &c.b);  // 10% faster
 }
 
 TEST(TuningSession, OneCandidateNeedsNoTrial) {
