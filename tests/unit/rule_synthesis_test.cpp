@@ -186,24 +186,74 @@ TEST(RuleSynthesis, RobustTakesTheBestWorstCaseAndNeedsFivePercent) {
   EXPECT_EQ(synthesize_rules(m, robust).rules, 0);
 }
 
-TEST(RuleSynthesis, SeparateSweepsGiveDisjointRulesThatAllMatch) {
-  // The same sizes at another placement (cyclic) and process count: rules keyed exactly, none shadowed.
+// A call at another placement: procs, nodes and ppn as given, 2 nodes' worth of the default sweep otherwise.
+std::string runs_at(const RuleTable& table, long long block_bytes, int procs, int nodes, int ppn,
+                    MappingClass mapping = MappingClass::sequential) {
+  const CallFacts facts{Collective::allgather, procs, block_bytes, mapping, nodes, ppn, false};
+  for (const Rule& rule : table.rules()) {
+    if (rule.collective == facts.collective && rule.when.matches(facts)) return rule.use.text();
+  }
+  return "native";
+}
+
+Measurement measured_at(long long size, const std::string& algorithm, double time, int procs, int nodes,
+                        MappingClass mapping = MappingClass::sequential) {
+  Measurement x = measured(size, algorithm, time);
+  x.procs = procs;
+  x.nodes = nodes;
+  x.mapping = mapping;
+  return x;
+}
+
+TEST(RuleSynthesis, SweepsWithOneWinnerWidenToTheHullOfTheirPlacements) {
+  // ring wins at 16 and 64 ranks (2 and 8 nodes of 8), both mappings: one rule per mapping over
+  // procs 16-64, nodes 2-8, which also claims the unmeasured 32 ranks in between.
   std::vector<Measurement> m;
   for (auto mapping : {MappingClass::sequential, MappingClass::cyclic}) {
-    for (int procs : {16, 32}) {
+    for (int nodes : {2, 8}) {
       for (long long size : {64, 128}) {
-        for (auto [algorithm, time] : {std::pair{"native", 100.0}, {"ring", 50.0}}) {
-          Measurement x = measured(size, algorithm, time);
-          x.mapping = mapping;
-          x.procs = procs;
-          m.push_back(x);
-        }
+        m.push_back(measured_at(size, "native", 100, 8 * nodes, nodes, mapping));
+        m.push_back(measured_at(size, "ring", 50, 8 * nodes, nodes, mapping));
       }
     }
   }
   const auto result = synthesize_rules(m, {});
-  EXPECT_EQ(result.rules, 4) << result.yaml;
-  parsed(result);  // no "can never match" warning
+  EXPECT_EQ(result.rules, 2) << result.yaml;
+  const RuleTable table = parsed(result);  // no "can never match" warning
+  EXPECT_EQ(runs_at(table, 96, 32, 4, 8), "ring");
+  EXPECT_EQ(runs_at(table, 96, 32, 4, 8, MappingClass::cyclic), "ring");
+  EXPECT_EQ(runs_at(table, 256, 32, 4, 8), "native");  // sizes stay as measured
+  EXPECT_EQ(runs_at(table, 64, 128, 16, 8), "native");  // and so do placements beyond the hull
+  EXPECT_NE(result.yaml.find("4 cells, block_bytes 64..128 measured"), std::string::npos) << result.yaml;
+}
+
+TEST(RuleSynthesis, AMeasuredCellInsideTheHullThatDisagreesKeepsRulesApart) {
+  // ring wins at 16 and 64 ranks, but at 32 ranks (measured) it loses to native: no widening.
+  std::vector<Measurement> m;
+  for (int nodes : {2, 4, 8}) {
+    m.push_back(measured_at(64, "native", 100, 8 * nodes, nodes));
+    m.push_back(measured_at(64, "ring", nodes == 4 ? 150 : 50, 8 * nodes, nodes));
+  }
+  const auto result = synthesize_rules(m, {});
+  EXPECT_EQ(result.rules, 2) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs_at(table, 64, 16, 2, 8), "ring");
+  EXPECT_EQ(runs_at(table, 64, 32, 4, 8), "native");
+  EXPECT_EQ(runs_at(table, 64, 64, 8, 8), "ring");
+}
+
+TEST(RuleSynthesis, AHullThatWouldMeetAnotherRuleIsNotTaken) {
+  // ring at 16 and 64 ranks, sparbit at 32: ring's hull would meet sparbit's rule, so three rules.
+  std::vector<Measurement> m;
+  for (int nodes : {2, 4, 8}) {
+    m.push_back(measured_at(64, "native", 100, 8 * nodes, nodes));
+    m.push_back(measured_at(64, "ring", nodes == 4 ? 100 : 50, 8 * nodes, nodes));
+    m.push_back(measured_at(64, "sparbit", nodes == 4 ? 50 : 100, 8 * nodes, nodes));
+  }
+  const auto result = synthesize_rules(m, {});
+  EXPECT_EQ(result.rules, 3) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs_at(table, 64, 32, 4, 8), "sparbit");
 }
 
 // CSV input: the columns collshim-bench --csv writes.

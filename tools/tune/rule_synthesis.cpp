@@ -330,6 +330,43 @@ std::string ratio_text(double ratio) {
   return text;
 }
 
+// A measured cell a rule covers: its size and what it allows.
+struct MeasuredCell {
+  long long block_bytes;
+  const Verdict* verdict;
+};
+
+// A rule's evidence comments: its cells, the geometric mean and worst cell of its ratio to native,
+// the platforms, dates and MPI libraries.
+std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, const std::string& algorithm,
+                                     const SynthesisOptions& options) {
+  double log_sum = 0, worst = INFINITY;
+  long long worst_size = 0, smallest = LLONG_MAX, largest = 0;
+  std::set<std::string> platforms, libraries, dates;
+  for (const MeasuredCell& cell : cells) {
+    const double ratio = cell.verdict->acceptable.at(algorithm);
+    log_sum += std::log(ratio);
+    if (ratio < worst) {
+      worst = ratio;
+      worst_size = cell.block_bytes;
+    }
+    smallest = std::min(smallest, cell.block_bytes);
+    largest = std::max(largest, cell.block_bytes);
+    platforms.insert(cell.verdict->platforms.begin(), cell.verdict->platforms.end());
+    libraries.insert(cell.verdict->mpi_libraries.begin(), cell.verdict->mpi_libraries.end());
+    dates.insert(cell.verdict->dates.begin(), cell.verdict->dates.end());
+  }
+  const std::size_t count = cells.size();
+  const std::string per = options.robust ? " (worst over platforms per cell)" : "";
+  return {std::to_string(count) + (count == 1 ? " cell" : " cells") + ", block_bytes " + std::to_string(smallest) +
+              (smallest == largest ? "" : ".." + std::to_string(largest)) + " measured; ratio to native" + per +
+              ": geometric mean " + ratio_text(std::exp(log_sum / static_cast<double>(count))) + ", worst cell " +
+              ratio_text(worst) + " at " + std::to_string(worst_size) + " B",
+          "platform: " + join(platforms, ", ") + "; date: " +
+              (dates.empty() ? "unknown" : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")),
+          "MPI library: " + one_line(join(libraries, " | "))};
+}
+
 struct SynthesizedRule {
   Collective collective;
   RuleConditions when;
@@ -362,32 +399,10 @@ void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, 
     rule.when.ppn = Range{std::get<3>(key), std::get<3>(key)};
     rule.when.mapping = std::vector<MappingClass>{std::get<4>(key)};
     rule.when.block_bytes = Range{low, high};
-    double log_sum = 0, worst = INFINITY;
-    long long worst_size = 0;
-    std::set<std::string> platforms, libraries, dates;
-    for (std::size_t i = first; i <= last; ++i) {
-      const double ratio = verdicts[i].acceptable.at(algorithm);
-      log_sum += std::log(ratio);
-      if (ratio < worst) {
-        worst = ratio;
-        worst_size = sizes[i];
-      }
-      platforms.insert(verdicts[i].platforms.begin(), verdicts[i].platforms.end());
-      libraries.insert(verdicts[i].mpi_libraries.begin(), verdicts[i].mpi_libraries.end());
-      dates.insert(verdicts[i].dates.begin(), verdicts[i].dates.end());
-    }
-    const std::size_t cells = last - first + 1;
-    const std::string per = options.robust ? " (worst over platforms per cell)" : "";
-    rule.evidence.push_back(std::to_string(cells) + (cells == 1 ? " cell" : " cells") + ", block_bytes " +
-                            std::to_string(sizes[first]) + (cells == 1 ? "" : ".." + std::to_string(sizes[last])) +
-                            " measured; ratio to native" + per + ": geometric mean " +
-                            ratio_text(std::exp(log_sum / static_cast<double>(cells))) + ", worst cell " +
-                            ratio_text(worst) + " at " + std::to_string(worst_size) + " B");
-    rule.evidence.push_back("platform: " + join(platforms, ", ") + "; date: " +
-                            (dates.empty() ? "unknown"
-                                           : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")));
-    rule.evidence.push_back("MPI library: " + one_line(join(libraries, " | ")));
-    rule.cells = static_cast<int>(cells);
+    std::vector<MeasuredCell> covered;
+    for (std::size_t i = first; i <= last; ++i) covered.push_back({sizes[i], &verdicts[i]});
+    rule.evidence = evidence_of(covered, algorithm, options);
+    rule.cells = static_cast<int>(covered.size());
     rules.push_back(std::move(rule));
   };
 
@@ -416,6 +431,75 @@ void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, 
   }
 }
 
+bool overlap(const std::optional<Range>& a, const std::optional<Range>& b) {
+  return !a || !b || (a->low <= b->high && b->low <= a->high);
+}
+
+Range hull(const std::optional<Range>& a, const std::optional<Range>& b) {
+  return {std::min(a->low, b->low), std::max(a->high, b->high)};
+}
+
+// Widening (README "Synthesis"): two rules of the same collective, mapping and algorithm become one
+// over the hull of their procs, nodes, ppn and block_bytes ranges when the data supports it: every
+// measured cell inside the hull, on every platform and sweep, allows the algorithm (the same test as
+// a rule's own cells), and the hull meets no other rule, so the order of the rules stays irrelevant.
+// Repeated until nothing merges. Points inside the hull that nobody measured are interpolated: that
+// is the claim a range makes, and only measured points can refute it.
+template <typename Sweeps>
+void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
+                 const std::map<SweepKey, std::vector<Verdict>>& verdict_of, const SynthesisOptions& options) {
+  auto meets = [](const RuleConditions& a, const RuleConditions& b) {
+    return *a.mapping == *b.mapping && overlap(a.procs, b.procs) && overlap(a.nodes, b.nodes) &&
+           overlap(a.ppn, b.ppn) && overlap(a.block_bytes, b.block_bytes);
+  };
+  // The measured cells `when` covers, or nullopt if one of them does not allow `algorithm`.
+  auto supported = [&](Collective collective, const RuleConditions& when,
+                       const std::string& algorithm) -> std::optional<std::vector<MeasuredCell>> {
+    std::vector<MeasuredCell> covered;
+    for (const auto& [key, cells] : sweeps) {
+      const auto& [c, procs, nodes, ppn, mapping] = key;
+      if (c != collective || !when.procs->contains(procs) || !when.nodes->contains(nodes) ||
+          !when.ppn->contains(ppn) || (*when.mapping)[0] != mapping)
+        continue;
+      std::size_t i = 0;
+      for (const auto& [size, cell] : cells) {
+        const Verdict& verdict = verdict_of.at(key)[i++];
+        if (!when.block_bytes->contains(size)) continue;
+        if (!verdict.acceptable.contains(algorithm)) return std::nullopt;
+        covered.push_back({size, &verdict});
+      }
+    }
+    return covered;
+  };
+  for (bool merged = true; merged;) {
+    merged = false;
+    for (std::size_t i = 0; i < rules.size() && !merged; ++i) {
+      for (std::size_t j = i + 1; j < rules.size() && !merged; ++j) {
+        const SynthesizedRule& a = rules[i];
+        const SynthesizedRule& b = rules[j];
+        if (a.collective != b.collective || a.algorithm != b.algorithm || *a.when.mapping != *b.when.mapping) continue;
+        RuleConditions when = a.when;
+        when.procs = hull(a.when.procs, b.when.procs);
+        when.nodes = hull(a.when.nodes, b.when.nodes);
+        when.ppn = hull(a.when.ppn, b.when.ppn);
+        when.block_bytes = hull(a.when.block_bytes, b.when.block_bytes);
+        bool clear = true;
+        for (std::size_t k = 0; k < rules.size() && clear; ++k) {
+          if (k != i && k != j && rules[k].collective == a.collective) clear = !meets(when, rules[k].when);
+        }
+        if (!clear) continue;
+        const auto covered = supported(a.collective, when, a.algorithm);
+        if (!covered) continue;
+        SynthesizedRule widened{a.collective, when, a.algorithm, evidence_of(*covered, a.algorithm, options),
+                                static_cast<int>(covered->size())};
+        rules[i] = std::move(widened);
+        rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
+        merged = true;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, const SynthesisOptions& options) {
@@ -435,9 +519,10 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
     cell.timings[m.platform][m.algorithm].add(m);
   }
   std::vector<SynthesizedRule> rules;
+  std::map<SweepKey, std::vector<Verdict>> verdict_of;  // by sweep, in size order
   for (const auto& [key, cells] : sweeps) {
     std::vector<long long> sizes;
-    std::vector<Verdict> verdicts;
+    std::vector<Verdict>& verdicts = verdict_of[key];
     for (const auto& [size, cell] : cells) {
       sizes.push_back(size);
       verdicts.push_back(judge(cell, options, result.errors));
@@ -446,6 +531,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
     synthesize_sweep(key, sizes, verdicts, options, rules);
   }
   if (!result.errors.empty()) return result;
+  widen_rules(rules, sweeps, verdict_of, options);
 
   // Never emit a rule that can never match: one an earlier rule of the collective always takes first
   // (the same test as RuleTable::check_shadowed). Sweeps are keyed exactly and their ranges are
