@@ -4,17 +4,27 @@
 
 namespace collshim::bench {
 
-StepBuffers::~StepBuffers() {
+StepBuffers::~StepBuffers() { release_shared(); }
+
+void StepBuffers::release_shared() {
 #ifdef COLLSHIM_SMPI
   if (shared_) {
     SMPI_SHARED_FREE(send_data_);
     SMPI_SHARED_FREE(recv_data_);
   }
 #endif
+  shared_ = false;
 }
 
 void StepBuffers::allocate(long long send_bytes, long long recv_bytes, double all_ranks_bytes,
                            const CaseOptions& options) {
+  // One object serves every size step: nothing of the previous step may survive (a case that fills
+  // send_bytes() by its own offsets would write past a smaller step's vector).
+  release_shared();
+  send_.clear();
+  recv_.clear();
+  reference_.clear();
+  send_data_ = recv_data_ = nullptr;
 #ifdef COLLSHIM_SMPI
   if (all_ranks_bytes > static_cast<double>(options.verify_limit)) {
     shared_ = true;

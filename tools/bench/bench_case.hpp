@@ -64,6 +64,8 @@ class StepBuffers {
   bool matches_reference() const { return recv_ == reference_; }
 
  private:
+  void release_shared();
+
   std::vector<unsigned char> send_, recv_, reference_;
   unsigned char* send_data_ = nullptr;
   unsigned char* recv_data_ = nullptr;
