@@ -141,18 +141,13 @@ int construct_tree(const CallLayout& call, CommContext& context, OwnBlockCost co
     TraffOutcome kept{};
     if (const int partner = construction.fixed_partner(k); partner >= 0) {
       const TraffSummary mine = construction.summary();
-      TraffSummary theirs;
-      const long long out[2] = {mine.others_bytes, mine.gather_root_bytes};
-      long long in[2] = {0, 0};
-      // Two messages (sizes, then the gather root) rather than a struct type: nothing to free.
-      int rc = PMPI_Sendrecv(out, 2, MPI_LONG_LONG, partner, construction_tag, in, 2, MPI_LONG_LONG, partner,
+      // One message of three numbers: T, the gather root's block, the gather root.
+      const long long out[3] = {mine.others_bytes, mine.gather_root_bytes, mine.gather_root};
+      long long in[3] = {0, 0, 0};
+      int rc = PMPI_Sendrecv(out, 3, MPI_LONG_LONG, partner, construction_tag, in, 3, MPI_LONG_LONG, partner,
                              construction_tag, comm, MPI_STATUS_IGNORE);
-      if (rc == MPI_SUCCESS)
-        rc = PMPI_Sendrecv(&mine.gather_root, 1, MPI_INT, partner, construction_tag, &theirs.gather_root, 1, MPI_INT,
-                           partner, construction_tag, comm, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return rc;
-      theirs.others_bytes = in[0];
-      theirs.gather_root_bytes = in[1];
+      const TraffSummary theirs{in[0], in[1], static_cast<int>(in[2])};
       int inform = -1;
       kept = construction.decide(k, theirs, inform);
       if (inform != call.rank) {
