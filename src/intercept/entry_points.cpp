@@ -304,9 +304,11 @@ struct ScattervEntry {
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_scatterv(call, choice, context); }
 };
 
-// This rank in `comm` (MPI_PROC_NULL where it is not an intracommunicator the shim can use: the
-// entry then passes the call through before asking).
-int rank_in(MPI_Comm comm) {
+// This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
+// dup, so the ranks are the same), otherwise asked of MPI. Only read once look_up_comm() accepted
+// the communicator.
+int rank_in(Runtime& runtime, MPI_Comm comm) {
+  if (const CommState* state = runtime.comms.recent(comm)) return state->context.rank();
   int rank = MPI_PROC_NULL;
   if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return MPI_PROC_NULL;
   return rank;
@@ -347,7 +349,7 @@ int rank_in(MPI_Comm comm) {
                                    int root, MPI_Comm comm) {
   return run_collective(*runtime, comm,
                         GathervEntry{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root},
-                                     rank_in(comm)});
+                                     rank_in(*runtime, comm)});
 }
 
 [[gnu::noinline]] int scatterv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[], const int displs[],
@@ -355,7 +357,7 @@ int rank_in(MPI_Comm comm) {
                                     int root, MPI_Comm comm) {
   return run_collective(*runtime, comm,
                         ScattervEntry{{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root},
-                                      rank_in(comm)});
+                                      rank_in(*runtime, comm)});
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
