@@ -25,7 +25,7 @@ TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts,
 }  // namespace
 
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block) {
-  if (naming == BlockNaming::allgather) return block;
+  if (naming == BlockNaming::allgather || is_rooted(naming)) return block;  // rank b's block, in every buffer
   if (naming == BlockNaming::reduction) return block % p;  // the segment, in every buffer and copy
   switch (buffer) {
     case Buffer::send: return static_cast<std::int64_t>(rank) * p + block;
@@ -39,6 +39,13 @@ std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::i
 
 std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) const {
   if (naming == BlockNaming::allgather) return recv.bytes(block);
+  if (is_rooted(naming)) {
+    const TypedBuffer& all = naming == BlockNaming::gather ? recv : send;  // the root's side
+    const TypedBuffer& own = naming == BlockNaming::gather ? send : recv;  // the others' side
+    if (rank == root) return all.bytes(block);
+    if (block == rank) return own.bytes(block);
+    return std::nullopt;
+  }
   if (naming == BlockNaming::reduction) return recv.bytes(block % p);
   const std::int64_t origin = block / p, destination = block % p;
   if (origin == rank) return send.bytes(destination);
@@ -46,8 +53,51 @@ std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) con
   return std::nullopt;
 }
 
-bool knows_scratch_bytes(BlockNaming naming, int p, int rank, std::int64_t block) {
+bool knows_scratch_bytes(BlockNaming naming, int p, int root, int rank, std::int64_t block) {
+  if (is_rooted(naming)) return rank == root || block == rank;
   return naming != BlockNaming::alltoall || block / p == rank || block % p == rank;
+}
+
+long long own_block_bytes(const CallLayout& layout) {
+  const bool root_side = layout.rank == layout.root;
+  if (layout.naming == BlockNaming::gather) return (root_side ? layout.recv : layout.send).bytes(layout.rank);
+  return (root_side ? layout.send : layout.recv).bytes(layout.rank);
+}
+
+int make_gatherv_layout(const GathervCall& call, const CommContext& context, CallLayout& layout) {
+  layout = {};
+  layout.naming = BlockNaming::gather;
+  layout.p = context.size();
+  layout.rank = context.rank();
+  layout.root = call.root;
+  if (layout.rank == call.root) {
+    layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.displs, 0);
+    if (call.sendbuf == MPI_IN_PLACE) {
+      layout.send = layout.recv;  // the own block's copy is then from a place to itself: nothing
+      return MPI_SUCCESS;
+    }
+  }
+  layout.send = typed_buffer(call.sendbuf, call.sendtype, nullptr, nullptr, call.sendcount);
+  layout.send.only_block = layout.rank;
+  return MPI_SUCCESS;
+}
+
+int make_scatterv_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout) {
+  layout = {};
+  layout.naming = BlockNaming::scatter;
+  layout.p = context.size();
+  layout.rank = context.rank();
+  layout.root = call.root;
+  if (layout.rank == call.root) {
+    layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.displs, 0);
+    if (call.recvbuf == MPI_IN_PLACE) {
+      layout.recv = layout.send;  // the own block stays in sendbuf: its copy does nothing
+      return MPI_SUCCESS;
+    }
+  }
+  layout.recv = typed_buffer(call.recvbuf, call.recvtype, nullptr, nullptr, call.recvcount);
+  layout.recv.only_block = layout.rank;
+  return MPI_SUCCESS;
 }
 
 int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {

@@ -22,16 +22,21 @@ enum class BlockNaming : std::uint8_t {
   allgather,  // block b is rank b's contribution, in every buffer
   alltoall,   // send block d = datum rank*p+d, recv block o = datum o*p+rank, scratch block = datum
   reduction,  // block b of send, recv and temp (copy c: c*p+b) is segment b of the vector: datum b
+  gather,     // block b is rank b's block, in every buffer; the root's recv holds all, rank b's send block b
+  scatter,    // block b is rank b's block, in every buffer; the root's send holds all, rank b's recv block b
 };
+
+inline bool is_rooted(BlockNaming naming) { return naming == BlockNaming::gather || naming == BlockNaming::scatter; }
 
 // The datum that block `block` of `buffer` holds on `rank` when the collective is done (recv), at
 // its start (send), or whenever it holds anything (scratch, shared).
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block);
 
 // Whether `rank` knows the bytes of scratch block `block` without being told: its own send or
-// receive data (for the allgathers, every rank holds every count). Otherwise the block's size
-// travels with it, in a header in front of the message.
-bool knows_scratch_bytes(BlockNaming naming, int p, int rank, std::int64_t block);
+// receive data (for the allgathers, every rank holds every count; for Gatherv and Scatterv the root
+// holds every count, the others their own). Otherwise the block's size travels with it, in a header
+// in front of the message.
+bool knows_scratch_bytes(BlockNaming naming, int p, int root, int rank, std::int64_t block);
 
 // One of the user's buffers as blocks of one datatype.
 struct TypedBuffer {
@@ -82,6 +87,7 @@ struct CallLayout {
   BlockNaming naming = BlockNaming::allgather;
   int p = 1;
   int rank = 0;
+  int root = 0;  // of a rooted collective (Gatherv, Scatterv)
   TypedBuffer send;
   TypedBuffer recv;
   TypedBuffer temp;  // reductions: the engine sets it up for schedules with temp_copies
@@ -91,7 +97,7 @@ struct CallLayout {
   // The bytes of scratch block `block` if this rank knows them (knows_scratch_bytes).
   std::optional<long long> scratch_block_bytes(std::int64_t block) const;
   bool knows_scratch_bytes(int peer, std::int64_t block) const {
-    return collshim::knows_scratch_bytes(naming, p, peer, block);
+    return collshim::knows_scratch_bytes(naming, p, root, peer, block);
   }
 };
 
@@ -130,5 +136,12 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
 // A reduction's vector cut into p segments as equal as possible, in whole elements (the counts and
 // displacements live in the context's storage). MPI_IN_PLACE: the send buffer is recvbuf.
 int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout);
+// Rooted calls: the arguments that mean nothing on this rank (the receive side of a Gatherv's
+// non-root, the send side of a Scatterv's) are left out (empty TypedBuffer), never asked of MPI.
+// MPI_IN_PLACE at the root: its block stays where it is (the other buffer stands in for it).
+int make_gatherv_layout(const GathervCall& call, const CommContext& context, CallLayout& layout);
+int make_scatterv_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout);
+// The bytes of this rank's own block in a rooted call (what it sends or receives).
+long long own_block_bytes(const CallLayout& layout);
 
 }  // namespace collshim

@@ -10,20 +10,22 @@
 
 namespace collshim {
 
-enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2, allreduce = 3 };
+enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2, allreduce = 3, gatherv = 4, scatterv = 5 };
 
-// The arguments' shape; decides which algorithms can serve a collective. Future: rooted.
+// The arguments' shape; decides which algorithms can serve a collective.
 enum class CallShape {
   allgather_like,  // every rank contributes one block and receives all (the executor's block model)
   alltoallv_like,  // every rank sends a block to each rank
   reduction,       // every rank contributes a vector and receives the reduction of all (block_bytes: the vector)
+  rooted,          // one rank (the call's root) receives every rank's block (gather) or sends one to each (scatter)
 };
 
 // How the ranks come to the same size (block_bytes) so that all of them take the same decision.
 enum class SizeAgreement {
   global,  // every rank computes the same size from its own arguments (Allgather, Allgatherv)
   local,   // the size is rank-local (Alltoallv): one 8-byte Allreduce when some rule tests block_bytes
-  root,    // only the root knows the size (Gatherv, Scatterv); none of the collectives yet
+  root,    // only the root knows every count (Gatherv, Scatterv): the root broadcasts the total, 8 bytes,
+           // when some rule tests block_bytes
 };
 
 struct CollectiveInfo {
@@ -45,6 +47,10 @@ inline constexpr std::array collectives{
                    SizeAgreement::local},
     CollectiveInfo{Collective::allreduce, "allreduce", "MPI_Allreduce", "COLLSHIM_ALLREDUCE", CallShape::reduction,
                    SizeAgreement::global},
+    CollectiveInfo{Collective::gatherv, "gatherv", "MPI_Gatherv", "COLLSHIM_GATHERV", CallShape::rooted,
+                   SizeAgreement::root},
+    CollectiveInfo{Collective::scatterv, "scatterv", "MPI_Scatterv", "COLLSHIM_SCATTERV", CallShape::rooted,
+                   SizeAgreement::root},
 };
 inline constexpr int collective_count = static_cast<int>(collectives.size());
 
@@ -90,7 +96,7 @@ std::string alternatives_text(const Names& names) {
   return text;
 }
 
-// "allgather, allgatherv, alltoallv or allreduce".
+// "allgather, allgatherv, alltoallv, allreduce, gatherv or scatterv".
 inline std::string collective_names() {
   std::array<std::string_view, collective_count> names;
   for (int c = 0; c < collective_count; ++c) names[c] = collectives[c].name;

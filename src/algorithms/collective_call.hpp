@@ -45,4 +45,31 @@ struct AllreduceCall {
   MPI_Op op;
 };
 
+// MPI_Gatherv: the root receives block b (recvcounts[b] elements at displs[b]) from rank b. The
+// receive arguments mean something at the root only, the send arguments everywhere but at an
+// MPI_IN_PLACE root (whose own block is then already in recvbuf).
+struct GathervCall {
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  const int* recvcounts;
+  const int* displs;
+  MPI_Datatype recvtype;
+  int root;
+};
+
+// MPI_Scatterv: the root sends block b (sendcounts[b] elements at displs[b]) to rank b. The send
+// arguments mean something at the root only; an MPI_IN_PLACE root keeps its block in sendbuf.
+struct ScattervCall {
+  const void* sendbuf;
+  const int* sendcounts;
+  const int* displs;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int root;
+};
+
 }  // namespace collshim

@@ -8,6 +8,7 @@
 #include "algorithms/comm_context.hpp"
 #include "algorithms/hierarchical.hpp"
 #include "algorithms/recursive_multiplying.hpp"
+#include "algorithms/rooted_algorithms.hpp"
 
 #include "algorithms/grid_routing.hpp"
 #include "algorithms/schedules.hpp"
@@ -132,6 +133,21 @@ const std::vector<Algorithm>& algorithms() {
                     .fallback = "rabenseifner",
                     .needs_commutative = [](const Params&) { return true; },
                     .make_schedule = allreduce_ring_schedule});
+    // Gatherv and Scatterv: their states make each call's schedule (root- and count-dependent).
+    list.push_back({.name = "linear",
+                    .summary = "the root posts all p-1 receives (sends) at once; no forwarding",
+                    .collectives = {gatherv, scatterv},
+                    .make_state = make_linear_rooted_state});
+    list.push_back({.name = "binomial",
+                    .summary = "fixed binomial tree around the root, ceil(log2 p) rounds, blind to block sizes",
+                    .collectives = {gatherv, scatterv},
+                    .make_state = make_binomial_rooted_state});
+    list.push_back({.name = "traff",
+                    .summary = "Traff's data-aware binomial trees: ceil(log2 p) rounds, no block forwarded where it "
+                               "delays; built per call in ceil(log2 p) constant-size rounds",
+                    .collectives = {gatherv, scatterv},
+                    .params = {traff_own_block_param(), traff_linear_above_param()},
+                    .make_state = make_traff_state});
     // The compact allgather schedules run in their common form.
     for (Algorithm& algorithm : list) {
       if (!algorithm.make_block_schedule || algorithm.make_schedule) continue;

@@ -58,6 +58,9 @@ struct Algorithm {
   bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
 
   bool supports(Collective collective) const;
+  // Whether the shim can run it as a schedule: a registry schedule, or a state that makes one per
+  // call (the rooted collectives' schedules depend on the root and counts).
+  bool runs_schedules() const { return static_cast<bool>(make_schedule) || make_state != nullptr; }
 };
 
 const std::vector<Algorithm>& algorithms();

@@ -11,5 +11,7 @@ int run_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& 
 int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
 int run_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
 int run_allreduce(const AllreduceCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_gatherv(const GathervCall& call, const AlgorithmChoice& choice, CommContext& context);
+int run_scatterv(const ScattervCall& call, const AlgorithmChoice& choice, CommContext& context);
 
 }  // namespace collshim

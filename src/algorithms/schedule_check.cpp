@@ -102,8 +102,11 @@ class Checker {
           held_[r][slot_key(Buffer::send, b)] = b;
           contributions_[r][slot_key(Buffer::send, b)] = Contributions(p, r);
         }
-      } else if (setup_.naming == BlockNaming::allgather) {
+      } else if (setup_.naming == BlockNaming::allgather || setup_.naming == BlockNaming::gather) {
         held_[r][slot_key(Buffer::send, r)] = r;
+      } else if (setup_.naming == BlockNaming::scatter) {
+        if (r == setup_.root)
+          for (int b = 0; b < p; ++b) held_[r][slot_key(Buffer::send, b)] = b;
       } else {
         for (int d = 0; d < p; ++d) held_[r][slot_key(Buffer::send, d)] = datum_of(setup_.naming, p, r, Buffer::send, d);
       }
@@ -115,6 +118,9 @@ class Checker {
     for (std::size_t s = 0; s < steps; ++s) run_step(s);
     for (int r = 0; r < p; ++r) {
       for (int b = 0; b < p; ++b) {
+        // A rooted collective's receive buffers: all blocks at a Gatherv's root, its own elsewhere.
+        if (setup_.naming == BlockNaming::gather && r != setup_.root) continue;
+        if (setup_.naming == BlockNaming::scatter && b != r) continue;
         const std::int64_t expected = datum_of(setup_.naming, p, r, Buffer::recv, b);
         const auto found = held_[r].find(slot_key(Buffer::recv, b));
         if (found == held_[r].end())
@@ -190,7 +196,7 @@ class Checker {
     bool header = false;
     if (send.region.buffer == Buffer::scratch) {
       for (const std::int64_t block : send.region.blocks)
-        header = header || !knows_scratch_bytes(setup_.naming, setup_.p, send.peer, block);
+        header = header || !knows_scratch_bytes(setup_.naming, setup_.p, setup_.root, send.peer, block);
     }
     if (header) bytes += static_cast<long long>(send.region.blocks.size() * sizeof(std::int64_t));
     return {setup_.datum_bytes && !header && bytes == 0, bytes};

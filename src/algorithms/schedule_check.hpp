@@ -42,6 +42,7 @@ struct CheckSetup {
   // Reductions: whether the operation's order matters (non-commutative): partial results must then
   // combine rank intervals in rank order.
   bool ordered = false;
+  int root = 0;  // of a rooted collective (BlockNaming gather, scatter)
 };
 
 CheckResult check_schedules(const CheckSetup& setup, const std::function<Schedule(int rank)>& schedule_of);

@@ -28,6 +28,10 @@ inline int keep_first_error(int& first, int rc) {
 class AlgorithmState {
  public:
   virtual ~AlgorithmState() = default;
+  // Called on every call before schedule_for, by every rank of the call, so it may communicate over
+  // the context's shadow communicator: for schedules that depend on what only some ranks know (the
+  // counts of a Gatherv). Returns an MPI error code.
+  virtual int prepare(const CallLayout& /*call*/, CommContext& /*context*/) { return MPI_SUCCESS; }
   // The schedule of this call. Every rank of the call picks the same one, from what all of them
   // know (p, the node map, counts every rank holds).
   virtual const Schedule& schedule_for(const CallLayout& call) = 0;

@@ -109,11 +109,11 @@ const Decision* decide(Runtime& runtime, CommState& state, Collective collective
 }
 
 // The size a decision is keyed on: the average block, which rules test as block_bytes. How the ranks
-// come to the same value is the collective's SizeAgreement (collective.hpp).
+// come to the same value is the collective's SizeAgreement (collective.hpp). `root`: of a rooted call.
 template <Collective collective>
-long long agreed_block_bytes(const Runtime& runtime, const CommState& state, long long received_bytes, int p) {
+long long agreed_block_bytes(const Runtime& runtime, const CommState& state, long long received_bytes, int p,
+                             int root) {
   constexpr SizeAgreement agreement = collective_info(collective).size_agreement;
-  static_assert(agreement != SizeAgreement::root, "root-only sizes need a broadcast from the root: not written yet");
   // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
   // average block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on
   // the shadow communicator (a latency-bound O(log p) step). Only paid when some rule of the
@@ -125,6 +125,18 @@ long long agreed_block_bytes(const Runtime& runtime, const CommState& state, lon
       PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state.context.comm());
       return total_bytes / (static_cast<long long>(p) * p);
     }
+  }
+  // Root-only counts (Gatherv, Scatterv): the root's total, broadcast (8 bytes) when some rule tests
+  // block_bytes; otherwise the decision ignores the size, and the report buckets the root's calls
+  // by the average block and the others' by their own block (received_bytes is then that block).
+  if constexpr (agreement == SizeAgreement::root) {
+    long long total_bytes = received_bytes;
+    if (runtime.selector.needs_agreed_size(collective)) {
+      PMPI_Bcast(&total_bytes, 1, MPI_LONG_LONG, root, state.context.comm());
+    } else if (state.context.rank() != root) {
+      return received_bytes;
+    }
+    return total_bytes / p;
   }
   // Reductions: the vector (count x type size), the same on every rank.
   if constexpr (collective_info(collective).shape == CallShape::reduction) return received_bytes;
@@ -138,7 +150,7 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
                                    CommContext& context) {
   { Entry::collective } -> std::convertible_to<Collective>;  // its row in the collective table
   { entry.arguments_usable(p) } -> std::same_as<bool>;  // false: the MPI library gets the call (and reports errors)
-  { entry.received_bytes(p) } -> std::same_as<long long>;  // bytes this rank receives
+  { entry.received_bytes(p) } -> std::same_as<long long>;  // bytes this rank receives (rooted: root's total, others' own)
   { entry.pass_through(comm) } -> std::same_as<int>;       // the PMPI_* call with the user's arguments
   { entry.run(choice, context) } -> std::same_as<int>;     // the decided algorithm
 };
@@ -189,7 +201,9 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
   state = comm_state(runtime, comm, state);
   if (state == nullptr) return entry.pass_through(comm);
   const long long received_bytes = entry.received_bytes(p);
-  const long long block_bytes = agreed_block_bytes<collective>(runtime, *state, received_bytes, p);
+  int root = 0;
+  if constexpr (requires { entry.call.root; }) root = entry.call.root;
+  const long long block_bytes = agreed_block_bytes<collective>(runtime, *state, received_bytes, p, root);
 
   int properties = 0;  // of a reduction's operation and data, the same on every rank
   if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
@@ -282,6 +296,68 @@ struct AllreduceEntry {
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allreduce(call, choice, context); }
 };
 
+// MPI_Gatherv and MPI_Scatterv: the counts and the root-side arguments are checked at the root
+// only (where they mean something); a root outside the communicator goes to the MPI library, which
+// reports it. The rank-local view of the arguments is what MPI allows: an erroneous call at one
+// rank is erroneous for all.
+bool root_usable(int root, int p) { return root >= 0 && root < p; }
+
+struct GathervEntry {
+  static constexpr Collective collective = Collective::gatherv;
+  GathervCall call;
+  int rank;  // in the call's communicator
+
+  bool at_root() const { return rank == call.root; }
+  bool arguments_usable(int p) const {
+    if (!root_usable(call.root, p)) return false;
+    const bool sends = !(at_root() && call.sendbuf == MPI_IN_PLACE);
+    if (sends && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)) return false;
+    return !at_root() || (call.recvtype != MPI_DATATYPE_NULL && counts_valid(call.recvcounts, p) && call.displs != nullptr);
+  }
+  long long received_bytes(int p) const {
+    return at_root() ? bytes_of_blocks(call.recvcounts, p, call.recvtype)
+                     : static_cast<long long>(call.sendcount) * type_size(call.sendtype);
+  }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Gatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
+                        call.recvtype, call.root, comm);
+  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_gatherv(call, choice, context); }
+};
+
+struct ScattervEntry {
+  static constexpr Collective collective = Collective::scatterv;
+  ScattervCall call;
+  int rank;
+
+  bool at_root() const { return rank == call.root; }
+  bool arguments_usable(int p) const {
+    if (!root_usable(call.root, p)) return false;
+    const bool receives = !(at_root() && call.recvbuf == MPI_IN_PLACE);
+    if (receives && (call.recvtype == MPI_DATATYPE_NULL || call.recvcount < 0)) return false;
+    return !at_root() || (call.sendtype != MPI_DATATYPE_NULL && counts_valid(call.sendcounts, p) && call.displs != nullptr);
+  }
+  long long received_bytes(int p) const {
+    return at_root() ? bytes_of_blocks(call.sendcounts, p, call.sendtype)
+                     : static_cast<long long>(call.recvcount) * type_size(call.recvtype);
+  }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Scatterv(call.sendbuf, call.sendcounts, call.displs, call.sendtype, call.recvbuf, call.recvcount,
+                         call.recvtype, call.root, comm);
+  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_scatterv(call, choice, context); }
+};
+
+// This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
+// dup, so the ranks are the same), otherwise asked of MPI. Only read once look_up_comm() accepted
+// the communicator.
+int rank_in(Runtime& runtime, MPI_Comm comm) {
+  if (const CommState* state = runtime.comms.recent(comm)) return state->context.rank();
+  int rank = MPI_PROC_NULL;
+  if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return MPI_PROC_NULL;
+  return rank;
+}
+
 // The entry points below pass a call straight to the MPI library when nothing can route it to an
 // algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
 // in these out-of-line functions, so the fast path does not pay for their stack frames.
@@ -310,6 +386,22 @@ struct AllreduceEntry {
 [[gnu::noinline]] int allreduce_shim(Runtime* runtime, const void* sendbuf, void* recvbuf, int count,
                                      MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   return run_collective(*runtime, comm, AllreduceEntry{{sendbuf, recvbuf, count, type, op}});
+}
+
+[[gnu::noinline]] int gatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm) {
+  return run_collective(*runtime, comm,
+                        GathervEntry{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root},
+                                     rank_in(*runtime, comm)});
+}
+
+[[gnu::noinline]] int scatterv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[], const int displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm) {
+  return run_collective(*runtime, comm,
+                        ScattervEntry{{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root},
+                                      rank_in(*runtime, comm)});
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
@@ -383,4 +475,24 @@ COLLSHIM_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count,
   if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
   if (runtime == nullptr) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   return allreduce_shim(runtime, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+COLLSHIM_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::gatherv);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
+  if (runtime == nullptr)
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  return gatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+COLLSHIM_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::scatterv);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
+  if (runtime == nullptr)
+    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatterv_shim(runtime, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }

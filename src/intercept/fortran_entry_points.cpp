@@ -175,6 +175,36 @@ extern "C" void collshim_allreduce_f(const void* sendbuf, void* recvbuf, const M
   set_error(ierr, rc);
 }
 
+extern "C" void collshim_gatherv_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                   void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                   const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                                   MPI_Fint* ierr) {
+  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+  const int p = array_length(c_comm);
+  const IntArray c_recvcounts(recvcounts, p);
+  const IntArray c_displs(displs, p);
+  const int rc = MPI_Gatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
+                             receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype),
+                             static_cast<int>(*root), c_comm);
+  set_error(ierr, rc);
+}
+
+// Scatterv's MPI_IN_PLACE is its receive buffer (at the root).
+extern "C" void collshim_scatterv_f(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs,
+                                    const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcount,
+                                    const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                                    MPI_Fint* ierr) {
+  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
+  const int p = array_length(c_comm);
+  const IntArray c_sendcounts(sendcounts, p);
+  const IntArray c_displs(displs, p);
+  void* c_recvbuf = const_cast<void*>(send_buffer(recvbuf));
+  const int rc = MPI_Scatterv(receive_buffer(const_cast<void*>(sendbuf)), c_sendcounts.get(), c_displs.get(),
+                              PMPI_Type_f2c(*sendtype), c_recvbuf, static_cast<int>(*recvcount),
+                              PMPI_Type_f2c(*recvtype), static_cast<int>(*root), c_comm);
+  set_error(ierr, rc);
+}
+
 // The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
 // (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
 // internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
@@ -194,3 +224,5 @@ COLLSHIM_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER, collshim_allgather_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV, collshim_allgatherv_f)
 COLLSHIM_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV, collshim_alltoallv_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE, collshim_allreduce_f)
+COLLSHIM_FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV, collshim_gatherv_f)
+COLLSHIM_FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV, collshim_scatterv_f)

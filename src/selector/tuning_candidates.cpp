@@ -10,12 +10,13 @@ namespace collshim {
 namespace {
 
 // The values swept per parameter name (issue 18: Bruck radix 2/4/8, recursive multiplying k 2/4/8,
-// Sparbit coalesce 0/1, grid dims 2/3/hypercube, hierarchical intra p2p/shm). Other parameters keep
+// Sparbit coalesce 0/1, grid dims 2/3/hypercube, hierarchical intra p2p/shm; Traff's own_block
+// free/charged). Other parameters keep
 // their defaults; `inter` takes every algorithm its parameter accepts (below).
 const std::map<std::string, std::vector<std::string>, std::less<>>& swept_values() {
   static const std::map<std::string, std::vector<std::string>, std::less<>> values = {
       {"radix", {"2", "4", "8"}}, {"k", {"2", "4", "8"}},         {"coalesce", {"0", "1"}},
-      {"dims", {"2", "3", "hypercube"}}, {"intra", {"p2p", "shm"}},
+      {"dims", {"2", "3", "hypercube"}}, {"intra", {"p2p", "shm"}},   {"own_block", {"free", "charged"}},
   };
   return values;
 }
@@ -42,7 +43,7 @@ std::vector<std::string> values_of(const ParamSpec& param, Collective collective
 std::vector<std::string> tuning_candidates(Collective collective) {
   std::vector<std::string> specs = {"native"};
   for (const Algorithm& algorithm : algorithms()) {
-    if (!algorithm.supports(collective) || algorithm.passes_through || !algorithm.make_schedule) continue;
+    if (!algorithm.supports(collective) || algorithm.passes_through || !algorithm.runs_schedules()) continue;
     // Every combination of the swept values, as "name:a=x,b=y".
     std::vector<std::string> combinations = {""};
     for (const ParamSpec& param : algorithm.params) {

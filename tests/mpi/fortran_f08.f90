@@ -1,5 +1,5 @@
 ! A Fortran 2008 MPI program (use mpi_f08) whose calls must reach the shim: MPI_Init_thread,
-! MPI_Allgather, MPI_Allgatherv and MPI_Alltoallv, with MPI_IN_PLACE, irregular and zero counts and
+! MPI_Allgather, MPI_Allgatherv, MPI_Alltoallv, MPI_Gatherv and MPI_Scatterv, with MPI_IN_PLACE, irregular and zero counts and
 ! reversed displacements, checked against values computed here. Prints "fortran_f08: N checks passed, M failed".
 program fortran_f08
   use mpi_f08
@@ -89,9 +89,55 @@ program fortran_f08
     end do
   end do
 
+  deallocate(ivalues, recv)
+
+  ! MPI_Gatherv to the last rank: counts 1, 2, 0, 1, ...; blocks in reverse rank order with an unused
+  ! element after each, which must stay untouched. Then MPI_Scatterv of that layout from rank 0 with
+  ! MPI_IN_PLACE there (rank 0's block stays in the send buffer; its receive arguments are ignored).
+  do j = 0, p - 1
+    rcounts(j) = mod(j + 1, 3)
+  end do
+  total = 0
+  do j = p - 1, 0, -1
+    displs(j) = total
+    total = total + rcounts(j) + 1
+  end do
+  allocate(ivalues(3), recv(total))
+  do k = 1, rcounts(rank)
+    ivalues(k) = 1000 * rank + k
+  end do
+  recv = -1
+  call MPI_Gatherv(ivalues, rcounts(rank), MPI_INTEGER, recv, rcounts, displs, MPI_INTEGER, p - 1, MPI_COMM_WORLD)
+  if (rank == p - 1) then
+    do j = 0, p - 1
+      call check(recv(displs(j) + rcounts(j) + 1) == -1, 'MPI_Gatherv gap untouched')
+      do k = 1, rcounts(j)
+        call check(recv(displs(j) + k) == 1000 * j + k, 'MPI_Gatherv value')
+      end do
+    end do
+  end if
+  ivalues = -1
+  if (rank == 0) then
+    do j = 0, p - 1
+      do k = 1, rcounts(j)
+        recv(displs(j) + k) = 2000 * j + k
+      end do
+    end do
+    call MPI_Scatterv(recv, rcounts, displs, MPI_INTEGER, MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD)
+  else
+    call MPI_Scatterv(recv, rcounts, displs, MPI_INTEGER, ivalues, rcounts(rank), MPI_INTEGER, 0, MPI_COMM_WORLD)
+  end if
+  if (rank /= 0) then
+    call check(ivalues(rcounts(rank) + 1) == -1, 'MPI_Scatterv beyond the block untouched')
+    do k = 1, rcounts(rank)
+      call check(ivalues(k) == 2000 * rank + k, 'MPI_Scatterv value')
+    end do
+  end if
+  deallocate(ivalues, recv)
+
   call MPI_Comm_free(comm)
   ! A main program's allocatables live to the end: freed here so LeakSanitizer sees no leak.
-  deallocate(ivalues, recv, rcounts, displs, scounts, sdispls)
+  deallocate(rcounts, displs, scounts, sdispls)
   counts = [checks, failures]
   call MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) print '("fortran_f08: ", i0, " checks passed, ", i0, " failed")', counts(1) - counts(2), counts(2)

@@ -77,7 +77,7 @@ TEST(AlltoallvSchedules, EveryByteReachesItsDestinationOnceForAllProcessCounts) 
               for (const Transfer& send : step.sends) {  // a header has a size for every block of its message
                 const auto& blocks = send.region.blocks;
                 if (!std::all_of(blocks.begin(), blocks.end(), [&](std::int64_t block) {
-                      return knows_scratch_bytes(BlockNaming::alltoall, p, send.peer, block);
+                      return knows_scratch_bytes(BlockNaming::alltoall, p, 0, send.peer, block);
                     }))
                   headers += 8 * static_cast<long long>(blocks.size());
               }

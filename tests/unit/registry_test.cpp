@@ -17,7 +17,7 @@ TEST(Registry, NamesAreUniquePerCollectiveAndEveryAlgorithmCanRun) {
       EXPECT_TRUE(names.insert({algorithm.name, c}).second) << "duplicate " << algorithm.name;
     EXPECT_FALSE(algorithm.collectives.empty()) << algorithm.name;
     for (Collective c : algorithm.collectives) {
-      const bool runnable = algorithm.passes_through || algorithm.make_schedule;
+      const bool runnable = algorithm.passes_through || algorithm.runs_schedules();
       EXPECT_TRUE(runnable) << algorithm.name << " cannot run " << collective_name(c);
     }
     for (const ParamSpec& param : algorithm.params) {

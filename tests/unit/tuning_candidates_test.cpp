@@ -39,7 +39,7 @@ TEST(TuningCandidates, EveryCandidateIsCanonicalAndUnique) {
     EXPECT_EQ(std::set<std::string>(specs.begin(), specs.end()).size(), specs.size()) << info.name;
     // Every algorithm of the collective is among them.
     for (const Algorithm& algorithm : algorithms()) {
-      if (algorithm.supports(info.collective) && (algorithm.make_schedule || algorithm.passes_through))
+      if (algorithm.supports(info.collective) && (algorithm.runs_schedules() || algorithm.passes_through))
         EXPECT_TRUE(std::any_of(specs.begin(), specs.end(),
                                 [&](const std::string& s) { return s.rfind(algorithm.name, 0) == 0; }))
             << info.name << " lacks " << algorithm.name;

@@ -3,7 +3,7 @@
 // MPI library's own collective (native) or one of collshim's algorithms through the shim's executor,
 // and checks results. The harness (collshim_bench.cpp) does everything else the same way for every
 // collective: the sweep, warm-up, interleaved timed calls, statistics and output. One file per
-// collective family (allgather_case.cpp, alltoallv_case.cpp, ...) defines its case and registers it
+// collective family (allgather_case.cpp, alltoallv_case.cpp, gatherv_case.cpp, ...) defines its case and registers it
 // in bench_cases() (bench_cases.cpp).
 #include <mpi.h>
 
@@ -105,5 +105,7 @@ const CaseInfo* find_bench_case(Collective collective);
 CaseInfo allgather_case();
 CaseInfo allgatherv_case();
 CaseInfo alltoallv_case();
+CaseInfo gatherv_case();
+CaseInfo scatterv_case();
 
 }  // namespace collshim::bench

@@ -415,7 +415,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
   std::vector<std::string> specs = split_specs(options.algorithms);
   if (options.algorithms.empty()) {
     for (const collshim::Algorithm& algorithm : collshim::algorithms()) {
-      if (algorithm.make_schedule && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
+      if (algorithm.runs_schedules() && algorithm.supports(collective)) specs.emplace_back(algorithm.name);
     }
   }
   std::vector<AlgorithmChoice> choices;
@@ -427,7 +427,7 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
     }
     AlgorithmChoice& choice = *parsed.choice;
     if (choice.algorithm->passes_through) continue;  // native is always the baseline
-    if (!choice.algorithm->make_schedule) {
+    if (!choice.algorithm->runs_schedules()) {
       error = "--algorithms " + spec + ": not a schedule algorithm, collshim-bench cannot run it directly";
       return std::nullopt;
     }
