@@ -120,9 +120,9 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
   layout.naming = BlockNaming::alltoall;
   layout.p = context.size();
   layout.rank = context.rank();
-  layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.rdispls, 0);
+  layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.rdispls, call.recv_uniform_count);
   if (call.sendbuf != MPI_IN_PLACE) {
-    layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.sdispls, 0);
+    layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.sdispls, call.send_uniform_count);
     return MPI_SUCCESS;
   }
   // Copy the byte span that covers every outgoing block, gaps included, so that each block keeps its

@@ -10,7 +10,15 @@
 
 namespace collshim {
 
-enum class Collective { allgather = 0, allgatherv = 1, alltoallv = 2, allreduce = 3, gatherv = 4, scatterv = 5 };
+enum class Collective {
+  allgather = 0,
+  allgatherv = 1,
+  alltoallv = 2,
+  allreduce = 3,
+  gatherv = 4,
+  scatterv = 5,
+  alltoall = 6
+};
 
 // The arguments' shape; decides which algorithms can serve a collective.
 enum class CallShape {
@@ -51,6 +59,10 @@ inline constexpr std::array collectives{
                    SizeAgreement::root},
     CollectiveInfo{Collective::scatterv, "scatterv", "MPI_Scatterv", "COLLSHIM_SCATTERV", CallShape::rooted,
                    SizeAgreement::root},
+    // Alltoall runs as Alltoallv with equal counts (AlltoallvCall's uniform form): every rank passes
+    // the same count, so the size is global.
+    CollectiveInfo{Collective::alltoall, "alltoall", "MPI_Alltoall", "COLLSHIM_ALLTOALL", CallShape::alltoallv_like,
+                   SizeAgreement::global},
 };
 inline constexpr int collective_count = static_cast<int>(collectives.size());
 

@@ -25,6 +25,8 @@ struct AllgathervCall {
   }
 };
 
+// Alltoall runs as Alltoallv with equal counts: null count arrays mean every block has the uniform
+// count, block d at displacement d * count (in MPI_Aint, like the Allgather form above).
 struct AlltoallvCall {
   const void* sendbuf;  // MPI_IN_PLACE: outgoing data is read from recvbuf before it is overwritten
   const int* sendcounts;
@@ -34,6 +36,8 @@ struct AlltoallvCall {
   const int* recvcounts;
   const int* rdispls;
   MPI_Datatype recvtype;
+  int send_uniform_count = 0;  // when sendcounts is null
+  int recv_uniform_count = 0;  // when recvcounts is null
 };
 
 // MPI_Allreduce. Every rank passes the same count, type and op.

@@ -92,19 +92,26 @@ const std::vector<Algorithm>& algorithms() {
                     .make_state = make_hierarchical_state});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
-                    .collectives = {alltoallv},
+                    .collectives = {alltoallv, alltoall},
                     .make_schedule = linear_alltoallv_schedule});
     list.push_back({.name = "pairwise",
                     .summary = "p-1 steps; in step k send to rank+k, receive from rank-k",
-                    .collectives = {alltoallv},
+                    .collectives = {alltoallv, alltoall},
                     .make_schedule = pairwise_alltoallv_schedule});
     // Eligible for every p: shapes that do not fit p get holes (grid_routing.hpp).
     list.push_back({.name = "grid",
                     .summary = "k-dimensional grid indirection: about sum(d_j - 1) start-ups instead of p-1, "
                                "each byte forwarded up to k times",
-                    .collectives = {alltoallv},
+                    .collectives = {alltoallv, alltoall},
                     .params = {grid_dims_param()},
                     .make_schedule = grid_alltoallv_schedule});
+    // Alltoall only: its blocks are equal, so forwarding them log_k p times costs what the textbook says.
+    list.push_back({.name = "bruck",
+                    .summary = "radix-k Bruck: ceil(log_k p) phases of up to k-1 messages; blocks travel their "
+                               "distance digit by digit",
+                    .collectives = {alltoall},
+                    .params = {integer_param("radix", 2, 64, 2)},
+                    .make_schedule = bruck_alltoall_schedule});
     // Allreduce. Recursive doubling, Rabenseifner and recursive multiplying combine partners'
     // results in rank order, so they serve non-commutative operations; the ring does not.
     list.push_back({.name = "recursive_doubling",

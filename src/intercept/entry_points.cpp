@@ -276,6 +276,26 @@ struct AlltoallvEntry {
   }
 };
 
+// MPI_Alltoall: Alltoallv with equal counts (AlltoallvCall's uniform form, no count arrays).
+struct AlltoallEntry {
+  static constexpr Collective collective = Collective::alltoall;
+  AlltoallvCall call;
+
+  bool arguments_usable(int) const {
+    const bool in_place = call.sendbuf == MPI_IN_PLACE;
+    if (call.recvtype == MPI_DATATYPE_NULL || call.recv_uniform_count < 0) return false;
+    return in_place || (call.sendtype != MPI_DATATYPE_NULL && call.send_uniform_count >= 0);
+  }
+  long long received_bytes(int p) const {
+    return static_cast<long long>(call.recv_uniform_count) * p * type_size(call.recvtype);
+  }
+  int pass_through(MPI_Comm comm) const {
+    return PMPI_Alltoall(call.sendbuf, call.send_uniform_count, call.sendtype, call.recvbuf, call.recv_uniform_count,
+                         call.recvtype, comm);
+  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_alltoallv(call, choice, context); }
+};
+
 // MPI_Allreduce: the vector cut into p segments. Types whose extent is not positive (nothing a
 // temporary copy could lay out) and aliased buffers go to the MPI library, which reports the latter.
 struct AllreduceEntry {
@@ -383,6 +403,13 @@ int rank_in(Runtime& runtime, MPI_Comm comm) {
                                             recvtype}});
 }
 
+[[gnu::noinline]] int alltoall_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return run_collective(*runtime, comm,
+                        AlltoallEntry{{sendbuf, nullptr, nullptr, sendtype, recvbuf, nullptr, nullptr, recvtype,
+                                       sendcount, recvcount}});
+}
+
 [[gnu::noinline]] int allreduce_shim(Runtime* runtime, const void* sendbuf, void* recvbuf, int count,
                                      MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   return run_collective(*runtime, comm, AllreduceEntry{{sendbuf, recvbuf, count, type, op}});
@@ -467,6 +494,14 @@ COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], c
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                         comm);
+}
+
+COLLSHIM_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  Runtime* runtime = runtime_for(Collective::alltoall);
+  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
+  if (runtime == nullptr) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 COLLSHIM_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

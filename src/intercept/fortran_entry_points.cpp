@@ -167,6 +167,15 @@ extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendco
   set_error(ierr, rc);
 }
 
+extern "C" void collshim_alltoall_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                    void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                    const MPI_Fint* comm, MPI_Fint* ierr) {
+  const int rc = MPI_Alltoall(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
+                              receive_buffer(recvbuf), static_cast<int>(*recvcount), PMPI_Type_f2c(*recvtype),
+                              PMPI_Comm_f2c(*comm));
+  set_error(ierr, rc);
+}
+
 extern "C" void collshim_allreduce_f(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
                                      const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
                                      MPI_Fint* ierr) {
@@ -223,6 +232,7 @@ COLLSHIM_FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, collshim_finalize_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER, collshim_allgather_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV, collshim_allgatherv_f)
 COLLSHIM_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV, collshim_alltoallv_f)
+COLLSHIM_FORTRAN_NAMES(mpi_alltoall, MPI_ALLTOALL, collshim_alltoall_f)
 COLLSHIM_FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE, collshim_allreduce_f)
 COLLSHIM_FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV, collshim_gatherv_f)
 COLLSHIM_FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV, collshim_scatterv_f)

@@ -119,5 +119,73 @@ TEST(AlltoallvSchedules, StartupsPerRank) {
   }
 }
 
+// Alltoall runs the same engine with equal counts. Its schedules (the Alltoallv ones it shares and
+// Bruck's) for every p to 130 and radix 2..9, under the uniform matrix and the all-zero one (a
+// zero count is legal in MPI_Alltoall): every block reaches its destination exactly once, nothing is
+// forwarded before it is held, and Bruck forwards each byte at most ceil(log_k p) times.
+std::vector<std::string> alltoall_specs() {
+  std::vector<std::string> specs = {"linear", "pairwise", "grid", "grid:dims=hypercube"};
+  for (int radix = 2; radix <= 9; ++radix) specs.push_back("bruck:radix=" + std::to_string(radix));
+  return specs;
+}
+
+int bruck_phases(int p, int radix) {
+  int phases = 0;
+  for (long long reach = 1; reach < p; reach *= radix) ++phases;
+  return phases;
+}
+
+TEST(AlltoallSchedules, EveryBlockReachesItsDestinationOnceForAllProcessCounts) {
+  for (const std::string& spec : alltoall_specs()) {
+    const SpecParseResult parsed = parse_algorithm_spec(spec, Collective::alltoall);
+    ASSERT_TRUE(parsed.choice) << spec << ": " << parsed.error;
+    const AlgorithmChoice& choice = *parsed.choice;
+    for (int p = 1; p <= max_procs; ++p) {
+      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+      std::vector<Schedule> schedules;
+      for (int rank = 0; rank < p; ++rank) schedules.push_back(generate_schedule(choice, one_node, rank));
+      for (const long long block : {8LL, 0LL}) {
+        const CheckResult result = check_schedules({BlockNaming::alltoall, p, [&](std::int64_t) { return block; }},
+                                                   [&](int rank) { return schedules[rank]; });
+        const std::string where = spec + " p=" + std::to_string(p) + " block=" + std::to_string(block);
+        ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
+        if (choice.algorithm->name != "bruck" || block == 0) continue;
+        const int radix = param_int(choice.params, "radix");
+        long long sent = 0, most = 0;
+        for (const long long bytes : result.stats.bytes_sent) sent += bytes;
+        for (const long messages : result.stats.messages_sent) most = std::max<long long>(most, messages);
+        const long long payload = 8LL * p * (p - 1);
+        // Headers (8 bytes per forwarded block) come on top of the payload, and never exceed it here.
+        ASSERT_GE(sent, payload) << where;
+        ASSERT_LE(sent, 2 * bruck_phases(p, radix) * payload) << where;
+        // Start-ups: at most k-1 per phase (the point of the algorithm), instead of p-1.
+        ASSERT_LE(most, static_cast<long long>(radix - 1) * bruck_phases(p, radix)) << where;
+      }
+    }
+  }
+}
+
+// Bruck radix 2 at a power of two is the textbook: log2 p phases, one message each, each carrying
+// half of the p-1 foreign blocks' worth of traffic (p/2 blocks per message).
+TEST(AlltoallSchedules, BruckRadixTwoIsTheTextbookAtPowersOfTwo) {
+  const AlgorithmChoice choice = *parse_algorithm_spec("bruck", Collective::alltoall).choice;
+  for (const int p : {2, 4, 8, 16, 32, 64, 128}) {
+    const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+    for (int rank = 0; rank < p; rank += std::max(1, p / 4)) {
+      const Schedule schedule = generate_schedule(choice, one_node, rank);
+      int phases_with_traffic = 0;
+      for (const Step& step : schedule.steps) {
+        if (step.sends.empty()) continue;
+        ++phases_with_traffic;
+        ASSERT_EQ(step.sends.size(), 1u) << "p=" << p;
+        ASSERT_EQ(step.recvs.size(), 1u) << "p=" << p;
+        EXPECT_EQ(step.sends[0].region.blocks.size(), static_cast<std::size_t>(p / 2)) << "p=" << p;
+        EXPECT_EQ(step.sends[0].peer, (rank + (1 << (phases_with_traffic - 1))) % p) << "p=" << p;
+      }
+      EXPECT_EQ(phases_with_traffic, bruck_phases(p, 2)) << "p=" << p;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace collshim

@@ -44,7 +44,7 @@ TEST(Collectives, MpiFunctionAndForcingVariableFollowTheName) {
 }
 
 TEST(Collectives, NamesForMessages) {
-  EXPECT_EQ(collective_names(), "allgather, allgatherv, alltoallv, allreduce, gatherv or scatterv");
+  EXPECT_EQ(collective_names(), "allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv or alltoall");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a"}), "a");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a", "b"}), "a or b");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{}), "");

@@ -138,7 +138,7 @@ TEST(RuleTable, UnknownRuleKey) {
 
 TEST(RuleTable, UnknownCollective) {
   expect_error(head + "  - collective: reduce\n    use: ring\n", 3, 17,
-               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv, allreduce, gatherv or scatterv");
+               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv or alltoall");
 }
 
 TEST(RuleTable, MissingUse) {

@@ -107,5 +107,6 @@ CaseInfo allgatherv_case();
 CaseInfo alltoallv_case();
 CaseInfo gatherv_case();
 CaseInfo scatterv_case();
+CaseInfo alltoall_case();
 
 }  // namespace collshim::bench
