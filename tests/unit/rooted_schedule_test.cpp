@@ -182,3 +182,26 @@ TEST(RootedSchedules, CheckerRejectsABlockGatheredTwiceAndOneNeverUnpacked) {
 
 }  // namespace
 }  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// Träff's parameters as users write them (COLLSHIM_GATHERV=traff:..., rule tables): good values are
+// accepted and canonical, bad ones named with what was expected.
+TEST(TraffParameters, AcceptByteCountsOrNeverAndNameWhatWasExpected) {
+  const SpecParseResult good = parse_algorithm_spec("traff:own_block=charged,linear_above=4000", Collective::scatterv);
+  ASSERT_TRUE(good.choice) << good.error;
+  EXPECT_EQ(good.choice->text(), "traff:own_block=charged,linear_above=4000");
+  const SpecParseResult plain = parse_algorithm_spec("traff", Collective::gatherv);
+  ASSERT_TRUE(plain.choice) << plain.error;
+  EXPECT_EQ(plain.choice->params.at("linear_above"), "never");
+  for (const char* bad : {"traff:linear_above=-1", "traff:linear_above=1k", "traff:own_block=maybe"}) {
+    const SpecParseResult parsed = parse_algorithm_spec(bad, Collective::gatherv);
+    ASSERT_FALSE(parsed.choice) << bad;
+    EXPECT_NE(parsed.error.find("expected"), std::string::npos) << parsed.error;
+  }
+  EXPECT_FALSE(parse_algorithm_spec("traff", Collective::allgather).choice);  // rooted collectives only
+}
+
+}  // namespace
+}  // namespace collshim
