@@ -178,6 +178,13 @@ class Checker {
       }
       return;
     }
+    // A rooted collective's receive buffer exists only where the call defines it: a Gatherv's at the
+    // root, a Scatterv's as the rank's own block (elsewhere it is not the user's memory to write).
+    if (buffer == Buffer::recv && ((setup_.naming == BlockNaming::gather && rank != setup_.root) ||
+                                   (setup_.naming == BlockNaming::scatter && block != rank))) {
+      fail(who + "writes recv block " + std::to_string(block) + ", which its call has no receive buffer for");
+      return;
+    }
     const std::int64_t expected = datum_of(setup_.naming, setup_.p, rank, buffer, block);
     if (datum != expected)
       fail(who + "gets datum " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +

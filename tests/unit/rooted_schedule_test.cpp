@@ -158,7 +158,7 @@ TEST(TraffTree, OneFarBlockTravelsOnceWhereTheBinomialTreeForwardsItLog2PTimes) 
   EXPECT_EQ(gather_time(binomial, root, bytes), 4000);
 }
 
-TEST(RootedSchedules, CheckerRejectsABlockGatheredTwiceAndOneNeverUnpacked) {
+TEST(RootedSchedules, CheckerRejectsBlocksGatheredTwiceNeverUnpackedOrWrittenWhereNoBufferIs) {
   const int p = 4, root = 0;
   const auto twice = [&](int rank) {
     Schedule schedule = linear_gatherv_schedule(p, rank, root);
@@ -178,6 +178,48 @@ TEST(RootedSchedules, CheckerRejectsABlockGatheredTwiceAndOneNeverUnpacked) {
   const CheckResult missing = check_schedules(setup, never_unpacked);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.errors.front().find("never holds block"), std::string::npos) << missing.errors.front();
+  // A non-root rank of a Gatherv has no receive buffer; a Scatterv's rank only its own block.
+  const auto unpacked_at_leaf = [&](int rank) {
+    Schedule schedule = gather_tree_schedule(binomial_tree_node(p, rank, root), p, rank, root);
+    if (rank == 1) schedule.steps.back().copies.push_back({{Buffer::scratch, {1}}, {Buffer::recv, {1}}});
+    return schedule;
+  };
+  const CheckResult stray = check_schedules(setup, unpacked_at_leaf);
+  ASSERT_FALSE(stray.ok());
+  EXPECT_NE(stray.errors.front().find("has no receive buffer for"), std::string::npos) << stray.errors.front();
+  CheckSetup scatter{BlockNaming::scatter, p, {}};
+  const auto foreign_block = [&](int rank) {
+    Schedule schedule = linear_scatterv_schedule(p, rank, root);
+    if (rank == root) schedule.steps[0].sends.push_back({2, {Buffer::send, {3}}});
+    if (rank == 2) schedule.steps[0].recvs.push_back({root, {Buffer::recv, {3}}});
+    return schedule;
+  };
+  const CheckResult foreign = check_schedules(scatter, foreign_block);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.errors.front().find("has no receive buffer for"), std::string::npos) << foreign.errors.front();
+}
+
+}  // namespace
+}  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// Träff's parameters as users write them (COLLSHIM_GATHERV=traff:..., rule tables): good values are
+// accepted and canonical, bad ones named with what was expected.
+TEST(TraffParameters, AcceptByteCountsOrNeverAndNameWhatWasExpected) {
+  const SpecParseResult good = parse_algorithm_spec("traff:own_block=charged,linear_above=4000", Collective::scatterv);
+  ASSERT_TRUE(good.choice) << good.error;
+  EXPECT_EQ(good.choice->text(), "traff:own_block=charged,linear_above=4000");
+  const SpecParseResult plain = parse_algorithm_spec("traff", Collective::gatherv);
+  ASSERT_TRUE(plain.choice) << plain.error;
+  EXPECT_EQ(plain.choice->params.at("linear_above"), "never");
+  for (const char* bad : {"traff:linear_above=-1", "traff:linear_above=1k", "traff:own_block=maybe"}) {
+    const SpecParseResult parsed = parse_algorithm_spec(bad, Collective::gatherv);
+    ASSERT_FALSE(parsed.choice) << bad;
+    EXPECT_NE(parsed.error.find("expected"), std::string::npos) << parsed.error;
+  }
+  EXPECT_FALSE(parse_algorithm_spec("traff", Collective::allgather).choice);  // rooted collectives only
 }
 
 }  // namespace
