@@ -22,4 +22,20 @@ rows=$(grep -c '^allgather,' "$out")
 [ "$candidates" -ge 20 ] || { echo "only $candidates allgather candidates"; exit 1; }
 [ "$(grep -c '^alltoallv,shift,3,' "$out")" -ge 7 ]
 "$tune" rules "$out" -o "$2/measure.yaml"
+
+# A launcher whose output mixes a cut-off row with its own text (as SimGrid's does when it aborts
+# mid-line): the row is left out with a warning, the good one kept, and the file still feeds `rules`.
+header=$(head -n 1 "$out")
+good=$(grep -m 1 '^allgather,,3,1,' "$out")
+printf '%s\n%s\n%s/usr/bin/smpirun --cfg=x\n' "$header" "$good" "${good:0:40}" >"$2/launcher_output.txt"
+fake="$2/fake_launcher.sh"
+printf '#!/bin/sh\ncat "%s"\n' "$2/launcher_output.txt" >"$fake"
+chmod +x "$fake"
+mixed="$2/mixed.csv"
+rm -f "$mixed"
+warnings=$("$tune" measure -o "$mixed" --collective allgather --max-bytes 1 -- "$fake" 2>&1 >/dev/null)
+echo "$warnings"
+grep -q 'warning: not a result row (.* fields, the header names .*), left out: allgather' <<<"$warnings"
+[ "$(grep -c '^allgather,' "$mixed")" -eq 1 ]
+"$tune" rules "$mixed" -o "$2/mixed.yaml"
 echo "tune_measure_test: passed"

@@ -19,13 +19,9 @@ bool is_native_label(std::string_view algorithm) {
   return algorithm == "native" || algorithm.starts_with("smpi_");
 }
 
-namespace {
-
 // ---------------------------------------------------------------------------------------------
 // CSV
 
-// Splits one RFC 4180 line (quoted fields may hold commas and doubled quotes, not line breaks).
-// Returns nullopt on an unterminated quote.
 std::optional<std::vector<std::string>> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -51,6 +47,8 @@ std::optional<std::vector<std::string>> split_csv_line(const std::string& line) 
   if (quoted) return std::nullopt;
   return fields;
 }
+
+namespace {
 
 // The columns `rules` reads. `ranks` is collshim-bench's name for what rules call procs; either works.
 struct Columns {

@@ -3,6 +3,7 @@
 // rule table that keeps every measured cell within a tolerance of its best out. Pure data in and
 // text out, no MPI, so unit tests drive it with synthetic measurements.
 #include <istream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ inline constexpr std::string_view table_label = "collshim";
 
 // True for the labels of the MPI library's own collective.
 bool is_native_label(std::string_view algorithm);
+
+// Splits one RFC 4180 line (quoted fields may hold commas and doubled quotes, not line breaks).
+// Returns nullopt on an unterminated quote.
+std::optional<std::vector<std::string>> split_csv_line(const std::string& line);
 
 struct CsvReadResult {
   std::vector<Measurement> measurements;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 
 #include "algorithms/collective.hpp"
 #include "bench_case.hpp"
+#include "rule_synthesis.hpp"
 #include "selector/tuning_candidates.hpp"
 
 extern char** environ;
@@ -180,6 +182,7 @@ int run_sweep(const SweepOptions& options) {
       std::vector<std::string> pending;
       long long pending_bytes = -1;
       int bytes_column = -1;
+      int columns = 0;
       auto flush = [&] {
         if (pending.empty()) return;
         for (const std::string& row : pending) out << row << "\n";
@@ -191,8 +194,8 @@ int run_sweep(const SweepOptions& options) {
         if (line.starts_with("collective,")) {
           std::stringstream header(line);
           std::string column;
-          for (int i = 0; std::getline(header, column, ','); ++i) {
-            if (column == "bytes") bytes_column = i;
+          for (columns = 0; std::getline(header, column, ','); ++columns) {
+            if (column == "bytes") bytes_column = columns;
           }
           if (!header_written) {
             out << line << "\n";
@@ -200,11 +203,16 @@ int run_sweep(const SweepOptions& options) {
           }
           return;
         }
-        std::stringstream fields(line);
-        std::string field;
-        long long bytes = -1;
-        for (int i = 0; std::getline(fields, field, ','); ++i) {
-          if (i == bytes_column) bytes = std::stoll(field);
+        // A row cut short by a crashing launcher, or joined with the launcher's own output, must not
+        // reach the file: every later `rules` run would refuse it.
+        const auto fields = split_csv_line(line);
+        const long long count = fields ? static_cast<long long>(fields->size()) : -1;
+        const long long bytes =
+            count == columns && bytes_column >= 0 ? std::strtoll((*fields)[bytes_column].c_str(), nullptr, 10) : -1;
+        if (bytes < 0) {
+          std::cerr << "collshim-tune: warning: not a result row (" << count << " fields, the header names " << columns
+                    << "), left out: " << line.substr(0, 160) << "\n";
+          return;
         }
         if (bytes != pending_bytes) flush();
         pending_bytes = bytes;
