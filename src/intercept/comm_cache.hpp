@@ -5,6 +5,9 @@
 // attribute; MPI calls our delete callback when the user frees the communicator, and all of it goes.
 #include <mpi.h>
 
+#include <array>
+#include <cstdint>
+
 #include "algorithms/comm_context.hpp"
 #include "selector/decision_cache.hpp"
 #include "selector/online_tuning.hpp"
@@ -21,6 +24,9 @@ struct CommState {
   CommMapping mapping;
   DecisionCache decisions;
   CommTuning tuning;  // COLLSHIM_TUNE=online: the keys this communicator is tuning or has tuned
+  // Per collective, whether its decisions on this communicator depend on the size (0: not known yet,
+  // 1: no, 2: yes): the ranks agree on a rank-local size only where it does.
+  std::array<std::uint8_t, collective_count> size_dependence{};
 };
 
 class CommCache {

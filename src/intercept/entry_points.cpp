@@ -65,18 +65,32 @@ TuningSession& tuning_session(Runtime& runtime, CommState& state, const CallFact
                           runtime.tuning_policy);
 }
 
+// What the selector knows of a call: the communicator's size and placement, the size, the operation.
+CallFacts call_facts(const CommState& state, Collective collective, long long block_bytes, int properties) {
+  const CommMapping& mapping = state.mapping;
+  return {collective,     state.context.size(),
+          block_bytes,    mapping.mapping,
+          mapping.nodes,  mapping.ppn,
+          mapping.oversubscribed, (properties & non_commutative) == 0,
+          (properties & rounding_depends_on_order) != 0};
+}
+
+// Whether the ranks must agree on a rank-local size before deciding: only where some size-keyed rule
+// could apply to this communicator (or online tuning runs), worked out on its first call.
+bool size_must_be_agreed(const Runtime& runtime, CommState& state, Collective collective) {
+  if (!runtime.selector.needs_agreed_size(collective)) return false;
+  std::uint8_t& known = state.size_dependence[static_cast<int>(collective)];
+  if (known == 0) known = runtime.selector.decision_depends_on_size(call_facts(state, collective, 0, 0)) ? 2 : 1;
+  return known == 2;
+}
+
 // A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
 // Null while online tuning still tries candidates for the call's key: the call is a trial, and
 // nothing is cached until the key is tuned.
 [[gnu::noinline]] const Decision* decide_and_store(Runtime& runtime, CommState& state, Collective collective,
                                                    long long block_bytes, int properties) {
-  const CommMapping& mapping = state.mapping;
   const int p = state.context.size();
-  const CallFacts facts{collective,     p,
-                        block_bytes,    mapping.mapping,
-                        mapping.nodes,  mapping.ppn,
-                        mapping.oversubscribed, (properties & non_commutative) == 0,
-                        (properties & rounding_depends_on_order) != 0};
+  const CallFacts facts = call_facts(state, collective, block_bytes, properties);
   Decision decision = runtime.selector.decide(facts);
   if (p > 1 && runtime.selector.tunes(decision)) {
     const TuningSession& session = tuning_session(runtime, state, facts, properties);
@@ -111,16 +125,16 @@ const Decision* decide(Runtime& runtime, CommState& state, Collective collective
 // The size a decision is keyed on: the average block, which rules test as block_bytes. How the ranks
 // come to the same value is the collective's SizeAgreement (collective.hpp). `root`: of a rooted call.
 template <Collective collective>
-long long agreed_block_bytes(const Runtime& runtime, const CommState& state, long long received_bytes, int p,
+long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long received_bytes, int p,
                              int root) {
   constexpr SizeAgreement agreement = collective_info(collective).size_agreement;
   // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
   // average block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on
   // the shadow communicator (a latency-bound O(log p) step). Only paid when some rule of the
-  // collective tests block_bytes; otherwise the decision ignores the size, and the report buckets the
+  // collective that tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and the report buckets the
   // call by this rank's own average received block.
   if constexpr (agreement == SizeAgreement::local) {
-    if (runtime.selector.needs_agreed_size(collective)) {
+    if (size_must_be_agreed(runtime, state, collective)) {
       long long total_bytes = received_bytes;
       PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state.context.comm());
       return total_bytes / (static_cast<long long>(p) * p);
@@ -131,7 +145,7 @@ long long agreed_block_bytes(const Runtime& runtime, const CommState& state, lon
   // by the average block and the others' by their own block (received_bytes is then that block).
   if constexpr (agreement == SizeAgreement::root) {
     long long total_bytes = received_bytes;
-    if (runtime.selector.needs_agreed_size(collective)) {
+    if (size_must_be_agreed(runtime, state, collective)) {
       PMPI_Bcast(&total_bytes, 1, MPI_LONG_LONG, root, state.context.comm());
     } else if (state.context.rank() != root) {
       return received_bytes;

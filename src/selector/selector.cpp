@@ -131,6 +131,23 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
   return decision;
 }
 
+bool Selector::decision_depends_on_size(const CallFacts& facts) const {
+  const int c = static_cast<int>(facts.collective);
+  if (!needs_agreed_size_[c] || facts.procs == 1) return false;
+  if (tune_online_) return true;
+  for (const Rule& rule : rules_.rules()) {
+    if (rule.collective != facts.collective) continue;
+    if (!rule.when.block_bytes) {
+      if (rule.when.matches(facts)) return false;  // decides every size that gets this far
+      continue;
+    }
+    CallFacts inside = facts;  // a size the rule accepts: then only the other conditions count
+    inside.block_bytes = rule.when.block_bytes->low;
+    if (rule.when.matches(inside)) return true;
+  }
+  return false;
+}
+
 const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts& facts) const {
   const Algorithm& algorithm = *choice.algorithm;
   if (algorithm.eligible && !algorithm.eligible(facts.procs, choice.params)) return algorithm.eligibility.data();

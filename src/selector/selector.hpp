@@ -53,6 +53,11 @@ class Selector {
   // (SizeAgreement other than global) and some rule of it tests block_bytes: the ranks must agree on
   // the size first.
   bool needs_agreed_size(Collective collective) const { return needs_agreed_size_[static_cast<int>(collective)]; }
+  // Narrower, per communicator: true when the decision for a call with `facts` (its block_bytes
+  // ignored) can depend on the size: some rule testing block_bytes matches the other facts before a
+  // rule matches them whatever the size (or online tuning keys on the size). Rules for other process
+  // counts or placements then cost those communicators nothing.
+  bool decision_depends_on_size(const CallFacts& facts) const;
 
   // Online tuning (COLLSHIM_TUNE=online): true when `decision` may be replaced by what the job learns,
   // i.e. no forcing variable fixed it and no rule of COLLSHIM_TUNE_OUT (learned by an earlier job) did.

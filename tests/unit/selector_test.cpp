@@ -184,6 +184,35 @@ TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
   EXPECT_FALSE(forced.selector->needs_agreed_size(Collective::alltoallv));
 }
 
+// The agreement is paid per communicator only where a size-keyed rule could apply: rules keyed on
+// other process counts or placements, or behind a rule that decides every size, cost nothing.
+TEST(Selector, SizeMattersOnlyWhereASizeKeyedRuleCanMatch) {
+  const auto b = build({}, {R"(version: 1
+rules:
+  - { collective: alltoallv, when: { procs: 64, ppn: 16, block_bytes: -64 }, use: linear }
+  - { collective: alltoallv, when: { procs: 8-16 }, use: pairwise }
+  - { collective: alltoallv, when: { procs: 12, block_bytes: -64 }, use: linear }
+  - { collective: alltoallv, when: { procs: 20-, mapping: cyclic, block_bytes: 1KiB- }, use: grid }
+)"});
+  ASSERT_TRUE(b.diagnostics.size() <= 1);  // the procs: 12 rule is shadowed (a warning)
+  auto depends = [&](int procs, int ppn, MappingClass mapping) {
+    CallFacts call = facts(Collective::alltoallv, procs, 0, mapping);
+    call.ppn = ppn;
+    return b.selector->decision_depends_on_size(call);
+  };
+  EXPECT_TRUE(depends(64, 16, MappingClass::sequential));
+  EXPECT_FALSE(depends(64, 8, MappingClass::sequential));   // ppn differs
+  EXPECT_FALSE(depends(12, 4, MappingClass::sequential));   // procs: 8-16 decides first, whatever the size
+  EXPECT_FALSE(depends(4, 4, MappingClass::sequential));    // no rule for 4
+  EXPECT_TRUE(depends(32, 8, MappingClass::cyclic));
+  EXPECT_FALSE(depends(32, 8, MappingClass::sequential));
+  EXPECT_FALSE(depends(1, 1, MappingClass::single_node));   // one process never exchanges
+  // Forcing fixes the choice: nothing depends on the size.
+  const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
+                            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  EXPECT_FALSE(forced.selector->decision_depends_on_size(facts(Collective::alltoallv, 64)));
+}
+
 TEST(Selector, OnlyRankLocalSizesNeedAgreement) {
   const auto b = build({}, {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -64 }, use: ring }\n"
                             "  - { collective: allgatherv, when: { block_bytes: -64 }, use: ring }\n"});
