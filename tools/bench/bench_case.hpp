@@ -108,5 +108,6 @@ CaseInfo alltoallv_case();
 CaseInfo gatherv_case();
 CaseInfo scatterv_case();
 CaseInfo alltoall_case();
+CaseInfo allreduce_case();
 
 }  // namespace collshim::bench
