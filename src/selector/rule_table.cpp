@@ -375,6 +375,7 @@ class FileParser {
     std::optional<Collective> collective;
     // std::optional, not default-constructed nodes: assigning to those aliases yaml-cpp's nodes.
     std::optional<YAML::Node> when_node, use_node;
+    std::optional<std::pair<YAML::Mark, bool>> reorder;
     for (const auto& [key, key_mark, value] : unique_keys(node, "a rule")) {
       if (key == "collective") {
         if (value.IsScalar()) collective = find_collective(value.Scalar());
@@ -384,10 +385,19 @@ class FileParser {
         when_node.emplace(value);
       } else if (key == "use") {
         use_node.emplace(value);
+      } else if (key == "reorder") {
+        bool allowed = false;
+        if (value.IsScalar() && YAML::convert<bool>::decode(value, allowed))
+          reorder.emplace(key_mark, allowed);
+        else
+          error(value.Mark(), "'reorder' must be true or false, got '" + describe(value) + "'");
       } else {
-        error(key_mark, "unknown key '" + key + "' in rule, expected collective, when or use");
+        error(key_mark, "unknown key '" + key + "' in rule, expected collective, when, use or reorder");
       }
     }
+    if (reorder && collective && *collective != Collective::allreduce)
+      error(reorder->first, "'reorder' applies to allreduce rules only (it allows a floating-point reduction to "
+                            "combine in another order)");
     if (!collective && problems_.count() == before)
       error(node.Mark(), "rule has no 'collective', expected " + collective_names());
     if (!use_node) error(node.Mark(), "rule has no 'use', expected an algorithm name or map");
@@ -397,6 +407,7 @@ class FileParser {
     auto choice = parse_use(*use_node, *collective);
     if (!choice || problems_.count() != before) return std::nullopt;
     rule.use = std::move(*choice);
+    rule.reorder = reorder && reorder->second;
     return rule;
   }
 

@@ -64,6 +64,10 @@ struct Rule {
   RuleConditions when;
   AlgorithmChoice use;
   SourceLocation where;  // of the rule's first key
+  // `reorder: true` (Allreduce rules only): floating-point reductions in this rule's range may run an
+  // algorithm that combines in another order than the MPI library, as COLLSHIM_ALLREDUCE_REORDER=1
+  // allows for every call.
+  bool reorder = false;
 };
 
 struct RuleDiagnostic {

@@ -9,7 +9,8 @@ namespace {
 
 constexpr const char* default_config_name = "default";
 constexpr const char* rounding_need =
-    "exact data or COLLSHIM_ALLREDUCE_REORDER=1 (floating-point data would round differently)";
+    "exact data, COLLSHIM_ALLREDUCE_REORDER=1 or a rule with reorder: true (floating-point data would round "
+    "differently)";
 
 // COLLSHIM_CONFIG entries, in the order given; "default" names the shipped table.
 std::vector<std::string> split_config_list(const std::string& text) {
@@ -123,7 +124,9 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
     }
   }
   // Each unmet need substitutes: the algorithm's fallback, or, for rounding, the library's own order.
-  while (const char* need = unmet_need(*decision.choice, facts)) {
+  const bool reorder =
+      allreduce_reorder_ || (decision.rule_index >= 0 && rules_.rules()[decision.rule_index].reorder);
+  while (const char* need = unmet_need(*decision.choice, facts, reorder)) {
     const AlgorithmChoice* fallback = fallback_[decision.choice->id];
     decision.choice = need == rounding_need || fallback == nullptr ? native_ : fallback;
     decision.substitution = need;
@@ -148,7 +151,7 @@ bool Selector::decision_depends_on_size(const CallFacts& facts) const {
   return false;
 }
 
-const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts& facts) const {
+const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts& facts, bool reorder) const {
   const Algorithm& algorithm = *choice.algorithm;
   if (algorithm.eligible && !algorithm.eligible(facts.procs, choice.params)) return algorithm.eligibility.data();
   // A non-commutative operation needs an algorithm that keeps rank order.
@@ -156,14 +159,14 @@ const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts&
     return "a commutative operation";
   // Floating-point sums and products round differently in another order: unless allowed, the
   // library's own order (pass through) keeps the user's results.
-  if (facts.order_changes_rounding && !allreduce_reorder_ && !algorithm.passes_through) return rounding_need;
+  if (facts.order_changes_rounding && !reorder && !algorithm.passes_through) return rounding_need;
   return nullptr;
 }
 
 std::vector<const AlgorithmChoice*> Selector::tuning_candidates(const CallFacts& facts) const {
   std::vector<const AlgorithmChoice*> runnable;
   for (const AlgorithmChoice* candidate : tuning_candidates_[static_cast<int>(facts.collective)]) {
-    if (unmet_need(*candidate, facts) == nullptr) runnable.push_back(candidate);
+    if (unmet_need(*candidate, facts, allreduce_reorder_) == nullptr) runnable.push_back(candidate);
   }
   return runnable;
 }

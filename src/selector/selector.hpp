@@ -89,7 +89,8 @@ class Selector {
   std::array<bool, collective_count> always_native_{};
   std::array<bool, collective_count> needs_agreed_size_{};
   // The first of the call-property checks of decide() that `choice` fails, or nullptr.
-  const char* unmet_need(const AlgorithmChoice& choice, const CallFacts& facts) const;
+  // `reorder`: floating-point reductions may change order (COLLSHIM_ALLREDUCE_REORDER or the rule).
+  const char* unmet_need(const AlgorithmChoice& choice, const CallFacts& facts, bool reorder) const;
 
   const AlgorithmChoice* native_ = nullptr;
   bool allreduce_reorder_ = false;  // COLLSHIM_ALLREDUCE_REORDER

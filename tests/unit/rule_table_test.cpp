@@ -133,7 +133,24 @@ TEST(RuleTable, RulesNotAList) { expect_error("version: 1\nrules: ring\n", 2, 8,
 
 TEST(RuleTable, UnknownRuleKey) {
   expect_error(head + "  - collective: allgather\n    usе: ring\n    use: ring\n", 4, 5,
-               "unknown key 'usе' in rule, expected collective, when or use");
+               "unknown key 'usе' in rule, expected collective, when, use or reorder");
+}
+
+TEST(RuleTable, ReorderIsABooleanOfAllreduceRules) {
+  expect_error(head + "  - collective: allreduce\n    reorder: sometimes\n    use: ring\n", 4, 14,
+               "'reorder' must be true or false, got 'sometimes'");
+  expect_error(head + "  - collective: allgather\n    reorder: true\n    use: ring\n", 4, 5,
+               "'reorder' applies to allreduce rules only");
+  std::vector<RuleDiagnostic> diagnostics;
+  RuleTable table;
+  table.add_file_text(head + "  - { collective: allreduce, reorder: true, use: ring }\n"
+                             "  - { collective: allreduce, reorder: false, use: ring }\n"
+                             "  - { collective: allreduce, use: ring }\n",
+                      "r.yaml", diagnostics);
+  ASSERT_EQ(table.rules().size(), 3u);
+  EXPECT_TRUE(table.rules()[0].reorder);
+  EXPECT_FALSE(table.rules()[1].reorder);
+  EXPECT_FALSE(table.rules()[2].reorder);
 }
 
 TEST(RuleTable, UnknownCollective) {

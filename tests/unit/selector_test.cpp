@@ -108,6 +108,25 @@ TEST(Selector, ReductionPropertiesDecideEligibility) {
   const auto reordering = build({{"COLLSHIM_ALLREDUCE", "ring"}, {"COLLSHIM_ALLREDUCE_REORDER", "1"}});
   EXPECT_EQ(chosen(reordering, call), "ring");
   EXPECT_FALSE(environment({{"COLLSHIM_ALLREDUCE_REORDER", "yes"}}).errors.empty());
+  // A rule allows reordering in its own range only; the forcing variable beats rules, so its choice
+  // still needs COLLSHIM_ALLREDUCE_REORDER.
+  const auto by_rule = build({}, {R"(version: 1
+rules:
+  - { collective: allreduce, when: { block_bytes: -1KiB }, reorder: true, use: ring }
+  - { collective: allreduce, use: ring }
+)"});
+  ASSERT_TRUE(by_rule.diagnostics.empty()) << by_rule.diagnostics[0].text();
+  call.block_bytes = 1024;
+  EXPECT_EQ(chosen(by_rule, call), "ring");
+  call.block_bytes = 1025;
+  const Decision kept = by_rule.selector->decide(call);
+  EXPECT_EQ(kept.choice->algorithm->name, "native");
+  EXPECT_NE(std::string(kept.substitution).find("reorder: true"), std::string::npos) << kept.substitution;
+  const auto forced_by_rule = build({{"COLLSHIM_ALLREDUCE", "ring"}}, {R"(version: 1
+rules:
+  - { collective: allreduce, reorder: true, use: ring }
+)"});
+  EXPECT_EQ(chosen(forced_by_rule, call), "native");
   EXPECT_TRUE(environment({{"COLLSHIM_ALLREDUCE_REORDER", "1"}}).allreduce_reorder);
 }
 
