@@ -45,5 +45,9 @@ Schedule allreduce_recursive_multiplying_schedule(const std::vector<int>& node_o
                                                   const Params& params);
 Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 Schedule allreduce_ring_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+// Node-aware: combine at each node's leader, `inter` among the leaders, send back (allreduce_hierarchical.cpp).
+Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+// `inter=ALG`: the flat Allreduce schedule algorithms among `algorithms` (registered before it).
+ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
 
 }  // namespace collshim

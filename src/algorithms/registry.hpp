@@ -52,6 +52,9 @@ struct Algorithm {
   // Reductions: whether the algorithm (with these parameters) cannot keep rank order, so that a
   // non-commutative operation runs `fallback`. Empty: it keeps rank order.
   std::function<bool(const Params& params)> needs_commutative;
+  // Reductions: rank order holds only where every node holds one run of consecutive ranks (node-aware
+  // algorithms combine node by node); elsewhere a non-commutative operation runs `fallback`.
+  bool order_needs_consecutive_nodes = false;
   BlockScheduleGenerator make_block_schedule;  // allgather family; composite algorithms reuse it
   ScheduleGenerator make_schedule;             // every algorithm but native
   StateFactory make_state = nullptr;           // null: the state is the schedule alone

@@ -157,6 +157,9 @@ const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts&
   // A non-commutative operation needs an algorithm that keeps rank order.
   if (!facts.commutative && algorithm.needs_commutative && algorithm.needs_commutative(choice.params))
     return "a commutative operation";
+  if (!facts.commutative && algorithm.order_needs_consecutive_nodes && facts.mapping != MappingClass::single_node &&
+      facts.mapping != MappingClass::sequential)
+    return "a commutative operation, or nodes of consecutive ranks (sequential mapping)";
   // Floating-point sums and products round differently in another order: unless allowed, the
   // library's own order (pass through) keeps the user's results.
   if (facts.order_changes_rounding && !reorder && !algorithm.passes_through) return rounding_need;

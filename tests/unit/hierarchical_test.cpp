@@ -201,5 +201,68 @@ TEST(Hierarchical, ParametersNameWhatIsAccepted) {
   EXPECT_EQ(parse_algorithm_spec("hierarchical:intra=p2p", Collective::allgather).choice->text(), "hierarchical");
 }
 
+// Allreduce's hierarchical: for every p to 130 and every node map, every rank ends with every
+// segment combining all p contributions once; where each node is one run of consecutive ranks the
+// combination is in rank order (the checker's ordered model), and only leaders talk across nodes.
+bool nodes_are_consecutive(const std::vector<int>& node_of_rank) {
+  std::vector<int> seen;
+  for (std::size_t r = 0; r < node_of_rank.size(); ++r) {
+    if (r > 0 && node_of_rank[r] == node_of_rank[r - 1]) continue;
+    if (std::find(seen.begin(), seen.end(), node_of_rank[r]) != seen.end()) return false;
+    seen.push_back(node_of_rank[r]);
+  }
+  return true;
+}
+
+TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
+  const std::vector<std::string> inters = {"recursive_doubling", "recursive_multiplying", "rabenseifner", "ring"};
+  for (int p = 1; p <= 130; ++p) {
+    for (const NodeMap& map : node_maps(p)) {
+      const std::string& inter = inters[static_cast<std::size_t>(p + map.name.size()) % inters.size()];
+      const SpecParseResult parsed = parse_algorithm_spec("hierarchical:inter=" + inter, Collective::allreduce);
+      ASSERT_TRUE(parsed.choice) << parsed.error;
+      const NodeLayout layout = make_node_layout(map.node_of_rank);
+      std::vector<Schedule> schedules;
+      for (int rank = 0; rank < p; ++rank) schedules.push_back(generate_schedule(*parsed.choice, map.node_of_rank, rank));
+      CheckSetup setup;
+      setup.naming = BlockNaming::reduction;
+      setup.p = p;
+      setup.ordered = nodes_are_consecutive(map.node_of_rank) && inter != "ring";
+      const CheckResult result = check_schedules(setup, [&](int rank) { return schedules[rank]; });
+      const std::string where = map.name + " p=" + std::to_string(p) + " inter=" + inter;
+      ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
+      for (int rank = 0; rank < p; ++rank) {
+        const bool leader = layout.members[layout.node_of_rank[rank]].front() == rank;
+        for (const Step& step : schedules[rank].steps) {
+          for (const Transfer& send : step.sends) {
+            if (layout.node_of_rank[send.peer] != layout.node_of_rank[rank]) ASSERT_TRUE(leader) << where;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Why the selector asks for a commutative operation off consecutive nodes: the leaders combine node
+// by node, and a cyclic node holds ranks 0 and 2 without 1.
+TEST(HierarchicalAllreduce, CyclicNodesDoNotKeepRankOrder) {
+  const SpecParseResult parsed = parse_algorithm_spec("hierarchical", Collective::allreduce);
+  ASSERT_TRUE(parsed.choice) << parsed.error;
+  const std::vector<int> cyclic = {0, 1, 0, 1};
+  CheckSetup setup;
+  setup.naming = BlockNaming::reduction;
+  setup.p = 4;
+  setup.ordered = true;
+  const CheckResult result =
+      check_schedules(setup, [&](int rank) { return generate_schedule(*parsed.choice, cyclic, rank); });
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.errors.front().find("order"), std::string::npos) << result.errors.front();
+  setup.ordered = false;  // as a commutative reduction it is right
+  EXPECT_TRUE(check_schedules(setup, [&](int rank) { return generate_schedule(*parsed.choice, cyclic, rank); }).ok());
+  EXPECT_EQ(parsed.choice->text(), "hierarchical");
+  EXPECT_FALSE(parse_algorithm_spec("hierarchical:inter=native", Collective::allreduce).choice);
+  EXPECT_FALSE(parse_algorithm_spec("hierarchical:inter=hierarchical", Collective::allreduce).choice);
+}
+
 }  // namespace
 }  // namespace collshim

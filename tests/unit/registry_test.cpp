@@ -31,7 +31,7 @@ TEST(Registry, NamesAreUniquePerCollectiveAndEveryAlgorithmCanRun) {
 
 TEST(Registry, RestrictedAlgorithmsFallBackToAnUnrestrictedOneForTheSameCollectives) {
   for (const Algorithm& algorithm : algorithms()) {
-    if (!algorithm.eligible && !algorithm.needs_commutative) continue;
+    if (!algorithm.eligible && !algorithm.needs_commutative && !algorithm.order_needs_consecutive_nodes) continue;
     EXPECT_FALSE(algorithm.eligibility.empty()) << algorithm.name;
     const Algorithm* fallback = find_algorithm(algorithm.fallback, algorithm.collectives.front());
     ASSERT_NE(fallback, nullptr) << algorithm.name << " falls back to unknown '" << algorithm.fallback << "'";

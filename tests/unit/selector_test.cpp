@@ -130,6 +130,25 @@ rules:
   EXPECT_TRUE(environment({{"COLLSHIM_ALLREDUCE_REORDER", "1"}}).allreduce_reorder);
 }
 
+// Hierarchical Allreduce keeps rank order only on nodes of consecutive ranks.
+TEST(Selector, HierarchicalAllreduceNeedsSequentialNodesForNonCommutativeOperations) {
+  const auto b = build({{"COLLSHIM_ALLREDUCE", "hierarchical"}});
+  CallFacts call = facts(Collective::allreduce, 8, 64, MappingClass::sequential);
+  call.commutative = false;
+  EXPECT_EQ(chosen(b, call), "hierarchical");
+  call.mapping = MappingClass::single_node;
+  EXPECT_EQ(chosen(b, call), "hierarchical");
+  for (const MappingClass mapping : {MappingClass::cyclic, MappingClass::irregular}) {
+    call.mapping = mapping;
+    const Decision decision = b.selector->decide(call);
+    EXPECT_EQ(decision.choice->algorithm->name, "rabenseifner");
+    EXPECT_NE(std::string(decision.substitution).find("consecutive ranks"), std::string::npos);
+    call.commutative = true;
+    EXPECT_EQ(chosen(b, call), "hierarchical");
+    call.commutative = false;
+  }
+}
+
 TEST(Selector, RepeatedDecisionsReturnTheSameInternedChoice) {
   const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}, {"COLLSHIM_ALLGATHERV", "ring"}});
   const Decision x = b.selector->decide(facts(Collective::allgather, 8));
