@@ -4,11 +4,12 @@
 // sum(d_j - 1) (2(sqrt(p)-1) in 2D, log2 p for a hypercube); the price is that a byte is forwarded
 // up to k times. Worth it for small, irregular or hot-spot traffic.
 //
-// As a schedule: step 0 packs every outgoing block into scratch (block o*p+d is rank o's data for
-// rank d); step j runs phase j, each message to a group member carrying the held blocks whose next
-// hop it is, in ascending block order; the step after a block reaches its destination unpacks it
-// into the receive buffer. k phases, k+1 steps. The blocks are packed bytes in the MPI library's
-// native representation (MPI_Pack): collshim assumes a homogeneous job.
+// As a schedule (forwarding_alltoallv_schedule, shared with node_grid): step 0 packs every outgoing
+// block into scratch (block o*p+d is rank o's data for rank d); step j runs phase j, each message
+// to a group member carrying the held blocks whose next hop it is, in ascending block order; the
+// step after a block reaches its destination unpacks it into the receive buffer. k phases, k+1
+// steps. The blocks are packed bytes in the MPI library's native representation (MPI_Pack):
+// collshim assumes a homogeneous job.
 //
 // Counts. A rank does not know the sizes of the blocks it forwards (they are other ranks' counts):
 // the engine sends them in a header in front of such a message, and the receiver probes for its
@@ -32,36 +33,12 @@ Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank,
   const int p = static_cast<int>(node_of_rank.size());
   const std::optional<GridDims> dims = parse_grid_dims(params.at("dims"));  // validated with the choice
   const GridRouting routing(p, grid_shape(p, dims.value_or(GridDims{})));
-  const int phases = routing.phases();
-  const auto item = [p](std::int64_t origin, std::int64_t destination) { return origin * p + destination; };
-
-  Schedule schedule;
-  schedule.steps.resize(static_cast<std::size_t>(phases) + 1);
-  Step& first = schedule.steps.front();
-  first.copies.push_back(own_alltoallv_block(rank));
-  LocalCopy pack{{Buffer::send, {}}, {Buffer::scratch, {}}};
-  std::vector<std::int64_t> held;  // items this rank holds, ascending; never its own deliveries
-  for (int destination = 0; destination < p; ++destination) {
-    if (destination == rank) continue;
-    pack.from.blocks.push_back(destination);
-    pack.to.blocks.push_back(item(rank, destination));
-    held.push_back(item(rank, destination));
-  }
-  if (!held.empty()) first.copies.push_back(std::move(pack));
-
-  for (int j = 0; j < phases; ++j) {
-    Step& step = schedule.steps[j];
+  ForwardingRoute route;
+  route.phases = routing.phases();
+  route.next_hop = [&](int phase, int /*origin*/, int destination) { return routing.next_hop(phase, rank, destination); };
+  route.incoming = [&](int j) {
     const GridPhase group = routing.phase(j, rank);
     const auto in_group = [&](int member) { return std::binary_search(group.members.begin(), group.members.end(), member); };
-
-    std::map<int, std::vector<std::int64_t>> outgoing;
-    std::vector<std::int64_t> staying;
-    for (const std::int64_t held_item : held) {
-      const int next = routing.next_hop(j, rank, static_cast<int>(held_item % p));
-      (next == rank ? staying : outgoing[next]).push_back(held_item);
-    }
-    for (auto& [peer, blocks] : outgoing) step.sends.push_back({peer, {Buffer::scratch, std::move(blocks)}});
-
     // What each member hands over: items for destinations in this rank's depth-j block, held by
     // the member (their place depends on the origin only, for that block) and routed to this rank.
     std::map<int, std::vector<std::int64_t>> incoming;
@@ -71,27 +48,12 @@ Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank,
       if (at == rank || !in_group(at)) continue;
       for (int destination = group.block_begin; destination < group.block_begin + group.block_size; ++destination) {
         if (destination != origin && routing.next_hop(j, at, destination) == rank)
-          incoming[at].push_back(item(origin, destination));
+          incoming[at].push_back(static_cast<std::int64_t>(origin) * p + destination);
       }
     }
-    Step& after = schedule.steps[j + 1];
-    LocalCopy deliver{{Buffer::scratch, {}}, {Buffer::recv, {}}};
-    held = std::move(staying);
-    for (auto& [peer, blocks] : incoming) {
-      for (const std::int64_t arriving : blocks) {
-        if (arriving % p == rank) {
-          deliver.from.blocks.push_back(arriving);
-          deliver.to.blocks.push_back(arriving / p);
-        } else {
-          held.push_back(arriving);
-        }
-      }
-      step.recvs.push_back({peer, {Buffer::scratch, std::move(blocks)}});
-    }
-    std::sort(held.begin(), held.end());
-    if (!deliver.from.blocks.empty()) after.copies.push_back(std::move(deliver));
-  }
-  return schedule;
+    return incoming;
+  };
+  return forwarding_alltoallv_schedule(p, rank, route);
 }
 
 }  // namespace collshim

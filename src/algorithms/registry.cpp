@@ -11,6 +11,7 @@
 #include "algorithms/rooted_algorithms.hpp"
 
 #include "algorithms/grid_routing.hpp"
+#include "algorithms/node_grid_routing.hpp"
 #include "algorithms/schedules.hpp"
 
 namespace collshim {
@@ -22,6 +23,13 @@ namespace {
 ParamSpec grid_dims_param() {
   return ParamSpec{"dims", "an integer from 2 to " + std::to_string(grid_max_dims) + ", or hypercube", "2",
                    [](std::string_view value) { return parse_grid_dims(value).has_value(); }};
+}
+
+// node_grid's shape among nodes: dims=1 is one direct exchange between every pair of nodes.
+ParamSpec node_grid_dims_param() {
+  return ParamSpec{"dims", "1 (direct between nodes), an integer up to " + std::to_string(grid_max_dims) +
+                               " (a grid among nodes), or hypercube",
+                   "1", [](std::string_view value) { return parse_node_grid_dims(value).has_value(); }};
 }
 
 }  // namespace
@@ -105,6 +113,14 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {alltoallv, alltoall},
                     .params = {grid_dims_param()},
                     .make_schedule = grid_alltoallv_schedule});
+    // Eligible everywhere: one node is an intra-node exchange (combine and deliver phases of nothing
+    // but direct blocks), one rank per node the `dims` grid among nodes.
+    list.push_back({.name = "node_grid",
+                    .summary = "node-aware grid: blocks combined per destination node inside the node, one "
+                               "message per node pair (dims=1) or a `dims` grid among nodes, delivered inside",
+                    .collectives = {alltoallv, alltoall},
+                    .params = {node_grid_dims_param()},
+                    .make_schedule = node_grid_alltoallv_schedule});
     // Alltoall only: its blocks are equal, so forwarding them log_k p times costs what the textbook says.
     list.push_back({.name = "bruck",
                     .summary = "radix-k Bruck: ceil(log_k p) phases of up to k-1 messages; blocks travel their "

@@ -10,13 +10,13 @@ namespace collshim {
 namespace {
 
 // The values swept per parameter name (issue 18: Bruck radix 2/4/8, recursive multiplying k 2/4/8,
-// Sparbit coalesce 0/1, grid dims 2/3/hypercube, hierarchical intra p2p/shm; Traff's own_block
-// free/charged). Other parameters keep
+// Sparbit coalesce 0/1, grid dims 2/3/hypercube plus node_grid's 1 (direct between nodes, which
+// grid rejects), hierarchical intra p2p/shm; Traff's own_block free/charged). Other parameters keep
 // their defaults; `inter` takes every algorithm its parameter accepts (below).
 const std::map<std::string, std::vector<std::string>, std::less<>>& swept_values() {
   static const std::map<std::string, std::vector<std::string>, std::less<>> values = {
       {"radix", {"2", "4", "8"}}, {"k", {"2", "4", "8"}},         {"coalesce", {"0", "1"}},
-      {"dims", {"2", "3", "hypercube"}}, {"intra", {"p2p", "shm"}},   {"own_block", {"free", "charged"}},
+      {"dims", {"1", "2", "3", "hypercube"}}, {"intra", {"p2p", "shm"}},   {"own_block", {"free", "charged"}},
   };
   return values;
 }

@@ -11,10 +11,13 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/hierarchical.hpp"
 #include "algorithms/schedule_check.hpp"
-#include "selector/mapping.hpp"
+#include "node_maps.hpp"
 
 namespace collshim {
 namespace {
+
+using test::NodeMap;
+using test::node_maps;
 
 constexpr int max_procs = 130;
 
@@ -30,40 +33,6 @@ std::vector<std::string> inter_algorithms() {
     if (algorithm.make_block_schedule && algorithm.supports(Collective::allgatherv)) names.emplace_back(algorithm.name);
   }
   return names;
-}
-
-struct NodeMap {
-  std::string name;
-  std::vector<int> node_of_rank;
-};
-
-// Node identifiers are deliberately not 0..n-1 in order of appearance (the layout renumbers them).
-std::vector<NodeMap> node_maps(int p) {
-  std::vector<NodeMap> maps;
-  auto by_override = [&](int nodes, MappingClass mapping, const std::string& name) {
-    const TopologyOverride topology{nodes, mapping, std::nullopt};
-    NodeMap map{name + std::to_string(nodes), {}};
-    for (int r = 0; r < p; ++r) map.node_of_rank.push_back(100 + 7 * topology.node_of_world_rank(r, p));
-    maps.push_back(std::move(map));
-  };
-  by_override(1, MappingClass::single_node, "single_node");
-  for (int nodes : {2, 3, 4, 7}) {
-    by_override(nodes, MappingClass::sequential, "sequential");
-    by_override(nodes, MappingClass::cyclic, "cyclic");
-    by_override(nodes, MappingClass::irregular, "irregular");
-  }
-  NodeMap one_per_node{"one_rank_per_node", {}};
-  NodeMap uneven{"half_on_one_node_rest_alone", {}};
-  NodeMap reversed{"leaders_last", {}};  // node ids descend with rank: the last node appears first
-  for (int r = 0; r < p; ++r) {
-    one_per_node.node_of_rank.push_back(r);
-    uneven.node_of_rank.push_back(r < p / 2 ? -1 : r);
-    reversed.node_of_rank.push_back((p - 1 - r) / 3);
-  }
-  maps.push_back(std::move(one_per_node));
-  maps.push_back(std::move(uneven));
-  maps.push_back(std::move(reversed));
-  return maps;
 }
 
 int ceil_log2(int n) {

@@ -28,8 +28,10 @@ TEST(TuningCandidates, AllgatherSweepsTheVariantsThatChangeTraffic) {
 
 TEST(TuningCandidates, AlltoallvSweepsGridShapes) {
   const auto specs = tuning_candidates(Collective::alltoallv);
-  for (const char* spec : {"native", "linear", "pairwise", "grid", "grid:dims=3", "grid:dims=hypercube"})
+  for (const char* spec : {"native", "linear", "pairwise", "grid", "grid:dims=3", "grid:dims=hypercube", "node_grid",
+                           "node_grid:dims=2", "node_grid:dims=3", "node_grid:dims=hypercube"})
     EXPECT_TRUE(contains(specs, spec)) << spec;
+  EXPECT_FALSE(contains(specs, "grid:dims=1"));  // node_grid's direct shape is not a flat grid
   EXPECT_FALSE(contains(specs, "bruck"));  // not an Alltoallv algorithm
 }
 
