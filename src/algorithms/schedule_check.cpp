@@ -9,6 +9,21 @@
 #include <utility>
 
 namespace collshim {
+
+WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver) {
+  const auto datum_bytes = [&](std::int64_t datum) { return setup.datum_bytes ? setup.datum_bytes(datum) : 1LL; };
+  long long bytes = 0;
+  for (const std::int64_t block : region.blocks)
+    bytes += datum_bytes(datum_of(setup.naming, setup.p, holder, region.buffer, block));
+  bool header = false;
+  if (region.buffer == Buffer::scratch) {
+    for (const std::int64_t block : region.blocks)
+      header = header || !knows_scratch_bytes(setup.naming, setup.p, setup.root, receiver, block);
+  }
+  if (header) bytes += static_cast<long long>(region.blocks.size() * sizeof(std::int64_t));
+  return {static_cast<bool>(setup.datum_bytes) && !header && bytes == 0, bytes};
+}
+
 namespace {
 
 const char* buffer_name(Buffer buffer) {
@@ -193,22 +208,6 @@ class Checker {
     if (!inserted) fail(who + "receives " + buffer_name(buffer) + " block " + std::to_string(block) + " a second time");
   }
 
-  long long datum_bytes(std::int64_t datum) const { return setup_.datum_bytes ? setup_.datum_bytes(datum) : 1; }
-
-  // Whether the engine skips this message (both sides know it is empty), and its bytes on the wire.
-  std::pair<bool, long long> wire(const Transfer& send, int sender) const {
-    long long bytes = 0;
-    for (const std::int64_t block : send.region.blocks)
-      bytes += datum_bytes(datum_of(setup_.naming, setup_.p, sender, send.region.buffer, block));
-    bool header = false;
-    if (send.region.buffer == Buffer::scratch) {
-      for (const std::int64_t block : send.region.blocks)
-        header = header || !knows_scratch_bytes(setup_.naming, setup_.p, setup_.root, send.peer, block);
-    }
-    if (header) bytes += static_cast<long long>(send.region.blocks.size() * sizeof(std::int64_t));
-    return {setup_.datum_bytes && !header && bytes == 0, bytes};
-  }
-
   void run_step(std::size_t s) {
     const int p = setup_.p;
     const std::string where = "step " + std::to_string(s) + ": ";
@@ -248,7 +247,7 @@ class Checker {
                  std::to_string(block) + " it does not hold");
         }
         in_flight[{r, send.peer}].push_back(&send);
-        const auto [skipped, bytes] = wire(send, r);
+        const auto [skipped, bytes] = wire_message(setup_, r, send.region, send.peer);
         if (skipped) continue;
         ++result_.stats.messages_sent[r];
         result_.stats.blocks_sent[r] += static_cast<long>(send.region.blocks.size());

@@ -45,6 +45,16 @@ struct CheckSetup {
   int root = 0;  // of a rooted collective (BlockNaming gather, scatter)
 };
 
+// A message as the engine puts it on the wire: its bytes, size headers included, and whether the
+// engine skips it (both sides know it is empty; only with datum sizes). `region` is in the buffers of
+// `holder` (the sender, or the receiver for its receive), `receiver` gets the message. The checker's
+// statistics and the cost model count messages through this one rule.
+struct WireMessage {
+  bool skipped = false;
+  long long bytes = 0;
+};
+WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver);
+
 CheckResult check_schedules(const CheckSetup& setup, const std::function<Schedule(int rank)>& schedule_of);
 
 // An allgather-family block schedule, lowered (lower_block_schedule) and checked.

@@ -1,0 +1,215 @@
+#include "model/platform.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace collshim::model {
+
+double Channel::overhead(long long bytes) const {
+  const bool rendezvous = protocol_threshold_bytes > 0 && bytes >= protocol_threshold_bytes;
+  return overhead_us + (rendezvous ? protocol_overhead_us : 0.0);
+}
+
+double Channel::transfer_time(long long bytes, int tau) const {
+  SizeFactor factor;
+  for (const SizeFactor& candidate : size_factors) {
+    if (candidate.from_bytes <= bytes) factor = candidate;
+  }
+  const auto time = [bytes, factor](double latency_us, double us_per_byte) {
+    return latency_us * factor.latency_factor + static_cast<double>(bytes) * us_per_byte / factor.bandwidth_factor;
+  };
+  const auto us_per_byte = [](const TransferPoint& point) { return 1e-3 / point.gbytes_per_s; };
+  tau = std::max(tau, 1);
+  const TransferPoint& first = transfer.front();
+  const TransferPoint& last = transfer.back();
+  if (tau <= first.tau) return time(first.latency_us, us_per_byte(first));
+  if (tau >= last.tau)  // beyond what was described the bandwidth is shared: per-byte time grows with τ
+    return time(last.latency_us, us_per_byte(last) * static_cast<double>(tau) / last.tau);
+  const auto high = std::find_if(transfer.begin(), transfer.end(), [tau](const TransferPoint& point) { return point.tau >= tau; });
+  const auto low = high - 1;
+  const double w = static_cast<double>(tau - low->tau) / (high->tau - low->tau);
+  return time((1 - w) * low->latency_us + w * high->latency_us, (1 - w) * us_per_byte(*low) + w * us_per_byte(*high));
+}
+
+namespace {
+
+// Reads one description, reporting the first problem with its place in the file.
+class PlatformReader {
+ public:
+  explicit PlatformReader(std::string source) : source_(std::move(source)) {}
+
+  Platform read(const std::string& text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      fail(e.mark, "malformed YAML: " + e.msg);
+    }
+    if (!root.IsMap()) fail(root.Mark(), "expected a map with keys 'name', 'shm' and 'net'");
+    Platform platform;
+    bool have_shm = false, have_net = false;
+    for_each_key(root, "the platform",
+                 {{"name", [&](const YAML::Node& v) { platform.name = scalar(v, "name"); }},
+                  {"shm", [&](const YAML::Node& v) { platform.shm = channel(v, "shm"), have_shm = true; }},
+                  {"net", [&](const YAML::Node& v) { platform.net = channel(v, "net"), have_net = true; }},
+                  {"shm_copies_per_message",
+                   [&](const YAML::Node& v) { platform.shm_copies_per_message = integer(v, "shm_copies_per_message", 0, 8); }},
+                  {"nic_copies_per_message",
+                   [&](const YAML::Node& v) { platform.nic_copies_per_message = integer(v, "nic_copies_per_message", 0, 8); }},
+                  {"reduce_gbytes_per_s",
+                   [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }}});
+    if (!have_shm) fail(root.Mark(), "missing 'shm', the channel inside a node");
+    if (!have_net) fail(root.Mark(), "missing 'net', the channel between nodes");
+    return platform;
+  }
+
+ private:
+  using Handler = std::function<void(const YAML::Node&)>;
+
+  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
+    std::ostringstream text;
+    text << source_ << ':' << mark.line + 1 << ':' << mark.column + 1 << ": " << message;
+    throw PlatformError(text.str());
+  }
+
+  void for_each_key(const YAML::Node& map, const std::string& where, const std::map<std::string, Handler>& handlers) {
+    if (!map.IsMap()) fail(map.Mark(), where + " must be a map");
+    std::set<std::string> seen;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+      const auto handler = handlers.find(key);
+      if (handler == handlers.end()) {
+        std::string expected;
+        for (const auto& [name, unused] : handlers) expected += (expected.empty() ? "'" : ", '") + name + "'";
+        fail(it->first.Mark(), "unknown key '" + key + "' in " + where + ", expected one of " + expected);
+      }
+      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' given twice in " + where);
+      handler->second(it->second);
+    }
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& what) const {
+    if (!node.IsScalar()) fail(node.Mark(), "'" + what + "' must be a single value");
+    return node.Scalar();
+  }
+
+  double number(const YAML::Node& node, const std::string& what) const {
+    const std::string text = scalar(node, what);
+    double value = 0;
+    std::size_t used = 0;
+    try {
+      value = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || !std::isfinite(value) || value < 0)
+      fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected a number, 0 or more");
+    return value;
+  }
+
+  long long integer(const YAML::Node& node, const std::string& what, long long minimum, long long maximum) const {
+    const std::string text = scalar(node, what);
+    long long value = 0;
+    std::size_t used = 0;
+    try {
+      value = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != text.size() || value < minimum || value > maximum)
+      fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected a whole number from " +
+                            std::to_string(minimum) + " to " + std::to_string(maximum));
+    return value;
+  }
+
+  Channel channel(const YAML::Node& node, const std::string& name) {
+    Channel channel;
+    bool have_transfer = false;
+    for_each_key(
+        node, "channel '" + name + "'",
+        {{"overhead_us", [&](const YAML::Node& v) { channel.overhead_us = number(v, "overhead_us"); }},
+         {"protocol_overhead_us", [&](const YAML::Node& v) { channel.protocol_overhead_us = number(v, "protocol_overhead_us"); }},
+         {"protocol_threshold_bytes",
+          [&](const YAML::Node& v) { channel.protocol_threshold_bytes = integer(v, "protocol_threshold_bytes", 0, 1LL << 40); }},
+         {"receive_overhead_us", [&](const YAML::Node& v) { channel.receive_overhead_us = number(v, "receive_overhead_us"); }},
+         {"transfer", [&](const YAML::Node& v) {
+            channel.transfer = points(v, name);
+            have_transfer = true;
+          }},
+         {"size_factors", [&](const YAML::Node& v) { channel.size_factors = factors(v, name); }}});
+    if (!have_transfer) fail(node.Mark(), "channel '" + name + "' has no 'transfer' list (L(m, tau) per tau)");
+    return channel;
+  }
+
+  std::vector<TransferPoint> points(const YAML::Node& list, const std::string& name) {
+    if (!list.IsSequence() || list.size() == 0)
+      fail(list.Mark(), "'transfer' of channel '" + name + "' must be a non-empty list of {tau, latency_us, gbytes_per_s}");
+    std::vector<TransferPoint> result;
+    for (const YAML::Node& item : list) {
+      TransferPoint point;
+      bool have_tau = false, have_latency = false, have_bandwidth = false;
+      for_each_key(item, "a transfer point of channel '" + name + "'",
+                   {{"tau", [&](const YAML::Node& v) { point.tau = static_cast<int>(integer(v, "tau", 1, 1 << 24)), have_tau = true; }},
+                    {"latency_us", [&](const YAML::Node& v) { point.latency_us = number(v, "latency_us"), have_latency = true; }},
+                    {"gbytes_per_s", [&](const YAML::Node& v) {
+                       point.gbytes_per_s = number(v, "gbytes_per_s");
+                       if (point.gbytes_per_s <= 0) fail(v.Mark(), "'gbytes_per_s' must be above 0");
+                       have_bandwidth = true;
+                     }}});
+      if (!have_tau || !have_latency || !have_bandwidth)
+        fail(item.Mark(), "a transfer point needs 'tau', 'latency_us' and 'gbytes_per_s'");
+      if (!result.empty() && point.tau <= result.back().tau)
+        fail(item.Mark(), "transfer points of channel '" + name + "' must have ascending tau (" +
+                              std::to_string(point.tau) + " after " + std::to_string(result.back().tau) + ")");
+      result.push_back(point);
+    }
+    return result;
+  }
+
+  std::vector<SizeFactor> factors(const YAML::Node& list, const std::string& name) {
+    if (!list.IsSequence())
+      fail(list.Mark(), "'size_factors' of channel '" + name + "' must be a list of {from_bytes, latency_factor, bandwidth_factor}");
+    std::vector<SizeFactor> result;
+    for (const YAML::Node& item : list) {
+      SizeFactor factor;
+      bool have_from = false;
+      for_each_key(item, "a size factor of channel '" + name + "'",
+                   {{"from_bytes", [&](const YAML::Node& v) { factor.from_bytes = integer(v, "from_bytes", 0, 1LL << 40), have_from = true; }},
+                    {"latency_factor", [&](const YAML::Node& v) { factor.latency_factor = number(v, "latency_factor"); }},
+                    {"bandwidth_factor", [&](const YAML::Node& v) {
+                       factor.bandwidth_factor = number(v, "bandwidth_factor");
+                       if (factor.bandwidth_factor <= 0) fail(v.Mark(), "'bandwidth_factor' must be above 0");
+                     }}});
+      if (!have_from) fail(item.Mark(), "a size factor needs 'from_bytes'");
+      if (!result.empty() && factor.from_bytes <= result.back().from_bytes)
+        fail(item.Mark(), "size factors of channel '" + name + "' must have ascending from_bytes");
+      result.push_back(factor);
+    }
+    return result;
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+Platform parse_platform(const std::string& yaml_text, const std::string& source_name) {
+  return PlatformReader(source_name).read(yaml_text);
+}
+
+Platform load_platform(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw PlatformError(path + ": cannot open the platform description");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_platform(text.str(), path);
+}
+
+}  // namespace collshim::model

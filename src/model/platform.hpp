@@ -1,0 +1,67 @@
+#pragma once
+// A machine for the cost model, in the τ-Lop thesis's terms (../shared/papers/003_taulop.md): per
+// communication channel, the overhead o(m) and the transfer time L(m, τ) of m bytes while τ
+// transfers share the channel. Channel `shm` is a node's memory (messages inside a node, local copies
+// and the copies to and from the NIC), channel `net` the network between nodes.
+//
+// The description is YAML (config/platforms/*.yaml): times in microseconds, bandwidths in GB/s
+// (10^9 bytes per second). L(m, τ) = latency(τ) + m / bandwidth(τ), with latency and seconds per byte
+// interpolated linearly between the τ listed; beyond the largest τ listed the bandwidth is taken as
+// shared by all τ transfers (time per byte · τ / τ_max, latency unchanged), which stays within the
+// thesis's bound L(m, A·τ) ≤ A·L(m, τ). One point at τ = 1 thus describes a fair-shared link.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace collshim::model {
+
+// L(m, τ) at one concurrency τ.
+struct TransferPoint {
+  int tau = 1;
+  double latency_us = 0;
+  double gbytes_per_s = 1;
+};
+
+// From `from_bytes` on (up to the next entry), latency × latency_factor and bandwidth ×
+// bandwidth_factor: a network model's piecewise corrections by message size (SMPI's default
+// smpi/lat-factor and smpi/bw-factor, for instance).
+struct SizeFactor {
+  long long from_bytes = 0;
+  double latency_factor = 1;
+  double bandwidth_factor = 1;
+};
+
+struct Channel {
+  // o(m): O_S below the protocol threshold H, O_S + O_P from it on (rendezvous).
+  double overhead_us = 0;
+  double protocol_overhead_us = 0;
+  long long protocol_threshold_bytes = 0;  // 0: no protocol switch
+  double receive_overhead_us = 0;          // per message received (LogGP's o_r; τ-Lop folds it into o)
+  std::vector<TransferPoint> transfer;     // ascending τ, at least one point
+  std::vector<SizeFactor> size_factors;    // ascending from_bytes; none: factors of 1
+
+  double overhead(long long bytes) const;
+  double transfer_time(long long bytes, int tau) const;  // L(m, τ), µs
+};
+
+struct Platform {
+  std::string name;
+  Channel shm;
+  Channel net;
+  int shm_copies_per_message = 2;  // transfers of a message inside a node (2: through a shared buffer, eq. 3.1)
+  int nic_copies_per_message = 2;  // shm transfers of a network message (user to NIC and NIC to user, eq. 3.3)
+  double reduce_gbytes_per_s = 0;  // γ: bytes combined per second by one rank; 0: reductions are free
+};
+
+// A description that cannot be used; what() names the file, line and column and what was expected.
+class PlatformError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// `source_name` is what error messages call the text (a file name).
+Platform parse_platform(const std::string& yaml_text, const std::string& source_name);
+Platform load_platform(const std::string& path);
+
+}  // namespace collshim::model

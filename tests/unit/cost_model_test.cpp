@@ -1,0 +1,176 @@
+// The cost model against the τ-Lop thesis's closed forms (../shared/papers/003_taulop.md, chapters 4
+// and 5): the registry's ring and recursive doubling schedules on one shared channel, a binomial
+// scatter's tree, and recursive doubling on two channels under sequential and round-robin mapping.
+// Transfer times are linear in m (no latency term), as the closed forms assume (L(A·m, τ) = A·L(m, τ)),
+// and differ with every τ, so a wrong concurrency count shows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "model/cost_model.hpp"
+
+namespace collshim::model {
+namespace {
+
+constexpr double o_shm = 0.7, o_net = 3.1;
+
+// Bandwidth that falls with τ, and not in proportion (so L(m, τ) at one τ cannot stand in for another).
+Channel channel(double gbytes_at_one, double overhead, int max_tau) {
+  Channel result;
+  result.overhead_us = overhead;
+  for (int tau = 1; tau <= max_tau; ++tau)
+    result.transfer.push_back({tau, 0.0, gbytes_at_one / std::pow(static_cast<double>(tau), 0.8)});
+  return result;
+}
+
+Platform two_channels() {
+  Platform platform;
+  platform.name = "closed-form test";
+  platform.shm = channel(10.0, o_shm, 64);
+  platform.net = channel(1.0, o_net, 64);
+  return platform;
+}
+
+AlgorithmChoice choice_of(const std::string& spec, Collective collective = Collective::allgather) {
+  const SpecParseResult parsed = parse_algorithm_spec(spec, collective);
+  EXPECT_TRUE(parsed.choice) << parsed.error;
+  return *parsed.choice;
+}
+
+Prediction predict_allgather(const Platform& platform, const std::string& spec, const std::vector<int>& node_of_rank,
+                             long long block) {
+  const int p = static_cast<int>(node_of_rank.size());
+  const AlgorithmChoice choice = choice_of(spec);
+  const CheckSetup call{BlockNaming::allgather, p, [block](std::int64_t) { return block; }};
+  return predict(platform, call, node_of_rank, [&](int rank) { return generate_schedule(choice, node_of_rank, rank); });
+}
+
+std::vector<int> sequential(int p, int per_node) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
+  return nodes;
+}
+
+std::vector<int> round_robin(int p, int node_count) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
+  return nodes;
+}
+
+void expect_close(double predicted, double expected, const std::string& what) {
+  EXPECT_NEAR(predicted, expected, 1e-9 * std::max(1.0, expected)) << what;
+}
+
+constexpr long long m = 4096;
+
+// Eq. 4.14: Θ_Ring(m) = c(m, P) + (P−1)·o(m) + 2(P−1)·L(m, P), with the local copy c(m, P) = L(m, P).
+TEST(CostModel, RingOnOneChannelIsTheThesisClosedForm) {
+  const Platform platform = two_channels();
+  for (const int p : {2, 3, 5, 8, 13, 32}) {
+    const double L = platform.shm.transfer_time(m, p);
+    const double expected = L + (p - 1) * (o_shm + 2 * L);
+    expect_close(predict_allgather(platform, "ring", sequential(p, p), m).us, expected, "ring p=" + std::to_string(p));
+  }
+}
+
+// Eq. 4.8: Θ_RDA(m) = c(m, P) + log2 P·o(m) + 2(P−1)·L(m, P).
+TEST(CostModel, RecursiveDoublingOnOneChannelIsTheThesisClosedForm) {
+  const Platform platform = two_channels();
+  for (const int p : {2, 4, 8, 16, 64}) {
+    const double L = platform.shm.transfer_time(m, p);
+    const double expected = L + std::log2(p) * o_shm + 2 * (p - 1) * L;
+    expect_close(predict_allgather(platform, "recursive_doubling", sequential(p, p), m).us, expected,
+                 "recursive doubling p=" + std::to_string(p));
+  }
+}
+
+// Eq. 4.19: Θ_BinSct(m) = log2 P·o(m) + Σ_i 2·L(m/2^(i+1), 2^i), for a binomial tree written out by
+// hand: in step i the 2^i holders send half of what they hold.
+TEST(CostModel, BinomialScatterTreeIsTheThesisClosedForm) {
+  const Platform platform = two_channels();
+  for (const int p : {2, 8, 32}) {
+    const long long total = m * p;
+    const int steps = static_cast<int>(std::log2(p));
+    const auto schedule_of = [&](int rank) {
+      Schedule schedule;
+      for (int i = 0; i < steps; ++i) {
+        Step step;
+        const int span = p >> i, half = span / 2;
+        Region blocks{Buffer::recv, {}};
+        for (int b = 0; b < half; ++b) blocks.blocks.push_back(rank - rank % span + half + b);
+        if (rank % span == 0) step.sends.push_back({rank + half, blocks});
+        if (rank % span == half) step.recvs.push_back({rank - half, blocks});
+        schedule.steps.push_back(std::move(step));
+      }
+      return schedule;
+    };
+    const CheckSetup call{BlockNaming::allgather, p, [&](std::int64_t) { return total / p; }};
+    double expected = 0;
+    for (int i = 0; i < steps; ++i) expected += o_shm + 2 * platform.shm.transfer_time(total >> (i + 1), 1 << i);
+    expect_close(predict(platform, call, sequential(p, p), schedule_of).us, expected, "binomial p=" + std::to_string(p));
+  }
+}
+
+// Eq. 5.17 (P = 16 on 4 nodes, sequential): 2·o0 + 2·o1 + 30·L0(m, 4) + 12·L1(m, 4), and the same
+// rules at P = 32, Q = 8: 3·o0 + 2·o1 + 62·L0(m, 8) + 24·L1(m, 8); the initial copy c(m, Q) on top.
+TEST(CostModel, RecursiveDoublingOnTwoChannelsSequentialIsTheThesisForm) {
+  const Platform platform = two_channels();
+  struct Case {
+    int p, q;
+    double shm_overheads, net_overheads, shm_transfers, net_transfers;
+  };
+  for (const Case& c : {Case{16, 4, 2, 2, 30, 12}, Case{32, 8, 3, 2, 62, 24}}) {
+    const double L0 = platform.shm.transfer_time(m, c.q), L1 = platform.net.transfer_time(m, c.q);
+    const double expected = L0 + c.shm_overheads * o_shm + c.net_overheads * o_net + c.shm_transfers * L0 + c.net_transfers * L1;
+    expect_close(predict_allgather(platform, "recursive_doubling", sequential(c.p, c.q), m).us, expected,
+                 "sequential p=" + std::to_string(c.p));
+  }
+}
+
+// Round-robin (the summary's derived form, P = 16 on 4 nodes): the network stages come first with
+// small messages: 2·o1 + 2·o0 + 30·L0(m, 4) + 3·L1(m, 4). Mapping changes the cost; LogGP cannot see it.
+TEST(CostModel, RecursiveDoublingRoundRobinMovesLessOverTheNetwork) {
+  const Platform platform = two_channels();
+  const double L0 = platform.shm.transfer_time(m, 4), L1 = platform.net.transfer_time(m, 4);
+  const double expected = L0 + 2 * o_net + 2 * o_shm + 30 * L0 + 3 * L1;
+  const double round_robin_us = predict_allgather(platform, "recursive_doubling", round_robin(16, 4), m).us;
+  expect_close(round_robin_us, expected, "round robin p=16");
+  EXPECT_LT(round_robin_us, predict_allgather(platform, "recursive_doubling", sequential(16, 4), m).us);
+}
+
+// Messages the engine skips (empty Alltoallv pairs) cost nothing, and a rank's overheads add up: one
+// rank sending to all others pays p−1 overheads, its transfers overlap.
+TEST(CostModel, EmptyPairsAreFreeAndOverheadsAddUp) {
+  const Platform platform = two_channels();
+  const int p = 9;
+  const AlgorithmChoice linear = choice_of("linear", Collective::alltoallv);
+  const std::vector<int> one_node(p, 0);
+  const auto schedule_of = [&](int rank) { return generate_schedule(linear, one_node, rank); };
+  const auto hub_only = [](std::int64_t datum) { return datum / 9 == 0 && datum % 9 != 0 ? m : 0LL; };
+  const Prediction hub = predict(platform, {BlockNaming::alltoall, p, hub_only}, one_node, schedule_of);
+  expect_close(hub.us, (p - 1) * o_shm + 2 * platform.shm.transfer_time(m, p - 1), "rank 0 to all");
+  const auto one_pair = [](std::int64_t datum) { return datum == 1 * 9 + 2 ? m : 0LL; };
+  const Prediction single = predict(platform, {BlockNaming::alltoall, p, one_pair}, one_node, schedule_of);
+  expect_close(single.us, o_shm + 2 * platform.shm.transfer_time(m, 1), "one pair");
+  EXPECT_FALSE(single.approximated);
+}
+
+// Opaque phases (the node's shared-memory window, the leaders' library Allgatherv) are costed by
+// their modelled messages and flagged; schedules of messages only are not.
+TEST(CostModel, OpaquePhasesAreFlaggedAsApproximated) {
+  const Platform platform = two_channels();
+  EXPECT_TRUE(predict_allgather(platform, "hierarchical:inter=bruck,intra=shm", sequential(16, 4), m).approximated);
+  EXPECT_TRUE(predict_allgather(platform, "hierarchical", sequential(16, 4), m).approximated);  // inter=native
+  EXPECT_FALSE(predict_allgather(platform, "hierarchical:inter=bruck", sequential(16, 4), m).approximated);
+  EXPECT_FALSE(predict_allgather(platform, "bruck", sequential(16, 4), m).approximated);
+}
+
+TEST(CostModel, RanksWithDifferentStepCountsAreRejected) {
+  const Platform platform = two_channels();
+  const auto uneven = [](int rank) { return Schedule{std::vector<Step>(static_cast<std::size_t>(rank + 1)), 0}; };
+  EXPECT_THROW(predict(platform, {BlockNaming::allgather, 2, {}}, {0, 0}, uneven), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace collshim::model

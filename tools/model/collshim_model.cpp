@@ -1,0 +1,168 @@
+// collshim-model: the cost model's predictions from the command line.
+//   collshim-model predict --platform config/platforms/X.yaml --procs 256 --ppn 16 --mapping sequential
+//       --collective allgather --bytes 8 1KiB 64KiB
+// prints, per size, every candidate algorithm's predicted time and the winner (no MPI is started).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/call_layout.hpp"
+#include "algorithms/collective.hpp"
+#include "model/cost_model.hpp"
+#include "selector/mapping.hpp"
+#include "selector/rule_table.hpp"
+#include "selector/tuning_candidates.hpp"
+
+namespace {
+
+using namespace collshim;
+
+struct PredictOptions {
+  std::string platform;
+  std::vector<int> procs;
+  int ppn = 1;
+  std::string mapping = "sequential";
+  std::string collective = "allgather";
+  std::vector<std::string> sizes{"8", "1KiB", "64KiB"};
+  std::vector<std::string> algorithms;
+  bool csv = false;
+};
+
+// Bytes of every datum for a uniform call of `bytes`: the allgathers' block per rank, Alltoall's block
+// per pair, a reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
+std::function<long long(std::int64_t)> uniform_datum_bytes(Collective collective, int p, long long bytes) {
+  if (collective_info(collective).shape != CallShape::reduction) return [bytes](std::int64_t) { return bytes; };
+  const long long elements = bytes / 8;
+  return [elements, p](std::int64_t segment) {
+    return 8 * (elements / p + (segment < elements % p ? 1 : 0));
+  };
+}
+
+BlockNaming naming_of(Collective collective) {
+  switch (collective_info(collective).shape) {
+    case CallShape::allgather_like: return BlockNaming::allgather;
+    case CallShape::alltoallv_like: return BlockNaming::alltoall;
+    case CallShape::reduction: return BlockNaming::reduction;
+    case CallShape::rooted: break;
+  }
+  return BlockNaming::gather;
+}
+
+int column_width(const AlgorithmChoice& choice) { return std::max(12, static_cast<int>(choice.text().size())); }
+
+int run_predict(const PredictOptions& options) {
+  const std::optional<Collective> collective = find_collective(options.collective);
+  if (!collective) {
+    std::cerr << "collshim-model: unknown --collective '" << options.collective << "', expected " << collective_names() << "\n";
+    return 2;
+  }
+  if (collective_info(*collective).shape == CallShape::rooted) {
+    std::cerr << "collshim-model: --collective " << options.collective
+              << " is not modelled yet (rooted schedules depend on the root's counts)\n";
+    return 2;
+  }
+  const TopologyParseResult mapping = parse_topology_override("nodes=2,mapping=" + options.mapping);
+  if (!mapping.topology) {
+    std::cerr << "collshim-model: bad --mapping '" << options.mapping << "': " << mapping.error << "\n";
+    return 2;
+  }
+  std::vector<long long> sizes;
+  for (const std::string& text : options.sizes) {
+    const std::optional<long long> bytes = parse_byte_size(text);
+    if (!bytes) {
+      std::cerr << "collshim-model: bad --bytes value '" << text << "', expected a size like 8, 4KiB or 1MiB\n";
+      return 2;
+    }
+    sizes.push_back(*bytes);
+  }
+  model::Platform platform;
+  try {
+    platform = model::load_platform(options.platform);
+  } catch (const model::PlatformError& e) {
+    std::cerr << "collshim-model: " << e.what() << "\n";
+    return 2;
+  }
+  std::vector<AlgorithmChoice> choices;
+  const std::vector<std::string> specs = options.algorithms.empty() ? tuning_candidates(*collective) : options.algorithms;
+  for (const std::string& spec : specs) {
+    if (spec == "native") continue;  // the library's own choice is measured, not modelled
+    const SpecParseResult parsed = parse_algorithm_spec(spec, *collective);
+    if (!parsed.choice) {
+      std::cerr << "collshim-model: --algorithms '" << spec << "': " << parsed.error << "\n";
+      return 2;
+    }
+    if (!parsed.choice->algorithm->make_schedule) continue;  // builds its schedule per call, from MPI state
+    choices.push_back(*parsed.choice);
+  }
+
+  if (options.csv) std::printf("platform,collective,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds\n");
+  for (const int p : options.procs) {
+    TopologyOverride topology = *mapping.topology;
+    topology.nodes = std::max(1, (p + options.ppn - 1) / options.ppn);
+    std::vector<int> node_of_rank;
+    for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+    std::vector<const AlgorithmChoice*> eligible;
+    for (const AlgorithmChoice& choice : choices) {
+      const auto& rule = choice.algorithm->eligible;
+      if (!rule || rule(p, choice.params)) eligible.push_back(&choice);
+    }
+    if (!options.csv) {
+      std::printf("# collshim-model: %s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call\n",
+                  options.collective.c_str(), p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str());
+      std::printf("%10s", "bytes");
+      for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
+      std::printf("  best\n");
+    }
+    for (const long long bytes : sizes) {
+      const CheckSetup call{naming_of(*collective), p, uniform_datum_bytes(*collective, p, bytes)};
+      double best = -1;
+      std::string best_name;
+      if (!options.csv) std::printf("%10lld", bytes);
+      for (const AlgorithmChoice* choice : eligible) {
+        const auto start = std::chrono::steady_clock::now();
+        const model::Prediction prediction = model::predict(
+            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); });
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (options.csv) {
+          std::printf("%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f\n", platform.name.c_str(), options.collective.c_str(), p,
+                      options.ppn, options.mapping.c_str(), bytes, choice->text().c_str(), prediction.us,
+                      prediction.approximated ? 1 : 0, seconds);
+        } else {
+          std::printf(" %*.2f%s", column_width(*choice) - 1, prediction.us, prediction.approximated ? "~" : " ");
+        }
+        if (best < 0 || prediction.us < best) best = prediction.us, best_name = choice->text();
+      }
+      if (!options.csv) std::printf("  %s\n", best_name.c_str());
+    }
+  }
+  if (!options.csv) std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Predicts collective times from schedules with the tau-Lop cost model.", "collshim-model"};
+  app.require_subcommand(1);
+  PredictOptions predict;
+  CLI::App* predict_command = app.add_subcommand("predict", "predicted time of every algorithm and the winner, per size");
+  predict_command->add_option("--platform", predict.platform, "platform description (YAML)")->required()->check(CLI::ExistingFile);
+  predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
+  predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+  predict_command->add_option("--mapping", predict.mapping, "sequential or cyclic placement of ranks on nodes")->capture_default_str();
+  predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv (uniform) or allreduce")
+      ->capture_default_str();
+  predict_command->add_option("--bytes", predict.sizes,
+                              "sizes: the block per rank (allgathers), per pair (alltoall), the vector (allreduce)");
+  predict_command->add_option("--algorithms", predict.algorithms, "algorithm specs (default: the tuning candidates)");
+  predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
+  CLI11_PARSE(app, argc, argv);
+  return run_predict(predict);
+}
