@@ -1,6 +1,7 @@
 #include "model/cost_model.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -24,6 +25,18 @@ struct Concurrency {
   std::size_t at(std::size_t step, int node) const { return step * nodes + static_cast<std::size_t>(node); }
 };
 
+// What one rank does in one step, kept compactly between the two passes: its messages (peer and
+// bytes) and local copies (bytes) are items [first, first + count) of the rank's item list.
+struct Item {
+  enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
+  int peer = 0;
+  long long bytes = 0;
+};
+struct RankStep {
+  std::uint32_t first = 0, count = 0;
+  long long reduced_bytes = 0;
+};
+
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank)
@@ -36,23 +49,39 @@ class CostModel {
     concurrency_.nodes = index.size();
   }
 
-  Prediction run(const std::function<Schedule(int rank)>& schedule_of) {
-    for (int r = 0; r < call_.p; ++r) count(r, schedule_of(r));
+  Prediction run(const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
+                 std::vector<double>* end_us = nullptr) {
+    if (!start_us.empty() && static_cast<int>(start_us.size()) != call_.p)
+      throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call_.p));
+    steps_of_.resize(static_cast<std::size_t>(call_.p));
+    items_of_.resize(static_cast<std::size_t>(call_.p));
+    for (int r = 0; r < call_.p; ++r) record(r, schedule_of(r));
+
+    std::vector<double> clock = start_us.empty() ? std::vector<double>(static_cast<std::size_t>(call_.p), 0.0) : start_us;
+    std::vector<double> posted_at(clock.size()), busy_until(clock.size()), sends_done(clock.size());
+    std::vector<std::vector<std::pair<double, bool>>> arrivals(clock.size());  // (time, between nodes)
     Prediction prediction;
     prediction.steps.resize(steps_);
-    for (int r = 0; r < call_.p; ++r) {
-      const Schedule schedule = schedule_of(r);
-      for (std::size_t s = 0; s < steps_; ++s) {
-        const double us = step_cost(r, s, schedule.steps[s]);
-        StepPrediction& step = prediction.steps[s];
-        if (us > step.us) step.us = us, step.slowest_rank = r;
-        step.opaque = schedule.steps[s].opaque.has_value();
+    for (std::size_t s = 0; s < steps_; ++s) {
+      for (int r = 0; r < call_.p; ++r) posted_at[r] = posted(r, s, clock[r]);
+      for (int r = 0; r < call_.p; ++r) send(r, s, posted_at, busy_until[r], sends_done[r], arrivals);
+      StepPrediction& step = prediction.steps[s];
+      step.opaque = opaque_[s];
+      for (int r = 0; r < call_.p; ++r) {
+        auto& incoming = arrivals[static_cast<std::size_t>(r)];
+        std::sort(incoming.begin(), incoming.end());
+        double t = busy_until[r];
+        for (const auto& [arrival, between_nodes] : incoming)
+          t = std::max(t, arrival) + (between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
+        incoming.clear();
+        const double end = std::max(t, sends_done[r]);
+        if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = r;
+        clock[r] = end;
       }
-    }
-    for (const StepPrediction& step : prediction.steps) {
-      prediction.us += step.us;
       prediction.approximated = prediction.approximated || step.opaque;
     }
+    for (int r = 0; r < call_.p; ++r) prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[r]));
+    if (end_us) *end_us = std::move(clock);
     return prediction;
   }
 
@@ -65,25 +94,36 @@ class CostModel {
     return bytes;
   }
 
-  // In place (same source and destination) or empty: the engine moves nothing.
-  bool copies_nothing(int rank, const LocalCopy& copy) const { return copy.from == copy.to || region_bytes(rank, copy.from) == 0; }
-
-  void count(int rank, const Schedule& schedule) {
+  // Pass 1: the step's concurrency (τ per node) and the rank's compact steps.
+  void record(int rank, const Schedule& schedule) {
     if (rank == 0) {
       steps_ = schedule.steps.size();
       concurrency_.resize(steps_);
+      opaque_.assign(steps_, false);
     } else if (schedule.steps.size() != steps_) {
       throw std::invalid_argument("rank " + std::to_string(rank) + " has " + std::to_string(schedule.steps.size()) +
                                   " steps, rank 0 has " + std::to_string(steps_));
     }
     const int node = node_[rank];
+    auto& steps = steps_of_[static_cast<std::size_t>(rank)];
+    auto& items = items_of_[static_cast<std::size_t>(rank)];
+    steps.resize(steps_);
     for (std::size_t s = 0; s < steps_; ++s) {
       const Step& step = schedule.steps[s];
-      const bool local_work = !step.reductions.empty() ||
-                              std::any_of(step.copies.begin(), step.copies.end(), [&](const LocalCopy& c) { return !copies_nothing(rank, c); });
-      if (local_work) ++concurrency_.copying[concurrency_.at(s, node)];
+      RankStep& compact = steps[s];
+      compact.first = static_cast<std::uint32_t>(items.size());
+      opaque_[s] = opaque_[s] || step.opaque.has_value();
+      for (const LocalCopy& copy : step.copies) {
+        const long long bytes = region_bytes(rank, copy.from);
+        if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
+        items.push_back({Item::Kind::copy, rank, bytes});
+      }
+      for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += region_bytes(rank, reduce.from);
+      if (items.size() > compact.first || compact.reduced_bytes > 0) ++concurrency_.copying[concurrency_.at(s, node)];
       for (const Transfer& send : step.sends) {
-        if (wire_message(call_, rank, send.region, send.peer).skipped) continue;
+        const auto [skipped, bytes] = wire_message(call_, rank, send.region, send.peer);
+        if (skipped) continue;
+        items.push_back({Item::Kind::send, send.peer, bytes});
         const int destination = node_[send.peer];
         if (destination == node) {
           ++concurrency_.inside[concurrency_.at(s, node)];
@@ -92,57 +132,102 @@ class CostModel {
           ++concurrency_.arriving[concurrency_.at(s, destination)];
         }
       }
+      compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
     }
   }
 
-  double step_cost(int rank, std::size_t s, const Step& step) const {
+  // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
+  // network messages leaving and arriving there.
+  int memory_tau(std::size_t s, int node, bool inside_message) const {
+    const std::size_t at = concurrency_.at(s, node);
+    const int inside = concurrency_.inside[at];
+    if (!platform_.network_crosses_memory) return inside_message ? inside : 1;
+    return inside + concurrency_.leaving[at] + concurrency_.arriving[at];
+  }
+
+  // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
+  // its receives and sends.
+  double posted(int rank, std::size_t s, double clock) const {
+    const RankStep& compact = steps_of_[static_cast<std::size_t>(rank)][s];
+    const auto& items = items_of_[static_cast<std::size_t>(rank)];
+    double t = clock;
+    if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
+    const int copiers = concurrency_.copying[concurrency_.at(s, node_[rank])];
+    for (std::uint32_t i = compact.first; i < compact.first + compact.count && items[i].kind == Item::Kind::copy; ++i)
+      t += platform_.shm.transfer_time(items[i].bytes, copiers);
+    return t;
+  }
+
+  // Then its sends, one after another from when it posted; a message moves from its injection (or,
+  // where transfers wait for the receiver, from when the receiver posted, if later) for one
+  // transmission time.
+  void send(int rank, std::size_t s, const std::vector<double>& posted_at, double& busy_until, double& sends_done,
+            std::vector<std::vector<std::pair<double, bool>>>& arrivals) const {
     const int node = node_[rank];
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
-    double sequential = 0;  // what the rank's processor does one thing after another
-    const int copiers = concurrency_.copying[concurrency_.at(s, node)];
-    for (const LocalCopy& copy : step.copies) {
-      if (!copies_nothing(rank, copy)) sequential += shm.transfer_time(region_bytes(rank, copy.from), copiers);
-    }
-    if (platform_.reduce_gbytes_per_s > 0) {
-      for (const LocalReduce& reduce : step.reductions)
-        sequential += static_cast<double>(region_bytes(rank, reduce.from)) * 1e-3 / platform_.reduce_gbytes_per_s;
-    }
-    double slowest_transfer = 0;
-    for (const Transfer& send : step.sends) {
-      const auto [skipped, bytes] = wire_message(call_, rank, send.region, send.peer);
-      if (skipped) continue;
-      const int destination = node_[send.peer];
+    const RankStep& compact = steps_of_[static_cast<std::size_t>(rank)][s];
+    const auto& items = items_of_[static_cast<std::size_t>(rank)];
+    double t = posted_at[rank];
+    sends_done = t;
+    for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
+      const Item& item = items[i];
+      if (item.kind == Item::Kind::copy) continue;
+      const int destination = node_[item.peer];
+      const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       if (destination == node) {
-        sequential += shm.overhead(bytes);
-        transfer = platform_.shm_copies_per_message * shm.transfer_time(bytes, concurrency_.inside[concurrency_.at(s, node)]);
+        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(s, node, true));
       } else {
         const int tau = std::max(concurrency_.leaving[concurrency_.at(s, node)], concurrency_.arriving[concurrency_.at(s, destination)]);
-        sequential += net.overhead(bytes);
-        transfer = platform_.nic_copies_per_message * shm.transfer_time(bytes, tau) + net.transfer_time(bytes, tau);
+        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
+        if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
+          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node, false)),
+                               shm.transfer_time(item.bytes, memory_tau(s, destination, false))});
       }
-      slowest_transfer = std::max(slowest_transfer, transfer);
+      t += channel.overhead(item.bytes);
+      const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[item.peer]) : t;
+      arrivals[static_cast<std::size_t>(item.peer)].emplace_back(start + transfer, destination != node);
+      const bool eager = item.bytes < channel.eager_threshold_bytes;
+      sends_done = std::max(sends_done, eager ? t : start + transfer);
     }
-    for (const Transfer& recv : step.recvs) {
-      if (wire_message(call_, rank, recv.region, rank).skipped) continue;  // as the engine posts it
-      sequential += (node_[recv.peer] == node ? shm : net).receive_overhead_us;
-    }
-    return sequential + slowest_transfer;
+    busy_until = t;
   }
 
   const Platform& platform_;
-  const CheckSetup& call_;
+  const CheckSetup call_;  // a copy: callers may pass a temporary
   std::vector<int> node_;  // rank -> node index 0..M-1
   std::size_t steps_ = 0;
   Concurrency concurrency_;
+  std::vector<bool> opaque_;                   // per step
+  std::vector<std::vector<RankStep>> steps_of_;  // per rank, per step
+  std::vector<std::vector<Item>> items_of_;      // per rank
 };
 
 }  // namespace
 
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-                   const std::function<Schedule(int rank)>& schedule_of) {
-  return CostModel(platform, call, node_of_rank).run(schedule_of);
+                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us) {
+  return CostModel(platform, call, node_of_rank).run(schedule_of, start_us);
+}
+
+std::vector<double> dissemination_barrier_exit_us(const Platform& platform, const std::vector<int>& node_of_rank) {
+  const int p = static_cast<int>(node_of_rank.size());
+  // Round k: send to rank + 2^k, receive from rank - 2^k (one byte stands for the empty message).
+  const auto schedule_of = [p](int rank) {
+    Schedule schedule;
+    for (int distance = 1; distance < p; distance *= 2) {
+      Step step;
+      step.sends.push_back({(rank + distance) % p, Region{Buffer::recv, {rank}}});
+      step.recvs.push_back({(rank - distance + p) % p, Region{Buffer::recv, {(rank - distance + p) % p}}});
+      schedule.steps.push_back(std::move(step));
+    }
+    return schedule;
+  };
+  CostModel model(platform, CheckSetup{BlockNaming::allgather, p, {}}, node_of_rank);
+  std::vector<double> exit(static_cast<std::size_t>(p), 0.0);
+  model.run(schedule_of, {}, &exit);
+  return exit;
 }
 
 }  // namespace collshim::model

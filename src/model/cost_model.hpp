@@ -6,9 +6,17 @@
 // concurrency the schedules create in that step (the ∥ operator): inside a node, the messages that
 // start and end in it; between nodes, the larger of the network messages arriving at the destination
 // node and leaving the source node (the thesis counts arrivals; leaving covers a NIC that sends many).
-// A rank's step costs its overheads in sequence (its local copies and reductions, o(m) per message
-// sent, the receive overhead per message received) plus its slowest transfer; a step costs its
-// slowest rank, and the collective the sum of its steps, as the thesis sums stages.
+// Every rank keeps a clock. In a step it does its local copies and reductions, then injects its
+// messages one after another (o(m) each); a message arrives a transmission time after injection. The
+// rank's step ends when its sends have arrived (or, below the channel's eager threshold, are
+// injected) and it has taken in every message for it, in order of arrival, each with the receive
+// overhead. So a late rank delays exactly the ranks that wait for its
+// messages, as in the engine, where each rank finishes a step before starting the next. With every
+// rank starting together and the same work everywhere this is the thesis's sum of stage costs.
+// The prediction is the longest time a rank spends from its own start, which is what a benchmark
+// that times each rank from a barrier's exit measures; dissemination_barrier_exit_us() gives the
+// exit times of such a barrier (ranks leave it at different times, and that skew is part of what
+// such a benchmark reports).
 //
 // Opaque phases (a library collective, a shared-memory window) are costed as the messages the
 // schedule models them by, and the prediction says it is approximated. Packing of non-contiguous
@@ -23,7 +31,7 @@
 namespace collshim::model {
 
 struct StepPrediction {
-  double us = 0;
+  double us = 0;  // the longest any rank spent in the step
   int slowest_rank = 0;
   bool opaque = false;  // an opaque phase, costed by its modelled messages
 };
@@ -35,10 +43,14 @@ struct Prediction {
 };
 
 // `call` gives the collective's block naming, p, the bytes of every datum and the root (as for the
-// checker); node_of_rank has p entries. schedule_of is called twice per rank (the concurrency of a
-// step is counted over all ranks first), so memory stays proportional to one schedule plus the
-// per-step, per-node counters. Throws std::invalid_argument if the ranks' step counts differ.
+// checker); node_of_rank has p entries; start_us, if given, each rank's start (p entries). The
+// schedules are kept as messages and copies only (about 16 bytes each) while the steps are costed.
+// Throws std::invalid_argument if the ranks' step counts differ.
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-                   const std::function<Schedule(int rank)>& schedule_of);
+                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {});
+
+// When each rank leaves a dissemination barrier (MPICH's, and SMPI's `smpi/barrier:mpich`: in round k
+// rank r sends to r + 2^k and receives from r − 2^k) that all ranks enter at time 0.
+std::vector<double> dissemination_barrier_exit_us(const Platform& platform, const std::vector<int>& node_of_rank);
 
 }  // namespace collshim::model

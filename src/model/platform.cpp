@@ -63,6 +63,10 @@ class PlatformReader {
                    [&](const YAML::Node& v) { platform.shm_copies_per_message = integer(v, "shm_copies_per_message", 0, 8); }},
                   {"nic_copies_per_message",
                    [&](const YAML::Node& v) { platform.nic_copies_per_message = integer(v, "nic_copies_per_message", 0, 8); }},
+                  {"transfers_wait_for_receiver",
+                   [&](const YAML::Node& v) { platform.transfers_wait_for_receiver = boolean(v, "transfers_wait_for_receiver"); }},
+                  {"network_crosses_memory",
+                   [&](const YAML::Node& v) { platform.network_crosses_memory = boolean(v, "network_crosses_memory"); }},
                   {"reduce_gbytes_per_s",
                    [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }}});
     if (!have_shm) fail(root.Mark(), "missing 'shm', the channel inside a node");
@@ -114,6 +118,13 @@ class PlatformReader {
     return value;
   }
 
+  bool boolean(const YAML::Node& node, const std::string& what) const {
+    const std::string text = scalar(node, what);
+    if (text == "true") return true;
+    if (text == "false") return false;
+    fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected true or false");
+  }
+
   long long integer(const YAML::Node& node, const std::string& what, long long minimum, long long maximum) const {
     const std::string text = scalar(node, what);
     long long value = 0;
@@ -139,6 +150,8 @@ class PlatformReader {
          {"protocol_threshold_bytes",
           [&](const YAML::Node& v) { channel.protocol_threshold_bytes = integer(v, "protocol_threshold_bytes", 0, 1LL << 40); }},
          {"receive_overhead_us", [&](const YAML::Node& v) { channel.receive_overhead_us = number(v, "receive_overhead_us"); }},
+         {"eager_threshold_bytes",
+          [&](const YAML::Node& v) { channel.eager_threshold_bytes = integer(v, "eager_threshold_bytes", 0, 1LL << 40); }},
          {"transfer", [&](const YAML::Node& v) {
             channel.transfer = points(v, name);
             have_transfer = true;

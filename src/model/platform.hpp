@@ -38,6 +38,9 @@ struct Channel {
   double protocol_overhead_us = 0;
   long long protocol_threshold_bytes = 0;  // 0: no protocol switch
   double receive_overhead_us = 0;          // per message received (LogGP's o_r; τ-Lop folds it into o)
+  // Messages below this size are eager: the sender is done once it has injected them (MPI's eager
+  // protocol, SMPI's detached sends). From it on, and with 0 always, the sender waits for delivery.
+  long long eager_threshold_bytes = 0;
   std::vector<TransferPoint> transfer;     // ascending τ, at least one point
   std::vector<SizeFactor> size_factors;    // ascending from_bytes; none: factors of 1
 
@@ -52,6 +55,13 @@ struct Platform {
   int shm_copies_per_message = 2;  // transfers of a message inside a node (2: through a shared buffer, eq. 3.1)
   int nic_copies_per_message = 2;  // shm transfers of a network message (user to NIC and NIC to user, eq. 3.3)
   double reduce_gbytes_per_s = 0;  // γ: bytes combined per second by one rank; 0: reductions are free
+  // A message starts moving only once its receiver has posted the receive (SimGrid's mailboxes with
+  // smpi/async-small-thresh 0); otherwise at once (eager buffering at the receiver).
+  bool transfers_wait_for_receiver = false;
+  // Network messages also cross the memory channel of both nodes (as in bench/sim's contending
+  // platforms, where a node's memory link carries everything in, out of and inside the node): τ on a
+  // node's memory counts them, and a network message is as slow as the slowest of NIC and memories.
+  bool network_crosses_memory = false;
 };
 
 // A description that cannot be used; what() names the file, line and column and what was expected.

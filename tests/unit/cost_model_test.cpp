@@ -166,6 +166,76 @@ TEST(CostModel, OpaquePhasesAreFlaggedAsApproximated) {
   EXPECT_FALSE(predict_allgather(platform, "bruck", sequential(16, 4), m).approximated);
 }
 
+// Latency-only channels (bandwidth so high that a few bytes cost nothing), for the timing rules.
+Platform latency_only(double shm_latency, double net_latency, double receive_overhead, long long eager_below) {
+  Platform platform;
+  for (auto [channel, latency] : {std::pair{&platform.shm, shm_latency}, std::pair{&platform.net, net_latency}}) {
+    channel->transfer = {{1, latency, 1e9}};
+    channel->receive_overhead_us = receive_overhead;
+    channel->eager_threshold_bytes = eager_below;
+  }
+  platform.shm_copies_per_message = 1;
+  platform.nic_copies_per_message = 0;
+  return platform;
+}
+
+// Ranks leave a dissemination barrier at different times when its rounds mix the channels: with
+// sequential nodes {0, 1} {2, 3} ranks 1 and 3 wait for one network message, 0 and 2 for two
+// (round 0: 0.6 or 4.6 us + 1 us to take it in; round 1 from there: 4.6 + 1), with cyclic nodes
+// every rank waits for one network and one node-local message.
+TEST(CostModel, DisseminationBarrierExitTimesShowTheSkew) {
+  const Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
+  const std::vector<double> sequential_exit = dissemination_barrier_exit_us(platform, {0, 0, 1, 1});
+  const std::vector<double> expected_sequential{11.2, 7.2, 11.2, 7.2};
+  for (int r = 0; r < 4; ++r) EXPECT_NEAR(sequential_exit[r], expected_sequential[r], 1e-6) << "rank " << r;
+  for (const double exit : dissemination_barrier_exit_us(platform, {0, 1, 0, 1})) EXPECT_NEAR(exit, 7.2, 1e-6);
+}
+
+// One message from rank 0 to rank 1, which starts 10 us later: an eager sender is done once it has
+// injected (1 us of overhead); otherwise it waits for delivery (2 us later), and where transfers
+// wait for the receiver, delivery starts only when rank 1 posts, at 10 us.
+TEST(CostModel, EagerSendsAndTransfersThatWaitForTheReceiver) {
+  const auto schedule_of = [](int rank) {
+    Step step;
+    if (rank == 0) step.sends.push_back({1, Region{Buffer::recv, {0}}});
+    if (rank == 1) step.recvs.push_back({0, Region{Buffer::recv, {0}}});
+    return Schedule{{step}, 0};
+  };
+  const CheckSetup call{BlockNaming::allgather, 2, [](std::int64_t) { return 100LL; }};
+  struct Case {
+    long long eager_below;
+    bool wait;
+    double expected;
+  };
+  for (const Case& c : {Case{1000, false, 1.0}, Case{0, false, 3.0}, Case{1000, true, 2.0}, Case{0, true, 12.0}}) {
+    Platform platform = latency_only(2.0, 2.0, 0.0, c.eager_below);
+    platform.shm.overhead_us = 1.0;
+    platform.transfers_wait_for_receiver = c.wait;
+    EXPECT_NEAR(predict(platform, call, {0, 0}, schedule_of, {0.0, 10.0}).us, c.expected, 1e-6)
+        << "eager below " << c.eager_below << ", wait " << c.wait;
+  }
+}
+
+// Two network messages leave node 0 together: τ = 2 on the NIC, and where network messages cross
+// the memory channel, τ = 2 there too, and the slower of the two links sets the time.
+TEST(CostModel, NetworkMessagesCanLoadTheNodesMemory) {
+  Platform platform = two_channels();
+  platform.shm = channel(0.5, 0.0, 8);  // memory slower than the network here
+  platform.net = channel(10.0, 0.0, 8);
+  platform.nic_copies_per_message = 0;
+  const auto schedule_of = [](int rank) {
+    Step step;
+    if (rank < 2) step.sends.push_back({rank + 2, Region{Buffer::recv, {rank}}});
+    else step.recvs.push_back({rank - 2, Region{Buffer::recv, {rank - 2}}});
+    return Schedule{{step}, 0};
+  };
+  const CheckSetup call{BlockNaming::allgather, 4, [](std::int64_t) { return m; }};
+  const std::vector<int> nodes{0, 0, 1, 1};
+  expect_close(predict(platform, call, nodes, schedule_of).us, platform.net.transfer_time(m, 2), "apart");
+  platform.network_crosses_memory = true;
+  expect_close(predict(platform, call, nodes, schedule_of).us, platform.shm.transfer_time(m, 2), "memory crossed");
+}
+
 TEST(CostModel, RanksWithDifferentStepCountsAreRejected) {
   const Platform platform = two_channels();
   const auto uneven = [](int rank) { return Schedule{std::vector<Step>(static_cast<std::size_t>(rank + 1)), 0}; };

@@ -33,6 +33,7 @@ struct PredictOptions {
   std::vector<std::string> sizes{"8", "1KiB", "64KiB"};
   std::vector<std::string> algorithms;
   bool csv = false;
+  bool after_barrier = false;
 };
 
 // Bytes of every datum for a uniform call of `bytes`: the allgathers' block per rank, Alltoall's block
@@ -108,14 +109,17 @@ int run_predict(const PredictOptions& options) {
     topology.nodes = std::max(1, (p + options.ppn - 1) / options.ppn);
     std::vector<int> node_of_rank;
     for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+    const std::vector<double> start_us =
+        options.after_barrier ? model::dissemination_barrier_exit_us(platform, node_of_rank) : std::vector<double>{};
     std::vector<const AlgorithmChoice*> eligible;
     for (const AlgorithmChoice& choice : choices) {
       const auto& rule = choice.algorithm->eligible;
       if (!rule || rule(p, choice.params)) eligible.push_back(&choice);
     }
     if (!options.csv) {
-      std::printf("# collshim-model: %s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call\n",
-                  options.collective.c_str(), p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str());
+      std::printf("# collshim-model: %s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
+                  options.collective.c_str(), p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str(),
+                  options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
       std::printf("  best\n");
@@ -128,7 +132,7 @@ int run_predict(const PredictOptions& options) {
       for (const AlgorithmChoice* choice : eligible) {
         const auto start = std::chrono::steady_clock::now();
         const model::Prediction prediction = model::predict(
-            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); });
+            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
           std::printf("%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f\n", platform.name.c_str(), options.collective.c_str(), p,
@@ -163,6 +167,9 @@ int main(int argc, char** argv) {
                               "sizes: the block per rank (allgathers), per pair (alltoall), the vector (allreduce)");
   predict_command->add_option("--algorithms", predict.algorithms, "algorithm specs (default: the tuning candidates)");
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
+  predict_command->add_flag("--after-barrier", predict.after_barrier,
+                            "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
+                            "under smpi/barrier:mpich measures: the barrier's skew counts");
   CLI11_PARSE(app, argc, argv);
   return run_predict(predict);
 }
