@@ -154,7 +154,7 @@ class CostModel {
     if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
     const int copiers = concurrency_.copying[concurrency_.at(s, node_[rank])];
     for (std::uint32_t i = compact.first; i < compact.first + compact.count && items[i].kind == Item::Kind::copy; ++i)
-      t += platform_.shm.transfer_time(items[i].bytes, copiers);
+      if (!platform_.local_copies_free) t += platform_.shm.transfer_time(items[i].bytes, copiers);
     return t;
   }
 

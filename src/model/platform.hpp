@@ -62,6 +62,9 @@ struct Platform {
   // platforms, where a node's memory link carries everything in, out of and inside the node): τ on a
   // node's memory counts them, and a network message is as slow as the slowest of NIC and memories.
   bool network_crosses_memory = false;
+  // Local copies cost nothing (a simulator that does not time computation, as bench/sim runs SMPI);
+  // otherwise a copy costs one transfer on the memory channel, τ = the node's ranks copying (c(m, τ)).
+  bool local_copies_free = false;
 };
 
 // A description that cannot be used; what() names the file, line and column and what was expected.

@@ -76,13 +76,16 @@ TEST(CostModel, RingOnOneChannelIsTheThesisClosedForm) {
 
 // Eq. 4.8: Θ_RDA(m) = c(m, P) + log2 P·o(m) + 2(P−1)·L(m, P).
 TEST(CostModel, RecursiveDoublingOnOneChannelIsTheThesisClosedForm) {
-  const Platform platform = two_channels();
+  Platform platform = two_channels();
   for (const int p : {2, 4, 8, 16, 64}) {
     const double L = platform.shm.transfer_time(m, p);
     const double expected = L + std::log2(p) * o_shm + 2 * (p - 1) * L;
     expect_close(predict_allgather(platform, "recursive_doubling", sequential(p, p), m).us, expected,
                  "recursive doubling p=" + std::to_string(p));
   }
+  platform.local_copies_free = true;  // the initial copy c(m, P) drops out
+  const double L = platform.shm.transfer_time(m, 8);
+  expect_close(predict_allgather(platform, "recursive_doubling", sequential(8, 8), m).us, 3 * o_shm + 14 * L, "free copies");
 }
 
 // Eq. 4.19: Θ_BinSct(m) = log2 P·o(m) + Σ_i 2·L(m/2^(i+1), 2^i), for a binomial tree written out by

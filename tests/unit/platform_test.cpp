@@ -26,6 +26,7 @@ net:
 nic_copies_per_message: 0
 transfers_wait_for_receiver: true
 network_crosses_memory: false
+local_copies_free: true
 )";
 
 TEST(Platform, TransferTimeInterpolatesInTauAndSharesBeyondTheLastTau) {
@@ -35,6 +36,7 @@ TEST(Platform, TransferTimeInterpolatesInTauAndSharesBeyondTheLastTau) {
   EXPECT_EQ(platform.shm_copies_per_message, 2);
   EXPECT_TRUE(platform.transfers_wait_for_receiver);
   EXPECT_FALSE(platform.network_crosses_memory);
+  EXPECT_TRUE(platform.local_copies_free);
   const Channel& shm = platform.shm;
   // 10 GB/s = 10,000 bytes per microsecond.
   EXPECT_DOUBLE_EQ(shm.transfer_time(10000, 1), 0.2 + 1.0);
