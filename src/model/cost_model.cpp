@@ -29,13 +29,25 @@ struct Concurrency {
 // bytes) and local copies (bytes) are items [first, first + count) of the rank's item list.
 struct Item {
   enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
+  bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
   int peer = 0;
   long long bytes = 0;
 };
 struct RankStep {
   std::uint32_t first = 0, count = 0;
   long long reduced_bytes = 0;
+  long long unpacked_bytes = 0;  // received into scattered blocks of the user's datatype
 };
+
+// Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
+// MPI library packs on send and unpacks on receipt: the thesis's p(m), first and last transfer only.
+bool scattered(const Region& region) {
+  if (is_packed(region.buffer)) return false;
+  for (std::size_t i = 1; i < region.blocks.size(); ++i) {
+    if (region.blocks[i] != region.blocks[i - 1] + 1) return true;
+  }
+  return false;
+}
 
 class CostModel {
  public:
@@ -74,6 +86,7 @@ class CostModel {
         for (const auto& [arrival, between_nodes] : incoming)
           t = std::max(t, arrival) + (between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
         incoming.clear();
+        t += pack_us(steps_of_[static_cast<std::size_t>(r)][s].unpacked_bytes);
         const double end = std::max(t, sends_done[r]);
         if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = r;
         clock[r] = end;
@@ -116,14 +129,14 @@ class CostModel {
       for (const LocalCopy& copy : step.copies) {
         const long long bytes = region_bytes(rank, copy.from);
         if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
-        items.push_back({Item::Kind::copy, rank, bytes});
+        items.push_back({Item::Kind::copy, false, rank, bytes});
       }
       for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += region_bytes(rank, reduce.from);
       if (items.size() > compact.first || compact.reduced_bytes > 0) ++concurrency_.copying[concurrency_.at(s, node)];
       for (const Transfer& send : step.sends) {
         const auto [skipped, bytes] = wire_message(call_, rank, send.region, send.peer);
         if (skipped) continue;
-        items.push_back({Item::Kind::send, send.peer, bytes});
+        items.push_back({Item::Kind::send, scattered(send.region), send.peer, bytes});
         const int destination = node_[send.peer];
         if (destination == node) {
           ++concurrency_.inside[concurrency_.at(s, node)];
@@ -133,7 +146,16 @@ class CostModel {
         }
       }
       compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
+      for (const Transfer& recv : step.recvs) {
+        if (!scattered(recv.region)) continue;
+        const auto [skipped, bytes] = wire_message(call_, rank, recv.region, rank);
+        if (!skipped) compact.unpacked_bytes += bytes;
+      }
     }
+  }
+
+  double pack_us(long long bytes) const {
+    return platform_.pack_gbytes_per_s > 0 ? static_cast<double>(bytes) * 1e-3 / platform_.pack_gbytes_per_s : 0.0;
   }
 
   // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
@@ -185,7 +207,7 @@ class CostModel {
           transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node, false)),
                                shm.transfer_time(item.bytes, memory_tau(s, destination, false))});
       }
-      t += channel.overhead(item.bytes);
+      t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[item.peer]) : t;
       arrivals[static_cast<std::size_t>(item.peer)].emplace_back(start + transfer, destination != node);
       const bool eager = item.bytes < channel.eager_threshold_bytes;

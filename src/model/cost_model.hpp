@@ -19,8 +19,10 @@
 // such a benchmark reports).
 //
 // Opaque phases (a library collective, a shared-memory window) are costed as the messages the
-// schedule models them by, and the prediction says it is approximated. Packing of non-contiguous
-// messages is not costed (the thesis takes p(m) = 0), nor is an in-place call's saved copy.
+// schedule models them by, and the prediction says it is approximated. A message over blocks of the
+// user's buffer that are not back to back (the engine sends it as an `hindexed` type) costs packing
+// before injection and unpacking after receipt (pack_gbytes_per_s; the thesis's p(m), which it takes
+// as 0). An in-place call's saved copy is not modelled.
 #include <functional>
 #include <vector>
 

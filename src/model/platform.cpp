@@ -69,6 +69,8 @@ class PlatformReader {
                    [&](const YAML::Node& v) { platform.network_crosses_memory = boolean(v, "network_crosses_memory"); }},
                   {"local_copies_free",
                    [&](const YAML::Node& v) { platform.local_copies_free = boolean(v, "local_copies_free"); }},
+                  {"pack_gbytes_per_s",
+                   [&](const YAML::Node& v) { platform.pack_gbytes_per_s = number(v, "pack_gbytes_per_s"); }},
                   {"reduce_gbytes_per_s",
                    [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }}});
     if (!have_shm) fail(root.Mark(), "missing 'shm', the channel inside a node");

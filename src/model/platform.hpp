@@ -55,6 +55,7 @@ struct Platform {
   int shm_copies_per_message = 2;  // transfers of a message inside a node (2: through a shared buffer, eq. 3.1)
   int nic_copies_per_message = 2;  // shm transfers of a network message (user to NIC and NIC to user, eq. 3.3)
   double reduce_gbytes_per_s = 0;  // γ: bytes combined per second by one rank; 0: reductions are free
+  double pack_gbytes_per_s = 0;    // p(m): packing or unpacking a scattered message; 0: free
   // A message starts moving only once its receiver has posted the receive (SimGrid's mailboxes with
   // smpi/async-small-thresh 0); otherwise at once (eager buffering at the receiver).
   bool transfers_wait_for_receiver = false;

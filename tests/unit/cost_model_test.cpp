@@ -239,6 +239,25 @@ TEST(CostModel, NetworkMessagesCanLoadTheNodesMemory) {
   expect_close(predict(platform, call, nodes, schedule_of).us, platform.shm.transfer_time(m, 2), "memory crossed");
 }
 
+// A message over scattered blocks of the user's buffer (an hindexed type) is packed before it is
+// injected and unpacked after it arrives; one run of blocks, or the engine's packed scratch, is not.
+TEST(CostModel, ScatteredTypedMessagesCostPackingAtBothEnds) {
+  Platform platform = latency_only(2.0, 2.0, 0.0, 1 << 20);
+  platform.pack_gbytes_per_s = 1.0;  // 1000 bytes per microsecond
+  const CheckSetup call{BlockNaming::allgather, 2, [](std::int64_t) { return 100LL; }};
+  const auto one_message = [](Region region) {
+    return [region](int rank) {
+      Step step;
+      if (rank == 0) step.sends.push_back({1, region});
+      if (rank == 1) step.recvs.push_back({0, region});
+      return Schedule{{step}, 0};
+    };
+  };
+  EXPECT_NEAR(predict(platform, call, {0, 0}, one_message({Buffer::recv, {0, 2}})).us, 0.2 + 2.0 + 0.2, 1e-9);
+  EXPECT_NEAR(predict(platform, call, {0, 0}, one_message({Buffer::recv, {0, 1}})).us, 2.0, 1e-9);
+  EXPECT_NEAR(predict(platform, call, {0, 0}, one_message({Buffer::scratch, {0, 2}})).us, 2.0, 1e-9);
+}
+
 TEST(CostModel, RanksWithDifferentStepCountsAreRejected) {
   const Platform platform = two_channels();
   const auto uneven = [](int rank) { return Schedule{std::vector<Step>(static_cast<std::size_t>(rank + 1)), 0}; };
