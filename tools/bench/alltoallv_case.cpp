@@ -62,8 +62,9 @@ std::vector<int> seeded_permutation(int p, std::uint64_t seed) {
   return order;
 }
 
-// The destinations `rank` sends the size's bytes to, each once.
-std::vector<int> destinations(const std::string& pattern, int rank, int p, std::uint64_t seed) {
+}  // namespace
+
+std::vector<int> alltoallv_destinations(const std::string& pattern, int rank, int p, std::uint64_t seed) {
   std::vector<int> to;
   if (pattern == "uniform") {
     to.resize(p);
@@ -90,13 +91,17 @@ std::vector<int> destinations(const std::string& pattern, int rank, int p, std::
   return to;
 }
 
+const std::vector<std::string>& alltoallv_patterns() { return patterns; }
+
+namespace {
+
 class AlltoallvCase : public BenchCase {
  public:
   AlltoallvCase(MPI_Comm comm, const CaseOptions& options) : comm_(comm), options_(options) {
     MPI_Comm_size(comm_, &p_);
     MPI_Comm_rank(comm_, &rank_);
     sends_to_.assign(p_, 0);
-    for (int peer : destinations(options_.variant, rank_, p_, options_.seed)) sends_to_[peer] = 1;
+    for (int peer : alltoallv_destinations(options_.variant, rank_, p_, options_.seed)) sends_to_[peer] = 1;
     receives_from_.assign(p_, 0);
     PMPI_Alltoall(sends_to_.data(), 1, MPI_INT, receives_from_.data(), 1, MPI_INT, comm_);
     long long mine = std::accumulate(sends_to_.begin(), sends_to_.end(), 0LL);

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
+#include "bench_case.hpp"
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
 #include "model/cost_model.hpp"
@@ -34,11 +36,16 @@ struct PredictOptions {
   std::vector<std::string> algorithms;
   bool csv = false;
   bool after_barrier = false;
+  std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
+  std::uint64_t seed = 1;
 };
 
-// Bytes of every datum for a uniform call of `bytes`: the allgathers' block per rank, Alltoall's block
-// per pair, a reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
-std::function<long long(std::int64_t)> uniform_datum_bytes(Collective collective, int p, long long bytes) {
+// Bytes of every datum for a call of `bytes`: the allgathers' block per rank, Alltoall's block per
+// pair, Alltoallv's per sending pair of the pattern (`sends`: p*p flags, origin-major), a
+// reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
+std::function<long long(std::int64_t)> datum_bytes(Collective collective, int p, long long bytes,
+                                                   const std::shared_ptr<const std::vector<bool>>& sends) {
+  if (sends) return [bytes, sends](std::int64_t datum) { return (*sends)[static_cast<std::size_t>(datum)] ? bytes : 0LL; };
   if (collective_info(collective).shape != CallShape::reduction) return [bytes](std::int64_t) { return bytes; };
   const long long elements = bytes / 8;
   return [elements, p](std::int64_t segment) {
@@ -67,6 +74,15 @@ int run_predict(const PredictOptions& options) {
   if (collective_info(*collective).shape == CallShape::rooted) {
     std::cerr << "collshim-model: --collective " << options.collective
               << " is not modelled yet (rooted schedules depend on the root's counts)\n";
+    return 2;
+  }
+  const auto& patterns = bench::alltoallv_patterns();
+  if (std::find(patterns.begin(), patterns.end(), options.pattern) == patterns.end()) {
+    std::cerr << "collshim-model: unknown --pattern '" << options.pattern << "', expected " << alternatives_text(patterns) << "\n";
+    return 2;
+  }
+  if (options.pattern != "uniform" && *collective != Collective::alltoallv) {
+    std::cerr << "collshim-model: --pattern applies to --collective alltoallv only\n";
     return 2;
   }
   const TopologyParseResult mapping = parse_topology_override("nodes=2,mapping=" + options.mapping);
@@ -103,12 +119,22 @@ int run_predict(const PredictOptions& options) {
     choices.push_back(*parsed.choice);
   }
 
-  if (options.csv) std::printf("platform,collective,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds\n");
+  if (options.csv)
+    std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds\n");
   for (const int p : options.procs) {
     TopologyOverride topology = *mapping.topology;
     topology.nodes = std::max(1, (p + options.ppn - 1) / options.ppn);
     std::vector<int> node_of_rank;
     for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+    std::shared_ptr<const std::vector<bool>> sends;  // Alltoallv: the pattern's pairs
+    if (*collective == Collective::alltoallv) {
+      auto flags = std::make_shared<std::vector<bool>>(static_cast<std::size_t>(p) * p, false);
+      for (int origin = 0; origin < p; ++origin) {
+        for (const int to : bench::alltoallv_destinations(options.pattern, origin, p, options.seed))
+          (*flags)[static_cast<std::size_t>(origin) * p + to] = true;
+      }
+      sends = std::move(flags);
+    }
     const std::vector<double> start_us =
         options.after_barrier ? model::dissemination_barrier_exit_us(platform, node_of_rank) : std::vector<double>{};
     std::vector<const AlgorithmChoice*> eligible;
@@ -117,15 +143,15 @@ int run_predict(const PredictOptions& options) {
       if (!rule || rule(p, choice.params)) eligible.push_back(&choice);
     }
     if (!options.csv) {
-      std::printf("# collshim-model: %s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
-                  options.collective.c_str(), p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str(),
+      std::printf("# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
+                  options.collective.c_str(), sends ? (" (" + options.pattern + ")").c_str() : "", p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str(),
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
-      const CheckSetup call{naming_of(*collective), p, uniform_datum_bytes(*collective, p, bytes)};
+      const CheckSetup call{naming_of(*collective), p, datum_bytes(*collective, p, bytes, sends)};
       double best = -1;
       std::string best_name;
       if (!options.csv) std::printf("%10lld", bytes);
@@ -135,7 +161,8 @@ int run_predict(const PredictOptions& options) {
             platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
-          std::printf("%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f\n", platform.name.c_str(), options.collective.c_str(), p,
+          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f\n", platform.name.c_str(), options.collective.c_str(),
+                      sends ? options.pattern.c_str() : "", p,
                       options.ppn, options.mapping.c_str(), bytes, choice->text().c_str(), prediction.us,
                       prediction.approximated ? 1 : 0, seconds);
         } else {
@@ -161,11 +188,14 @@ int main(int argc, char** argv) {
   predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
   predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
   predict_command->add_option("--mapping", predict.mapping, "sequential or cyclic placement of ranks on nodes")->capture_default_str();
-  predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv (uniform) or allreduce")
+  predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv or allreduce")
       ->capture_default_str();
   predict_command->add_option("--bytes", predict.sizes,
                               "sizes: the block per rank (allgathers), per pair (alltoall), the vector (allreduce)");
   predict_command->add_option("--algorithms", predict.algorithms, "algorithm specs (default: the tuning candidates)");
+  predict_command->add_option("--pattern", predict.pattern, "Alltoallv: which pairs send, as collshim-bench --pattern")
+      ->capture_default_str();
+  predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
