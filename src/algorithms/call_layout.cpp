@@ -154,14 +154,12 @@ int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallL
   layout.p = context.size();
   layout.rank = context.rank();
   layout.op = call.op;
-  // Equal segments, the first count % p one element longer: every algorithm cuts the same way.
   const int p = layout.p;
   context.segment_counts.resize(static_cast<std::size_t>(p));
   context.segment_displs.resize(static_cast<std::size_t>(p));
-  const int base = call.count / p, longer = call.count % p;
   int displacement = 0;
   for (int b = 0; b < p; ++b) {
-    context.segment_counts[b] = base + (b < longer ? 1 : 0);
+    context.segment_counts[b] = static_cast<int>(segment_elements(call.count, p, b));
     context.segment_displs[b] = displacement;
     displacement += context.segment_counts[b];
   }

@@ -133,6 +133,12 @@ int create_blocks_type(const TypedBuffer& buffer, const Blocks& blocks, std::vec
 // first, since receiving overwrites them. Returns an MPI error code.
 int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout);
 int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout);
+// Elements of segment `segment` of a reduction's `count` elements cut into p segments: equal, the
+// first count % p one element longer. Every algorithm, and the cost model, cuts the same way.
+inline long long segment_elements(long long count, int p, int segment) {
+  return count / p + (segment < count % p ? 1 : 0);
+}
+
 // A reduction's vector cut into p segments as equal as possible, in whole elements (the counts and
 // displacements live in the context's storage). MPI_IN_PLACE: the send buffer is recvbuf.
 int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout);

@@ -10,11 +10,17 @@
 
 namespace collshim {
 
-WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver) {
-  const auto datum_bytes = [&](std::int64_t datum) { return setup.datum_bytes ? setup.datum_bytes(datum) : 1LL; };
+long long payload_bytes(const CheckSetup& setup, int holder, const Region& region) {
   long long bytes = 0;
-  for (const std::int64_t block : region.blocks)
-    bytes += datum_bytes(datum_of(setup.naming, setup.p, holder, region.buffer, block));
+  for (const std::int64_t block : region.blocks) {
+    const std::int64_t datum = datum_of(setup.naming, setup.p, holder, region.buffer, block);
+    bytes += setup.datum_bytes ? setup.datum_bytes(datum) : 1;
+  }
+  return bytes;
+}
+
+WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver) {
+  long long bytes = payload_bytes(setup, holder, region);
   bool header = false;
   if (region.buffer == Buffer::scratch) {
     for (const std::int64_t block : region.blocks)

@@ -54,6 +54,8 @@ struct WireMessage {
   long long bytes = 0;
 };
 WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver);
+// The bytes of the data `region` holds on `holder` (no headers; 1 per datum without datum sizes).
+long long payload_bytes(const CheckSetup& setup, int holder, const Region& region);
 
 CheckResult check_schedules(const CheckSetup& setup, const std::function<Schedule(int rank)>& schedule_of);
 

@@ -99,14 +99,6 @@ class CostModel {
   }
 
  private:
-  long long datum_bytes(std::int64_t datum) const { return call_.datum_bytes ? call_.datum_bytes(datum) : 1; }
-
-  long long region_bytes(int rank, const Region& region) const {
-    long long bytes = 0;
-    for (const std::int64_t block : region.blocks) bytes += datum_bytes(datum_of(call_.naming, call_.p, rank, region.buffer, block));
-    return bytes;
-  }
-
   // Pass 1: the step's concurrency (τ per node) and the rank's compact steps.
   void record(int rank, const Schedule& schedule) {
     if (rank == 0) {
@@ -127,11 +119,11 @@ class CostModel {
       compact.first = static_cast<std::uint32_t>(items.size());
       opaque_[s] = opaque_[s] || step.opaque.has_value();
       for (const LocalCopy& copy : step.copies) {
-        const long long bytes = region_bytes(rank, copy.from);
+        const long long bytes = payload_bytes(call_, rank, copy.from);
         if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
         items.push_back({Item::Kind::copy, false, rank, bytes});
       }
-      for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += region_bytes(rank, reduce.from);
+      for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call_, rank, reduce.from);
       if (items.size() > compact.first || compact.reduced_bytes > 0) ++concurrency_.copying[concurrency_.at(s, node)];
       for (const Transfer& send : step.sends) {
         const auto [skipped, bytes] = wire_message(call_, rank, send.region, send.peer);
@@ -160,11 +152,10 @@ class CostModel {
 
   // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
   // network messages leaving and arriving there.
-  int memory_tau(std::size_t s, int node, bool inside_message) const {
+  int memory_tau(std::size_t s, int node) const {
     const std::size_t at = concurrency_.at(s, node);
-    const int inside = concurrency_.inside[at];
-    if (!platform_.network_crosses_memory) return inside_message ? inside : 1;
-    return inside + concurrency_.leaving[at] + concurrency_.arriving[at];
+    const int network = platform_.network_crosses_memory ? concurrency_.leaving[at] + concurrency_.arriving[at] : 0;
+    return concurrency_.inside[at] + network;
   }
 
   // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
@@ -199,13 +190,13 @@ class CostModel {
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       if (destination == node) {
-        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(s, node, true));
+        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(s, node));
       } else {
         const int tau = std::max(concurrency_.leaving[concurrency_.at(s, node)], concurrency_.arriving[concurrency_.at(s, destination)]);
         transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
-          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node, false)),
-                               shm.transfer_time(item.bytes, memory_tau(s, destination, false))});
+          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node)),
+                               shm.transfer_time(item.bytes, memory_tau(s, destination))});
       }
       t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[item.peer]) : t;

@@ -91,8 +91,6 @@ std::vector<int> alltoallv_destinations(const std::string& pattern, int rank, in
   return to;
 }
 
-const std::vector<std::string>& alltoallv_patterns() { return patterns; }
-
 namespace {
 
 class AlltoallvCase : public BenchCase {

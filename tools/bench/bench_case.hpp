@@ -105,9 +105,9 @@ const CaseInfo* find_bench_case(Collective collective);
 CaseInfo allgather_case();
 CaseInfo allgatherv_case();
 CaseInfo alltoallv_case();
-// The Alltoallv patterns (README "Alltoallv patterns") and the ranks `rank` sends to in one, each
-// once: a pure function of (pattern, rank, p, seed), so the cost model can cost the same traffic.
-const std::vector<std::string>& alltoallv_patterns();
+// The ranks `rank` sends to in an Alltoallv pattern (the case's variants, README "Alltoallv
+// patterns"), each once: a pure function of (pattern, rank, p, seed), so the cost model can cost the
+// same traffic.
 std::vector<int> alltoallv_destinations(const std::string& pattern, int rank, int p, std::uint64_t seed);
 CaseInfo gatherv_case();
 CaseInfo scatterv_case();

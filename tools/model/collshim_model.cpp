@@ -47,9 +47,8 @@ std::function<long long(std::int64_t)> datum_bytes(Collective collective, int p,
                                                    const std::shared_ptr<const std::vector<bool>>& sends) {
   if (sends) return [bytes, sends](std::int64_t datum) { return (*sends)[static_cast<std::size_t>(datum)] ? bytes : 0LL; };
   if (collective_info(collective).shape != CallShape::reduction) return [bytes](std::int64_t) { return bytes; };
-  const long long elements = bytes / 8;
-  return [elements, p](std::int64_t segment) {
-    return 8 * (elements / p + (segment < elements % p ? 1 : 0));
+  return [elements = bytes / 8, p](std::int64_t segment) {
+    return 8 * segment_elements(elements, p, static_cast<int>(segment));
   };
 }
 
@@ -76,7 +75,7 @@ int run_predict(const PredictOptions& options) {
               << " is not modelled yet (rooted schedules depend on the root's counts)\n";
     return 2;
   }
-  const auto& patterns = bench::alltoallv_patterns();
+  const std::vector<std::string>& patterns = bench::find_bench_case(Collective::alltoallv)->variants;
   if (std::find(patterns.begin(), patterns.end(), options.pattern) == patterns.end()) {
     std::cerr << "collshim-model: unknown --pattern '" << options.pattern << "', expected " << alternatives_text(patterns) << "\n";
     return 2;
@@ -85,9 +84,9 @@ int run_predict(const PredictOptions& options) {
     std::cerr << "collshim-model: --pattern applies to --collective alltoallv only\n";
     return 2;
   }
-  const TopologyParseResult mapping = parse_topology_override("nodes=2,mapping=" + options.mapping);
-  if (!mapping.topology) {
-    std::cerr << "collshim-model: bad --mapping '" << options.mapping << "': " << mapping.error << "\n";
+  const std::optional<MappingClass> mapping = parse_mapping(options.mapping);
+  if (!mapping) {
+    std::cerr << "collshim-model: unknown --mapping '" << options.mapping << "', expected single_node, sequential, cyclic or irregular\n";
     return 2;
   }
   std::vector<long long> sizes;
@@ -122,8 +121,7 @@ int run_predict(const PredictOptions& options) {
   if (options.csv)
     std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds\n");
   for (const int p : options.procs) {
-    TopologyOverride topology = *mapping.topology;
-    topology.nodes = std::max(1, (p + options.ppn - 1) / options.ppn);
+    const TopologyOverride topology{std::max(1, (p + options.ppn - 1) / options.ppn), *mapping, std::nullopt};
     std::vector<int> node_of_rank;
     for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
     std::shared_ptr<const std::vector<bool>> sends;  // Alltoallv: the pattern's pairs
@@ -187,7 +185,7 @@ int main(int argc, char** argv) {
   predict_command->add_option("--platform", predict.platform, "platform description (YAML)")->required()->check(CLI::ExistingFile);
   predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
   predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
-  predict_command->add_option("--mapping", predict.mapping, "sequential or cyclic placement of ranks on nodes")->capture_default_str();
+  predict_command->add_option("--mapping", predict.mapping, "placement of ranks on nodes: sequential, cyclic, irregular or single_node")->capture_default_str();
   predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv or allreduce")
       ->capture_default_str();
   predict_command->add_option("--bytes", predict.sizes,
