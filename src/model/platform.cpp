@@ -229,4 +229,51 @@ Platform load_platform(const std::string& path) {
   return parse_platform(text.str(), path);
 }
 
+namespace {
+
+void emit_channel(YAML::Emitter& out, const char* key, const Channel& channel) {
+  out << YAML::Key << key << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "overhead_us" << YAML::Value << channel.overhead_us;
+  out << YAML::Key << "protocol_overhead_us" << YAML::Value << channel.protocol_overhead_us;
+  out << YAML::Key << "protocol_threshold_bytes" << YAML::Value << channel.protocol_threshold_bytes;
+  out << YAML::Key << "receive_overhead_us" << YAML::Value << channel.receive_overhead_us;
+  out << YAML::Key << "eager_threshold_bytes" << YAML::Value << channel.eager_threshold_bytes;
+  out << YAML::Key << "transfer" << YAML::Value << YAML::BeginSeq;
+  for (const TransferPoint& point : channel.transfer)
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "tau" << YAML::Value << point.tau << YAML::Key << "latency_us"
+        << YAML::Value << point.latency_us << YAML::Key << "gbytes_per_s" << YAML::Value << point.gbytes_per_s << YAML::EndMap;
+  out << YAML::EndSeq;
+  if (!channel.size_factors.empty()) {
+    out << YAML::Key << "size_factors" << YAML::Value << YAML::BeginSeq;
+    for (const SizeFactor& factor : channel.size_factors)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "from_bytes" << YAML::Value << factor.from_bytes << YAML::Key
+          << "latency_factor" << YAML::Value << factor.latency_factor << YAML::Key << "bandwidth_factor" << YAML::Value
+          << factor.bandwidth_factor << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string platform_yaml(const Platform& platform) {
+  YAML::Emitter out;
+  out.SetDoublePrecision(9);
+  out.SetBoolFormat(YAML::TrueFalseBool);
+  out.SetBoolFormat(YAML::LowerCase);
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << platform.name;
+  out << YAML::Key << "shm_copies_per_message" << YAML::Value << platform.shm_copies_per_message;
+  out << YAML::Key << "nic_copies_per_message" << YAML::Value << platform.nic_copies_per_message;
+  out << YAML::Key << "reduce_gbytes_per_s" << YAML::Value << platform.reduce_gbytes_per_s;
+  out << YAML::Key << "pack_gbytes_per_s" << YAML::Value << platform.pack_gbytes_per_s;
+  out << YAML::Key << "transfers_wait_for_receiver" << YAML::Value << platform.transfers_wait_for_receiver;
+  out << YAML::Key << "network_crosses_memory" << YAML::Value << platform.network_crosses_memory;
+  out << YAML::Key << "local_copies_free" << YAML::Value << platform.local_copies_free;
+  emit_channel(out, "shm", platform.shm);
+  emit_channel(out, "net", platform.net);
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace collshim::model

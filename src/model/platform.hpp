@@ -78,4 +78,8 @@ class PlatformError : public std::runtime_error {
 Platform parse_platform(const std::string& yaml_text, const std::string& source_name);
 Platform load_platform(const std::string& path);
 
+// The description as YAML that parse_platform reads back to the same Platform (every field written,
+// numbers with enough digits to round-trip).
+std::string platform_yaml(const Platform& platform);
+
 }  // namespace collshim::model

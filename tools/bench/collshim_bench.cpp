@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -45,6 +46,7 @@
 #include "selector/mapping_detection.hpp"
 #include "selector/selector.hpp"
 #include "bench_case.hpp"
+#include "calibration.hpp"
 
 namespace {
 
@@ -63,6 +65,7 @@ struct Options {
   std::string native_label;          // empty: "native", or under SMPI "smpi_<coll-selector>"
   std::string platform;              // CSV column `platform`: what the user calls the machine
   std::string rules;                 // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
+  std::string calibrate;             // --calibrate: write a cost-model platform description here instead
   collshim::bench::CaseOptions case_options;
 };
 
@@ -116,6 +119,16 @@ std::optional<collshim::TopologyOverride> topology_override() {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   return parsed.topology;
+}
+
+// The run's date (UTC), for the evidence comments of tuned rules and calibrated descriptions.
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
 }
 
 class Bench {
@@ -316,16 +329,6 @@ class Bench {
     return quoted + "\"";
   }
 
-  // The run's date (UTC), for the evidence comments of tuned rules.
-  static std::string today() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
-    return text;
-  }
-
   // Native (the first) has no ratio column.
   int column_width(const Implementation& impl) const {
     return std::max<int>(static_cast<int>(impl.label.size()), &impl == &implementations_.front() ? 10 : 17);
@@ -407,6 +410,50 @@ class Bench {
   int verified_ = 0, mismatches_ = 0, unverified_ = 0;
   bool unverified_note_ = false;
 };
+
+// --calibrate: measures the platform description on this allocation and writes it (rank 0).
+int calibrate(const Options& options, MPI_Comm comm) {
+  int rank = 0, p = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  const collshim::CommMapping mapping = collshim::detect_comm_mapping(comm, collshim::detect_process_placement(topology_override()));
+  const collshim::bench::CalibrationRanks ranks = collshim::bench::calibration_ranks(mapping.node_of_rank);
+  if (!ranks.error.empty()) {
+    if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", ranks.error.c_str());
+    return 2;
+  }
+  collshim::bench::CalibrationOptions calibration;
+  calibration.name = options.platform.empty() ? "calibrated" : options.platform;
+  calibration.min_bytes = options.min_bytes;
+  calibration.max_bytes = options.max_bytes;
+  calibration.iterations = options.iterations;
+  calibration.warmup = options.warmup;
+  const collshim::model::CalibrationMeasurements measured = collshim::bench::measure_platform(comm, ranks, calibration);
+  if (rank != 0) return 0;
+  const collshim::model::Calibration fitted = collshim::model::fit_platform(measured);
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  const std::string first_line(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+  const std::vector<std::string> provenance = {
+      "measured " + today() + " on " + std::to_string(p) + " ranks, " + std::to_string(mapping.nodes) + " nodes (" +
+          std::to_string(ranks.first_node.size()) + " and " + std::to_string(ranks.second_node.size()) +
+          " ranks on the two measured), " + first_line,
+      "sizes " + std::to_string(options.min_bytes) + " to " + std::to_string(options.max_bytes) + " B, up to " +
+          std::to_string(options.iterations) + " timed steps each"};
+  const std::string yaml = collshim::bench::calibration_yaml(measured, fitted, provenance);
+  std::FILE* out = std::fopen(options.calibrate.c_str(), "w");
+  if (out == nullptr || std::fputs(yaml.c_str(), out) < 0 || std::fclose(out) != 0) {
+    std::fprintf(stderr, "collshim-bench: error: --calibrate %s: cannot write the description: %s\n", options.calibrate.c_str(),
+                 std::strerror(errno));
+    return 2;
+  }
+  std::printf("collshim-bench: platform description written to %s (shm fit: median error %.3f, worst %.3f; net fit: "
+              "median %.3f, worst %.3f)\n",
+              options.calibrate.c_str(), fitted.shm.median_error, fitted.shm.max_error, fitted.net.median_error,
+              fitted.net.max_error);
+  return 0;
+}
 
 // The algorithms to run: the requested specs, or every schedule algorithm of the collective with its
 // defaults. Ineligible choices are dropped with a note naming what the shim would run instead.
@@ -495,6 +542,10 @@ int main(int argc, char** argv) {
   app.add_option("--rules", options.rules,
                  "also time \"collshim\": what the shim decides with these rule files (COLLSHIM_CONFIG syntax, "
                  "e.g. default:tuned.yaml) and this environment's forcing variables");
+  app.add_option("--calibrate", options.calibrate,
+                 "measure this allocation's cost-model platform description (collshim-model predict --platform) "
+                 "and write it to this file instead of timing a collective; needs two nodes, one with two ranks. "
+                 "--platform names it, --min-bytes/--max-bytes/--iterations/--warmup set the measurements");
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");
@@ -532,6 +583,11 @@ int main(int argc, char** argv) {
     return status;
   }
 
+  if (!options.calibrate.empty()) {
+    status = calibrate(options, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
+  }
   const Collective collective = info->collective;
   std::vector<std::string> notes;
   std::string error;

@@ -1,0 +1,150 @@
+#include "model/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace collshim::model {
+namespace {
+
+// L = latency + per_byte · m, in µs.
+struct Line {
+  double latency_us = 0, us_per_byte = 0;
+  double at(long long bytes) const { return latency_us + us_per_byte * static_cast<double>(bytes); }
+};
+
+struct Sample {
+  long long bytes = 0;
+  double transfer_us = 0;  // L(m, τ): the step less the overheads
+  double step_us = 0;      // the whole step, whose proportion the fit minimises
+};
+
+// Least squares on proportional error: minimise Σ ((latency + β·m − L) / step)². A negative latency
+// (noise at the small end) is refitted through the origin; a line that does not rise with m keeps
+// its mean level with a negligible slope.
+Line fit_line(const std::vector<Sample>& samples) {
+  double s00 = 0, s01 = 0, s11 = 0, r0 = 0, r1 = 0;
+  for (const Sample& sample : samples) {
+    const double w = 1.0 / (sample.step_us * sample.step_us);
+    const double m = static_cast<double>(sample.bytes);
+    s00 += w, s01 += w * m, s11 += w * m * m, r0 += w * sample.transfer_us, r1 += w * m * sample.transfer_us;
+  }
+  constexpr double negligible_us_per_byte = 1e-9;  // 10^6 GB/s
+  const double determinant = s00 * s11 - s01 * s01;
+  Line line;
+  if (samples.size() >= 2 && determinant > 0) {
+    line.us_per_byte = (s00 * r1 - s01 * r0) / determinant;
+    line.latency_us = (r0 - s01 * line.us_per_byte) / s00;
+  }
+  if (samples.size() < 2 || determinant <= 0 || line.us_per_byte <= 0) {
+    line = {std::max(0.0, r0 / s00), negligible_us_per_byte};
+  } else if (line.latency_us < 0) {
+    line = {0.0, std::max(r1 / s11, negligible_us_per_byte)};
+  }
+  return line;
+}
+
+double proportional_error(double a, double b) {
+  if (a <= 0 || b <= 0) return a == b ? 1.0 : INFINITY;
+  return std::max(a, b) / std::min(a, b);
+}
+
+Channel fit_channel(const ChannelMeasurements& measured) {
+  Channel channel;
+  // Overheads: the fan slopes where measured, scaled down if noise makes them exceed the whole
+  // zero-byte step; otherwise τ-Lop's o = RTT(0)/2, all of it the sender's.
+  if (measured.send_overhead_us && measured.receive_overhead_us) {
+    double send = std::max(0.0, *measured.send_overhead_us), receive = std::max(0.0, *measured.receive_overhead_us);
+    if (send + receive > measured.zero_byte_step_us && send + receive > 0) {
+      const double scale = measured.zero_byte_step_us / (send + receive);
+      send *= scale, receive *= scale;
+    }
+    channel.overhead_us = send, channel.receive_overhead_us = receive;
+  } else {
+    channel.overhead_us = std::max(0.0, measured.zero_byte_step_us);
+  }
+  // Eager below the first size that waited; a rendezvous from there on, whose cost is the synchronous
+  // round trip's excess. If every size tested was eager, so is everything up to the largest tested.
+  if (measured.eager_threshold_bytes) {
+    channel.eager_threshold_bytes = *measured.eager_threshold_bytes;
+    channel.protocol_threshold_bytes = *measured.eager_threshold_bytes;
+    if (measured.synchronous_zero_byte_step_us)
+      channel.protocol_overhead_us = std::max(0.0, *measured.synchronous_zero_byte_step_us - measured.zero_byte_step_us);
+  } else {
+    channel.eager_threshold_bytes = measured.largest_size_tested + 1;
+  }
+
+  std::map<int, std::vector<Sample>> by_tau;
+  for (const StepTime& step : measured.steps) {
+    if (step.us <= 0) continue;
+    const double transfer = step.us - channel.overhead(step.bytes) - channel.receive_overhead_us;
+    by_tau[step.tau].push_back({step.bytes, transfer, step.us});
+  }
+  std::map<int, Line> lines;
+  for (const auto& [tau, samples] : by_tau) {
+    const Line line = fit_line(samples);
+    lines[tau] = line;
+    channel.transfer.push_back({tau, line.latency_us, 1e-3 / line.us_per_byte});
+  }
+  if (channel.transfer.empty()) channel.transfer.push_back({1, 0.0, 1e6});
+
+  // One factor per measured size: the geometric mean over τ of measured / fitted transfer time.
+  std::map<long long, std::pair<double, int>> log_ratio;  // bytes -> (sum of logs, count)
+  for (const auto& [tau, samples] : by_tau) {
+    for (const Sample& sample : samples) {
+      const double fitted = lines[tau].at(sample.bytes);
+      if (sample.transfer_us <= 0 || fitted <= 0) continue;
+      auto& [sum, count] = log_ratio[sample.bytes];
+      sum += std::log(sample.transfer_us / fitted), ++count;
+    }
+  }
+  for (const auto& [bytes, entry] : log_ratio) {
+    const double factor = std::exp(entry.first / entry.second);
+    channel.size_factors.push_back({channel.size_factors.empty() ? 0 : bytes, factor, 1.0 / factor});
+  }
+  return channel;
+}
+
+FitQuality quality(const Channel& channel, const std::vector<StepTime>& steps) {
+  FitQuality result;
+  std::vector<double> errors;
+  for (const StepTime& step : steps) {
+    const double error = proportional_error(predicted_step_us(channel, step.bytes, step.tau), step.us);
+    errors.push_back(error);
+    if (error > result.max_error) result.max_error = error, result.worst = step;
+  }
+  if (!errors.empty()) {
+    std::sort(errors.begin(), errors.end());
+    const std::size_t n = errors.size();
+    result.median_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+  }
+  return result;
+}
+
+}  // namespace
+
+double predicted_step_us(const Channel& channel, long long bytes, int tau) {
+  return channel.overhead(bytes) + channel.transfer_time(bytes, tau) + channel.receive_overhead_us;
+}
+
+Calibration fit_platform(const CalibrationMeasurements& measurements) {
+  Calibration result;
+  Platform& platform = result.platform;
+  platform.name = measurements.name;
+  // Each step time is a whole transmission as measured: one transfer per message on either channel.
+  platform.shm_copies_per_message = 1;
+  platform.nic_copies_per_message = 0;
+  platform.shm = fit_channel(measurements.shm);
+  platform.net = fit_channel(measurements.net);
+  const auto& shm_waits = measurements.shm.waits_for_receiver;
+  const auto& net_waits = measurements.net.waits_for_receiver;
+  platform.transfers_wait_for_receiver = shm_waits.value_or(false) || net_waits.value_or(false);
+  platform.reduce_gbytes_per_s = measurements.reduce_gbytes_per_s.value_or(0.0);
+  platform.pack_gbytes_per_s = measurements.pack_gbytes_per_s.value_or(0.0);
+  platform.local_copies_free = !measurements.copies_take_time;
+  result.shm = quality(platform.shm, measurements.shm.steps);
+  result.net = quality(platform.net, measurements.net.steps);
+  return result;
+}
+
+}  // namespace collshim::model

@@ -1,0 +1,75 @@
+#pragma once
+// A platform description from measurements on a real allocation, after the τ-Lop thesis's method
+// (../shared/papers/003_taulop.md, chapter 7): zero-byte round trips give the overhead, ring
+// operations with τ concurrent transfers give L(m, τ) per channel. `collshim-bench --calibrate` takes
+// the measurements (it needs MPI); fitting them is here, so it can be tested without MPI.
+//
+// Every operation is timed as the cost model would cost it with the description it yields, so a
+// description fitted to the model's own predictions gives those predictions back:
+//   - a step of a ring (τ ranks of one node each send to the next and receive from the previous), of
+//     a ping-pong (τ = 1), or of τ pairs across two nodes sending one way: o(m) + L(m, τ) + o_r;
+//   - o_s and o_r, the per-message costs of sending and receiving, from how a zero-byte fan-out and
+//     fan-in grow with their number of peers (the model injects a rank's messages one after another
+//     and takes its arrivals one after another);
+//   - the eager threshold: the smallest size whose blocking send waits for a late receiver;
+//   - the protocol overhead: a zero-byte synchronous round trip's excess over an eager one.
+// L(m, τ) is fitted per τ as latency + m / bandwidth by least squares on proportional error, then
+// corrected per measured size by one factor (the geometric mean over τ of measured / fitted), which
+// size_factors apply to latency and transfer time alike: eager and rendezvous regimes, caches and
+// the simulator's size factors bend the curve, and a straight line would miss them by up to 2×.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/platform.hpp"
+
+namespace collshim::model {
+
+// One timed operation: what one transfer of `bytes` took with τ of them concurrent, per step.
+struct StepTime {
+  int tau = 1;
+  long long bytes = 0;
+  double us = 0;
+};
+
+struct ChannelMeasurements {
+  std::vector<StepTime> steps;   // ring or paired steps, every τ and size measured
+  double zero_byte_step_us = 0;  // half a zero-byte round trip
+  // Per-message slopes of a fan-out and a fan-in; unknown where too few ranks share the channel (the
+  // round trip's overhead is then all charged to the sender, as τ-Lop does).
+  std::optional<double> send_overhead_us, receive_overhead_us;
+  std::optional<double> synchronous_zero_byte_step_us;  // MPI_Ssend round trip / 2
+  // Smallest size measured whose blocking send waited for the receiver; none: every size was eager.
+  std::optional<long long> eager_threshold_bytes;
+  long long largest_size_tested = 0;
+  // Whether an eager message waited for its receiver to post before it moved (it took about a
+  // transfer time to receive after a delay); unknown if no size was eager.
+  std::optional<bool> waits_for_receiver;
+};
+
+struct CalibrationMeasurements {
+  std::string name;
+  ChannelMeasurements shm, net;
+  std::optional<double> reduce_gbytes_per_s;  // one rank combining doubles; none: took no time
+  std::optional<double> pack_gbytes_per_s;    // MPI_Pack of a strided type; none: took no time
+  bool copies_take_time = true;               // a large memcpy took measurable time
+};
+
+// How well the description reproduces what was measured: per channel, the median and largest
+// proportional error (max(predicted, measured) / min) of the step times.
+struct FitQuality {
+  double median_error = 1, max_error = 1;
+  StepTime worst;
+};
+
+struct Calibration {
+  Platform platform;
+  FitQuality shm, net;
+};
+
+Calibration fit_platform(const CalibrationMeasurements& measurements);
+
+// The step time the description predicts for a measured operation (o(m) + L(m, τ) + o_r).
+double predicted_step_us(const Channel& channel, long long bytes, int tau);
+
+}  // namespace collshim::model

@@ -1,0 +1,306 @@
+#include "calibration.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+namespace collshim::bench {
+namespace {
+
+bool contains(const std::vector<int>& ranks, int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); }
+
+// 1, 2, 4, ... up to `most`, and `most` itself.
+std::vector<int> concurrencies(int most) {
+  std::vector<int> taus;
+  for (int tau = 1; tau < most; tau *= 2) taus.push_back(tau);
+  taus.push_back(most);
+  return taus;
+}
+
+class Calibrator {
+ public:
+  Calibrator(MPI_Comm comm, const CalibrationRanks& ranks, const CalibrationOptions& options)
+      : comm_(comm), a_(ranks.first_node), b_(ranks.second_node), options_(options) {
+    MPI_Comm_rank(comm_, &rank_);
+    const std::size_t largest = static_cast<std::size_t>(options_.max_bytes);
+    send_.assign(largest, 1);
+    recv_.assign(largest, 0);
+  }
+
+  model::CalibrationMeasurements run() {
+    model::CalibrationMeasurements measured;
+    measured.name = options_.name;
+    measure_channel(measured.shm, /*network=*/false);
+    measure_channel(measured.net, /*network=*/true);
+    measure_local(measured);
+    return measured;
+  }
+
+ private:
+  // `body` on the participating ranks: `warmup` untimed times, then `iterations` timed; every rank
+  // gets the slowest participant's time per iteration, in µs.
+  double timed(bool participates, int iterations, const std::function<void()>& body) {
+    MPI_Barrier(comm_);
+    double elapsed = 0;
+    if (participates) {
+      for (int i = 0; i < options_.warmup; ++i) body();
+      const double start = MPI_Wtime();
+      for (int i = 0; i < iterations; ++i) body();
+      elapsed = MPI_Wtime() - start;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    return elapsed * 1e6 / iterations;
+  }
+
+  // Fewer iterations for large messages: enough to average out, not so many that a slow channel
+  // makes calibration take minutes.
+  int iterations_for(long long bytes) const {
+    constexpr long long budget_bytes = 64LL << 20;
+    return static_cast<int>(std::clamp<long long>(budget_bytes / std::max(bytes, 1LL), 5, options_.iterations));
+  }
+
+  int bytes_arg(long long bytes) const { return static_cast<int>(bytes); }
+
+  // τ pairs (from[i], to[i]): from sends, to answers; half the round trip. τ = 1 is a ping-pong.
+  double pairs_step(const std::vector<int>& from, const std::vector<int>& to, int tau, long long bytes, bool synchronous) {
+    const auto index = [&](const std::vector<int>& side) {
+      const auto it = std::find(side.begin(), side.begin() + tau, rank_);
+      return it == side.begin() + tau ? -1 : static_cast<int>(it - side.begin());
+    };
+    const int as_sender = index(from), as_receiver = index(to);
+    const auto send = synchronous ? MPI_Ssend : MPI_Send;
+    const int n = bytes_arg(bytes);
+    return timed(as_sender >= 0 || as_receiver >= 0, iterations_for(bytes), [&] {
+             if (as_sender >= 0) {
+               send(send_.data(), n, MPI_BYTE, to[as_sender], 0, comm_);
+               MPI_Recv(recv_.data(), n, MPI_BYTE, to[as_sender], 0, comm_, MPI_STATUS_IGNORE);
+             } else {
+               MPI_Recv(recv_.data(), n, MPI_BYTE, from[as_receiver], 0, comm_, MPI_STATUS_IGNORE);
+               send(send_.data(), n, MPI_BYTE, from[as_receiver], 0, comm_);
+             }
+           }) /
+           2.0;
+  }
+
+  // The thesis's Ring^0_τ: τ ranks of node A, each sending to the next and receiving from the
+  // previous, every step τ concurrent transfers.
+  double ring_step(int tau, long long bytes) {
+    const auto it = std::find(a_.begin(), a_.begin() + tau, rank_);
+    const int index = it == a_.begin() + tau ? -1 : static_cast<int>(it - a_.begin());
+    const int n = bytes_arg(bytes);
+    return timed(index >= 0, iterations_for(bytes), [&] {
+      MPI_Sendrecv(send_.data(), n, MPI_BYTE, a_[(index + 1) % tau], 0, recv_.data(), n, MPI_BYTE,
+                   a_[(index + tau - 1) % tau], 0, comm_, MPI_STATUS_IGNORE);
+    });
+  }
+
+  // Zero-byte messages between `root` and k peers, all at once: out (root sends) or in (root
+  // receives). The root's cost grows by one overhead per peer.
+  double fan(int root, const std::vector<int>& peers, bool in) {
+    const int k = static_cast<int>(peers.size());
+    const bool is_peer = contains(peers, rank_);
+    std::vector<MPI_Request> requests(static_cast<std::size_t>(k));
+    return timed(rank_ == root || is_peer, options_.iterations, [&] {
+      if (rank_ == root) {
+        for (int i = 0; i < k; ++i) {
+          if (in)
+            MPI_Irecv(recv_.data(), 0, MPI_BYTE, peers[i], 0, comm_, &requests[i]);
+          else
+            MPI_Isend(send_.data(), 0, MPI_BYTE, peers[i], 0, comm_, &requests[i]);
+        }
+        MPI_Waitall(k, requests.data(), MPI_STATUSES_IGNORE);
+      } else if (in) {
+        MPI_Send(send_.data(), 0, MPI_BYTE, root, 0, comm_);
+      } else {
+        MPI_Recv(recv_.data(), 0, MPI_BYTE, root, 0, comm_, MPI_STATUS_IGNORE);
+      }
+    });
+  }
+
+  // The per-message slope of a fan from one peer to all available ones; none with a single peer.
+  std::optional<double> fan_slope(int root, const std::vector<int>& peers, bool in) {
+    if (peers.size() < 2) return std::nullopt;
+    const double one = fan(root, {peers.front()}, in);
+    const double all = fan(root, peers, in);
+    return (all - one) / static_cast<double>(peers.size() - 1);
+  }
+
+  // Whether a send of `bytes` completes before its receive is posted (eager), and how long the
+  // receive then takes. The receiver posts it only after a go-ahead the sender gives once it has
+  // tested the send for a while, so no timing decides completion and a descheduled rank cannot make
+  // an eager send look like a rendezvous.
+  struct Probe {
+    bool completed_early = false;
+    double receive_us = 0;
+  };
+  Probe probe_send(int sender, int receiver, long long bytes) {
+    MPI_Barrier(comm_);
+    double result[2] = {0, 0};  // completed early, receive µs
+    const int n = bytes_arg(bytes);
+    constexpr int data_tag = 1, go_tag = 2;
+    if (rank_ == sender) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      MPI_Isend(send_.data(), n, MPI_BYTE, receiver, data_tag, comm_, &request);
+      // At least 100 tests and 200 µs (the library's progress), at most 100000 (a simulator whose
+      // clock stands still while testing).
+      int done = 0, tests = 0;
+      const double start = MPI_Wtime();
+      while (!done && (tests < 100 || MPI_Wtime() - start < 200e-6) && tests < 100000) MPI_Test(&request, &done, MPI_STATUS_IGNORE), ++tests;
+      result[0] = done;
+      MPI_Send(send_.data(), 0, MPI_BYTE, receiver, go_tag, comm_);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    } else if (rank_ == receiver) {
+      MPI_Recv(recv_.data(), 0, MPI_BYTE, sender, go_tag, comm_, MPI_STATUS_IGNORE);
+      const double start = MPI_Wtime();
+      MPI_Recv(recv_.data(), n, MPI_BYTE, sender, data_tag, comm_, MPI_STATUS_IGNORE);
+      result[1] = (MPI_Wtime() - start) * 1e6;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, result, 2, MPI_DOUBLE, MPI_MAX, comm_);
+    return {result[0] > 0, result[1]};
+  }
+
+  void measure_channel(model::ChannelMeasurements& measured, bool network) {
+    // τ = 1 is always a ping-pong: inside A between its first two ranks, else A's first and B's first.
+    const std::vector<int> partners = network ? b_ : std::vector<int>(a_.begin() + 1, a_.end());
+    const int most = network ? static_cast<int>(std::min(a_.size(), b_.size())) : static_cast<int>(a_.size());
+    std::map<long long, double> ping_pong;  // bytes -> step at τ = 1
+    for (const int tau : concurrencies(most)) {
+      for (long long bytes = options_.min_bytes; bytes <= options_.max_bytes; bytes *= 2) {
+        const double us = network || tau == 1 ? pairs_step(a_, partners, tau, bytes, false) : ring_step(tau, bytes);
+        measured.steps.push_back({tau, bytes, us});
+        if (tau == 1) ping_pong[bytes] = us;
+      }
+    }
+    measured.zero_byte_step_us = pairs_step(a_, partners, 1, 0, false);
+    measured.synchronous_zero_byte_step_us = pairs_step(a_, partners, 1, 0, true);
+    // Fans from A's first rank: to the rest of A inside the node, to B across the network.
+    measured.send_overhead_us = fan_slope(a_.front(), partners, false);
+    measured.receive_overhead_us = fan_slope(a_.front(), partners, true);
+
+    // Eager below the first size whose send waits for its receiver. Three tries: one early
+    // completion is proof enough on a noisy machine.
+    std::optional<long long> largest_eager;
+    double largest_eager_receive_us = 0;
+    for (long long bytes = options_.min_bytes; bytes <= options_.max_bytes; bytes *= 2) {
+      Probe probe;
+      for (int i = 0; i < 3 && !probe.completed_early; ++i) probe = probe_send(a_.front(), partners.front(), bytes);
+      if (!probe.completed_early) {
+        measured.eager_threshold_bytes = bytes;
+        break;
+      }
+      largest_eager = bytes, largest_eager_receive_us = probe.receive_us;
+    }
+    measured.largest_size_tested = options_.max_bytes;
+    // An eager message that was already delivered is received with one copy out of the library's
+    // buffer; one that waited for the receive to be posted takes its whole transfer time. Undecided
+    // where that time is too short to tell from the receive's own cost.
+    if (largest_eager) {
+      const double transfer_us = ping_pong[*largest_eager] - measured.zero_byte_step_us;
+      if (transfer_us >= 1.0) measured.waits_for_receiver = largest_eager_receive_us > 0.75 * transfer_us;
+    }
+  }
+
+  // One rank's local work: combining doubles, packing a strided type, copying memory.
+  void measure_local(model::CalibrationMeasurements& measured) {
+    double times[3] = {0, 0, 0};
+    const int elements = static_cast<int>(std::max<long long>(options_.max_bytes, 1 << 20) / 8);
+    const double bytes = 8.0 * elements;
+    constexpr int repeats = 10;
+    if (rank_ == a_.front()) {
+      std::vector<double> in(static_cast<std::size_t>(elements), 1.0), inout(static_cast<std::size_t>(elements), 2.0);
+      double start = MPI_Wtime();
+      for (int i = 0; i < repeats; ++i) MPI_Reduce_local(in.data(), inout.data(), elements, MPI_DOUBLE, MPI_SUM);
+      times[0] = MPI_Wtime() - start;
+
+      MPI_Datatype strided = MPI_DATATYPE_NULL;  // every other double of 2·(elements / 2)
+      MPI_Type_vector(elements / 2, 1, 2, MPI_DOUBLE, &strided);
+      MPI_Type_commit(&strided);
+      std::vector<char> packed(static_cast<std::size_t>(elements) * 4 + 64);
+      start = MPI_Wtime();
+      for (int i = 0; i < repeats; ++i) {
+        int position = 0;
+        MPI_Pack(in.data(), 1, strided, packed.data(), static_cast<int>(packed.size()), &position, comm_);
+      }
+      times[1] = MPI_Wtime() - start;
+      MPI_Type_free(&strided);
+
+      start = MPI_Wtime();
+      for (int i = 0; i < repeats; ++i) std::memcpy(inout.data(), in.data(), static_cast<std::size_t>(bytes)), in[0] += inout[1];
+      times[2] = MPI_Wtime() - start;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, times, 3, MPI_DOUBLE, MPI_MAX, comm_);
+    const auto rate = [&](double seconds, double moved) {
+      return seconds > 0 ? std::optional<double>(moved * repeats / seconds * 1e-9) : std::nullopt;
+    };
+    measured.reduce_gbytes_per_s = rate(times[0], bytes);
+    measured.pack_gbytes_per_s = rate(times[1], bytes / 2);
+    measured.copies_take_time = times[2] > 0;
+  }
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  const std::vector<int>& a_;
+  const std::vector<int>& b_;
+  const CalibrationOptions& options_;
+  std::vector<char> send_, recv_;
+};
+
+}  // namespace
+
+CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
+  std::map<int, std::vector<int>> members;
+  for (int r = 0; r < static_cast<int>(node_of_rank.size()); ++r) members[node_of_rank[r]].push_back(r);
+  std::vector<std::vector<int>> nodes;
+  for (auto& [node, ranks] : members) nodes.push_back(std::move(ranks));
+  // Fullest first; among equals, the node of the lowest rank.
+  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.size() > y.size(); });
+  CalibrationRanks result;
+  if (nodes.size() < 2 || nodes.front().size() < 2) {
+    result.error = "--calibrate needs two nodes and two ranks on one of them (to measure the network and the "
+                   "memory channel); found " + std::to_string(nodes.size()) + " node(s) with at most " +
+                   std::to_string(nodes.empty() ? 0 : nodes.front().size()) +
+                   " rank(s) per node. Run more ranks, or describe nodes with COLLSHIM_TOPOLOGY";
+    return result;
+  }
+  result.first_node = nodes[0];
+  result.second_node = nodes[1];
+  return result;
+}
+
+model::CalibrationMeasurements measure_platform(MPI_Comm comm, const CalibrationRanks& ranks,
+                                                const CalibrationOptions& options) {
+  return Calibrator(comm, ranks, options).run();
+}
+
+std::string calibration_yaml(const model::CalibrationMeasurements& measured, const model::Calibration& fitted,
+                             const std::vector<std::string>& provenance) {
+  std::ostringstream text;
+  text << "# A cost-model platform description measured by collshim-bench --calibrate (collshim-model predict\n"
+          "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by one\n"
+          "# factor per measured size (size_factors); see src/model/calibration.hpp.\n";
+  for (const std::string& line : provenance) text << "# " << line << '\n';
+  char line[160];
+  for (const auto& [name, channel, quality] : {std::tuple{"shm", &measured.shm, &fitted.shm}, std::tuple{"net", &measured.net, &fitted.net}}) {
+    std::snprintf(line, sizeof line,
+                  "# %s: the description gives the measured steps back with median error %.3f, worst %.3f "
+                  "(tau %d, %lld B)\n",
+                  name, quality->median_error, quality->max_error, quality->worst.tau, quality->worst.bytes);
+    text << line;
+    std::snprintf(line, sizeof line, "# %s measured: zero-byte step %.3f us%s\n", name, channel->zero_byte_step_us,
+                  channel->eager_threshold_bytes ? "" : ", every size tested eager");
+    text << line;
+    text << "#   tau      bytes     step_us\n";
+    for (const model::StepTime& step : channel->steps) {
+      std::snprintf(line, sizeof line, "#   %3d %10lld %11.3f\n", step.tau, step.bytes, step.us);
+      text << line;
+    }
+  }
+  text << "# Not measured: whether network traffic loads the nodes' memory (network_crosses_memory: false).\n";
+  return text.str() + model::platform_yaml(fitted.platform);
+}
+
+}  // namespace collshim::bench
