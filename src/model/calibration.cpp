@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "model/cost_model.hpp"
+
 namespace collshim::model {
 namespace {
 
@@ -123,6 +125,30 @@ FitQuality quality(const Channel& channel, const std::vector<StepTime>& steps) {
 
 }  // namespace
 
+double predicted_mixed_us(const Platform& platform, const MixedIteration& mixed) {
+  // Node A: pair ranks 0..pairs-1, then the ring; node B: their partners.
+  const int a_size = mixed.pairs + mixed.ring, p = a_size + mixed.pairs;
+  std::vector<int> node_of_rank(static_cast<std::size_t>(p), 0);
+  for (int r = a_size; r < p; ++r) node_of_rank[static_cast<std::size_t>(r)] = 1;
+  const auto schedule_of = [&](int rank) {
+    Schedule schedule;
+    schedule.steps.resize(2);
+    const auto message = [&](Step& step, int from, int to) {
+      if (rank == from) step.sends.push_back({to, Region{Buffer::recv, {from}}});
+      if (rank == to) step.recvs.push_back({from, Region{Buffer::recv, {from}}});
+    };
+    for (int s = 0; s < 2; ++s) {
+      Step& step = schedule.steps[static_cast<std::size_t>(s)];
+      for (int i = 0; i < mixed.pairs; ++i) s == 0 ? message(step, i, a_size + i) : message(step, a_size + i, i);
+      for (int i = 0; i < mixed.ring; ++i) message(step, mixed.pairs + i, mixed.pairs + (i + 1) % mixed.ring);
+    }
+    return schedule;
+  };
+  const long long bytes = mixed.bytes;
+  const CheckSetup call{BlockNaming::allgather, p, [bytes](std::int64_t) { return bytes; }};
+  return predict(platform, call, node_of_rank, schedule_of).us;
+}
+
 double predicted_step_us(const Channel& channel, long long bytes, int tau) {
   return channel.overhead(bytes) + channel.transfer_time(bytes, tau) + channel.receive_overhead_us;
 }
@@ -142,6 +168,17 @@ Calibration fit_platform(const CalibrationMeasurements& measurements) {
   platform.reduce_gbytes_per_s = measurements.reduce_gbytes_per_s.value_or(0.0);
   platform.pack_gbytes_per_s = measurements.pack_gbytes_per_s.value_or(0.0);
   platform.local_copies_free = !measurements.copies_take_time;
+  if (!measurements.mixed.empty()) {
+    double error[2] = {0, 0};
+    for (const bool crossing : {false, true}) {
+      platform.network_crosses_memory = crossing;
+      for (const MixedIteration& mixed : measurements.mixed)
+        error[crossing] += std::abs(std::log(predicted_mixed_us(platform, mixed) / mixed.us));
+      error[crossing] = std::exp(error[crossing] / static_cast<double>(measurements.mixed.size()));
+    }
+    platform.network_crosses_memory = error[1] < error[0];
+    result.crossing_errors = {error[0], error[1]};
+  }
   result.shm = quality(platform.shm, measurements.shm.steps);
   result.net = quality(platform.net, measurements.net.steps);
   return result;

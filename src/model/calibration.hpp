@@ -12,7 +12,9 @@
 //     fan-in grow with their number of peers (the model injects a rank's messages one after another
 //     and takes its arrivals one after another);
 //   - the eager threshold: the smallest size whose blocking send waits for a late receiver;
-//   - the protocol overhead: a zero-byte synchronous round trip's excess over an eager one.
+//   - the protocol overhead: a zero-byte synchronous round trip's excess over an eager one;
+//   - whether network messages also load the nodes' memory: a ring inside a node while other ranks
+//     of it exchange with another node, predicted by the cost model both ways; the closer wins.
 // L(m, τ) is fitted per τ as latency + m / bandwidth by least squares on proportional error, then
 // corrected per measured size by one factor (the geometric mean over τ of measured / fitted), which
 // size_factors apply to latency and transfer time alike: eager and rendezvous regimes, caches and
@@ -47,9 +49,19 @@ struct ChannelMeasurements {
   std::optional<bool> waits_for_receiver;
 };
 
+// Both channels at once: a ring of `ring` ranks inside node A while `pairs` ranks of A exchange with
+// B (each iteration two steps: A to B, then B to A, the ring stepping with each); `us` per iteration.
+// Whether the ring slows down says whether network traffic crosses the nodes' memory channel.
+struct MixedIteration {
+  int ring = 0, pairs = 0;
+  long long bytes = 0;
+  double us = 0;
+};
+
 struct CalibrationMeasurements {
   std::string name;
   ChannelMeasurements shm, net;
+  std::vector<MixedIteration> mixed;
   std::optional<double> reduce_gbytes_per_s;  // one rank combining doubles; none: took no time
   std::optional<double> pack_gbytes_per_s;    // MPI_Pack of a strided type; none: took no time
   bool copies_take_time = true;               // a large memcpy took measurable time
@@ -65,11 +77,16 @@ struct FitQuality {
 struct Calibration {
   Platform platform;
   FitQuality shm, net;
+  // The mixed iterations' proportional error (geometric mean) with network_crosses_memory false and
+  // true: the description takes the better; none if nothing mixed was measured.
+  std::optional<std::pair<double, double>> crossing_errors;
 };
 
 Calibration fit_platform(const CalibrationMeasurements& measurements);
 
 // The step time the description predicts for a measured operation (o(m) + L(m, τ) + o_r).
 double predicted_step_us(const Channel& channel, long long bytes, int tau);
+// The cost model's time for one mixed iteration (ranks as MixedIteration describes).
+double predicted_mixed_us(const Platform& platform, const MixedIteration& mixed);
 
 }  // namespace collshim::model

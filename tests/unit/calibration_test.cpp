@@ -123,6 +123,27 @@ TEST(Calibration, FitsBackTheDescriptionThatProducedTheMeasurements) {
   EXPECT_FALSE(fitted.platform.transfers_wait_for_receiver);
 }
 
+// Whether network traffic loads the nodes' memory is read off a ring that runs beside network pairs:
+// the fit must find what the description that produced the measurements said, either way.
+TEST(Calibration, FindsWhetherNetworkTrafficCrossesTheNodesMemory) {
+  for (const bool crossing : {false, true}) {
+    Platform known = known_platform();
+    known.network_crosses_memory = crossing;
+    CalibrationMeasurements measured;
+    measured.shm = measure(known, false, {1, 2, 4, 8});
+    measured.net = measure(known, true, {1, 2, 4, 8});
+    for (const long long bytes : {16384LL, 262144LL}) {
+      const MixedIteration mixed{4, 4, bytes, 0.0};
+      measured.mixed.push_back({4, 4, bytes, predicted_mixed_us(known, mixed)});
+    }
+    const Calibration fitted = fit_platform(measured);
+    EXPECT_EQ(fitted.platform.network_crosses_memory, crossing);
+    ASSERT_TRUE(fitted.crossing_errors);
+    const auto [without, with] = *fitted.crossing_errors;
+    EXPECT_GT(crossing ? without : with, 1.05) << "the two readings must be told apart";
+  }
+}
+
 // SMPI-like corrections by message size bend L(m, τ) away from a line; the fitted description must
 // still give every measured step back.
 TEST(Calibration, SizeFactorsReproduceABentCurveAtEveryMeasuredSize) {

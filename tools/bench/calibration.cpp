@@ -1,6 +1,7 @@
 #include "calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <cstdio>
@@ -36,6 +37,7 @@ class Calibrator {
     measured.name = options_.name;
     measure_channel(measured.shm, /*network=*/false);
     measure_channel(measured.net, /*network=*/true);
+    measure_mixed(measured);
     measure_local(measured);
     return measured;
   }
@@ -204,6 +206,42 @@ class Calibrator {
     }
   }
 
+  // A's first `pairs` ranks exchange with B's while the rest of A runs a ring (MixedIteration).
+  double mixed_iteration(int pairs, long long bytes) {
+    const int q = static_cast<int>(a_.size()), ring = q - pairs;
+    const auto position = [&](const std::vector<int>& side) {
+      const auto it = std::find(side.begin(), side.end(), rank_);
+      return it == side.end() ? -1 : static_cast<int>(it - side.begin());
+    };
+    const int in_a = position(a_), in_b = position(b_);
+    const int n = bytes_arg(bytes);
+    const bool participates = in_a >= 0 || (in_b >= 0 && in_b < pairs);
+    return timed(participates, iterations_for(bytes), [&] {
+      if (in_a >= 0 && in_a < pairs) {
+        MPI_Send(send_.data(), n, MPI_BYTE, b_[in_a], 0, comm_);
+        MPI_Recv(recv_.data(), n, MPI_BYTE, b_[in_a], 0, comm_, MPI_STATUS_IGNORE);
+      } else if (in_a >= pairs) {
+        const int i = in_a - pairs;
+        for (int step = 0; step < 2; ++step)
+          MPI_Sendrecv(send_.data(), n, MPI_BYTE, a_[pairs + (i + 1) % ring], 0, recv_.data(), n, MPI_BYTE,
+                       a_[pairs + (i + ring - 1) % ring], 0, comm_, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(recv_.data(), n, MPI_BYTE, a_[in_b], 0, comm_, MPI_STATUS_IGNORE);
+        MPI_Send(send_.data(), n, MPI_BYTE, a_[in_b], 0, comm_);
+      }
+    });
+  }
+
+  // Half of A's ranks (at most B's count) on the network, the rest (at least two) in a ring; at the
+  // largest size and a sixteenth of it, where bandwidth decides.
+  void measure_mixed(model::CalibrationMeasurements& measured) {
+    const int q = static_cast<int>(a_.size());
+    const int pairs = std::min(q / 2, static_cast<int>(b_.size()));
+    if (pairs < 1 || q - pairs < 2) return;
+    for (const long long bytes : {std::max(options_.min_bytes, options_.max_bytes / 16), options_.max_bytes})
+      measured.mixed.push_back({q - pairs, pairs, bytes, mixed_iteration(pairs, bytes)});
+  }
+
   // One rank's local work: combining doubles, packing a strided type, copying memory.
   void measure_local(model::CalibrationMeasurements& measured) {
     double times[3] = {0, 0, 0};
@@ -233,12 +271,16 @@ class Calibrator {
       times[2] = MPI_Wtime() - start;
     }
     MPI_Allreduce(MPI_IN_PLACE, times, 3, MPI_DOUBLE, MPI_MAX, comm_);
+    // Faster than any memory (10 TB/s) means the clock did not see the work: a simulator that does
+    // not time computation, whose clock moves only by what its own calls inject.
+    constexpr double untimed_gbytes_per_s = 1e4;
     const auto rate = [&](double seconds, double moved) {
-      return seconds > 0 ? std::optional<double>(moved * repeats / seconds * 1e-9) : std::nullopt;
+      const double gbytes_per_s = seconds > 0 ? moved * repeats / seconds * 1e-9 : INFINITY;
+      return gbytes_per_s < untimed_gbytes_per_s ? std::optional<double>(gbytes_per_s) : std::nullopt;
     };
     measured.reduce_gbytes_per_s = rate(times[0], bytes);
     measured.pack_gbytes_per_s = rate(times[1], bytes / 2);
-    measured.copies_take_time = times[2] > 0;
+    measured.copies_take_time = rate(times[2], bytes).has_value();
   }
 
   MPI_Comm comm_;
@@ -283,7 +325,7 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
           "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by one\n"
           "# factor per measured size (size_factors); see src/model/calibration.hpp.\n";
   for (const std::string& line : provenance) text << "# " << line << '\n';
-  char line[160];
+  char line[200];
   for (const auto& [name, channel, quality] : {std::tuple{"shm", &measured.shm, &fitted.shm}, std::tuple{"net", &measured.net, &fitted.net}}) {
     std::snprintf(line, sizeof line,
                   "# %s: the description gives the measured steps back with median error %.3f, worst %.3f "
@@ -299,7 +341,17 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
       text << line;
     }
   }
-  text << "# Not measured: whether network traffic loads the nodes' memory (network_crosses_memory: false).\n";
+  if (fitted.crossing_errors) {
+    std::snprintf(line, sizeof line,
+                  "# both channels at once (%zu sizes): error %.3f if network traffic stays off the nodes' memory, "
+                  "%.3f if it crosses it\n",
+                  measured.mixed.size(), fitted.crossing_errors->first, fitted.crossing_errors->second);
+    text << line;
+  } else {
+    text << "# not measured (too few ranks on the node): whether network traffic loads the nodes' memory\n";
+  }
+  if (!measured.copies_take_time)
+    text << "# local copies, reductions and packing took no measurable time (a simulator that does not time them)\n";
   return text.str() + model::platform_yaml(fitted.platform);
 }
 
