@@ -284,6 +284,25 @@ TEST(RuleSynthesisCsv, ReadsCollshimBenchOutput) {
   EXPECT_EQ(result.measurements[1].source, "results.csv:4");  // line numbers count comments
 }
 
+// collshim-model predict --csv: read as predictions (no spread column), Alltoallv's pattern as the
+// variant; rules and verify refuse them (collshim_tune.cpp), plot draws them.
+TEST(RuleSynthesisCsv, ReadsCollshimModelPredictionsAsPredicted) {
+  const auto result = read(
+      "platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,nodes,"
+      "block_bytes\n"
+      "fattree,alltoallv,sparse_8,64,16,sequential,8,linear,21.8,0,0.001,4,1\n");
+  ASSERT_TRUE(result.errors.empty()) << result.errors[0];
+  ASSERT_EQ(result.measurements.size(), 1u);
+  const Measurement& m = result.measurements[0];
+  EXPECT_TRUE(m.predicted);
+  EXPECT_EQ(m.variant, "sparse_8");
+  EXPECT_DOUBLE_EQ(m.time_us, 21.8);
+  EXPECT_EQ(m.block_bytes, 1);
+  EXPECT_FALSE(read(header + "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3.5,0.25,lab,x,d\n")
+                   .measurements[0]
+                   .predicted);
+}
+
 TEST(RuleSynthesisCsv, ErrorsNameFileLineAndColumn) {
   auto first_error = [](const std::string& text) {
     const auto result = read(text);

@@ -46,5 +46,20 @@ TEST(WinnerMaps, FastestPerCellAndSpeedupOverTheBestLibrary) {
   EXPECT_NE(json.find("\"speedup\": [[2, 1], [null, null]]"), std::string::npos) << json;
 }
 
+// collshim-model's predictions have no native: the map shows the winner's lead over the runner-up,
+// says so, and says the map is predicted.
+TEST(WinnerMaps, PredictionsShowTheWinnersLead) {
+  std::vector<Measurement> m = {row(64, 8, "bruck", 4), row(64, 8, "ring", 10), row(64, 8, "sparbit", 5),
+                                row(128, 8, "ring", 7)};
+  for (Measurement& prediction : m) prediction.predicted = true;
+  const auto maps = winner_maps(m);
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_EQ(maps[0].winner[0][0], "bruck");
+  EXPECT_DOUBLE_EQ(*maps[0].speedup[0][0], 1.25);  // sparbit (5) over bruck (4)
+  EXPECT_FALSE(maps[0].speedup[0][1]);             // nothing to compare with
+  EXPECT_NE(maps[0].title.find("(predicted by collshim-model)"), std::string::npos) << maps[0].title;
+  EXPECT_NE(winner_maps_json(maps).find("\"speedup_title\": \"its lead"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace collshim::tune

@@ -119,7 +119,8 @@ int run_predict(const PredictOptions& options) {
   }
 
   if (options.csv)
-    std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds\n");
+    std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
+                "nodes,block_bytes\n");
   for (const int p : options.procs) {
     const TopologyOverride topology{std::max(1, (p + options.ppn - 1) / options.ppn), *mapping, std::nullopt};
     std::vector<int> node_of_rank;
@@ -150,6 +151,9 @@ int run_predict(const PredictOptions& options) {
     }
     for (const long long bytes : sizes) {
       const CheckSetup call{naming_of(*collective), p, datum_bytes(*collective, p, bytes, sends)};
+      // The size rules test, as collshim-bench's CSV has it: an Alltoallv's average over all p² pairs.
+      long long block_bytes = bytes;
+      if (sends) block_bytes = bytes * std::count(sends->begin(), sends->end(), true) / (static_cast<long long>(p) * p);
       double best = -1;
       std::string best_name;
       if (!options.csv) std::printf("%10lld", bytes);
@@ -159,10 +163,10 @@ int run_predict(const PredictOptions& options) {
             platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
-          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f\n", platform.name.c_str(), options.collective.c_str(),
-                      sends ? options.pattern.c_str() : "", p,
-                      options.ppn, options.mapping.c_str(), bytes, choice->text().c_str(), prediction.us,
-                      prediction.approximated ? 1 : 0, seconds);
+          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld\n", platform.name.c_str(),
+                      options.collective.c_str(), sends ? options.pattern.c_str() : "", p, options.ppn,
+                      options.mapping.c_str(), bytes, choice->text().c_str(), prediction.us,
+                      prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes);
         } else {
           std::printf(" %*.2f%s", column_width(*choice) - 1, prediction.us, prediction.approximated ? "~" : " ");
         }

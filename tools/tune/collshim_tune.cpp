@@ -59,6 +59,19 @@ bool read_inputs(const std::vector<std::string>& inputs, const std::vector<std::
   return true;
 }
 
+// Rules and verdicts rest on measurements only: the cost model cannot cost the MPI library's own
+// choice, so a prediction cannot show that a rule beats it. `plot` draws predictions.
+bool refuse_predictions(const collshim::tune::CsvReadResult& read, const std::string& command) {
+  for (const auto& m : read.measurements) {
+    if (!m.predicted) continue;
+    std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); " << command
+              << " takes measurements only (collshim-bench --csv), as the model cannot cost the MPI library's own "
+                 "collective\n";
+    return true;
+  }
+  return false;
+}
+
 int run_rules(const RulesOptions& options) {
   if (options.platforms.size() > 1 && options.platforms.size() != options.inputs.size()) {
     std::cerr << "collshim-tune: error: --platform given " << options.platforms.size() << " times for "
@@ -66,7 +79,7 @@ int run_rules(const RulesOptions& options) {
     return 2;
   }
   collshim::tune::CsvReadResult read;
-  if (!read_inputs(options.inputs, options.platforms, read)) return 1;
+  if (!read_inputs(options.inputs, options.platforms, read) || refuse_predictions(read, "rules")) return 1;
 
   collshim::tune::SynthesisOptions synthesis;
   synthesis.tolerance = options.tolerance;
@@ -161,7 +174,7 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
     if (const int status = collshim::tune::run_sweep(sweep); status != 0) return status;
     inputs = {output};
   }
-  if (!read_inputs(inputs, {}, read)) return 1;
+  if (!read_inputs(inputs, {}, read) || refuse_predictions(read, "verify")) return 1;
 
   // Measured elsewhere: the table decides each cell as the shim would (no forcing variables).
   std::unique_ptr<collshim::Selector> selector;

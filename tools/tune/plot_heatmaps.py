@@ -51,7 +51,7 @@ def main():
             for j, s in enumerate(row):
                 if s == s:
                     right.text(j, i, f"{s:.2f}", ha="center", va="center", fontsize=6)
-        right.set_title("its speed-up over native (native time / its time)", fontsize=8)
+        right.set_title(sweep.get("speedup_title", "its speed-up over native (native time / its time)"), fontsize=8)
         fig.colorbar(image, ax=right, label="log2 speed-up")
         for ax in (left, right):
             ax.set_xticks(range(len(xs)), [str(p) for p in xs], fontsize=7)

@@ -105,6 +105,7 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
   int line_number = 0;
   std::optional<std::vector<std::string>> header;
   Columns columns;
+  bool predicted = false;
   while (std::getline(in, line)) {
     ++line_number;
     // collshim-bench writes comments (its settings, the verification summary) among the rows.
@@ -125,15 +126,19 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
         return -1;
       };
       columns = {find({"collective"}), find({"procs", "ranks"}), find({"nodes"}), find({"ppn"}), find({"mapping"}),
-                 find({"block_bytes"}), find({"algorithm"}), find({"median_us"}), find({"spread_us"}),
+                 find({"block_bytes"}), find({"algorithm"}), find({"median_us", "predicted_us"}), find({"spread_us"}),
                  find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"}),
-                 find({"distribution"}), find({"decision"})};
+                 find({"distribution", "pattern"}), find({"decision"})};
+      // collshim-model's predictions carry predicted_us and no spread (a model has no noise).
+      predicted = std::find(header->begin(), header->end(), "predicted_us") != header->end() &&
+                  std::find(header->begin(), header->end(), "median_us") == header->end();
       const std::pair<int, std::string_view> required[] = {
           {columns.collective, "collective"}, {columns.procs, "procs (or ranks)"}, {columns.nodes, "nodes"},
           {columns.ppn, "ppn"}, {columns.mapping, "mapping"}, {columns.block_bytes, "block_bytes"},
-          {columns.algorithm, "algorithm"}, {columns.time, "median_us"}, {columns.spread, "spread_us"}};
+          {columns.algorithm, "algorithm"}, {columns.time, "median_us (or predicted_us)"},
+          {columns.spread, predicted ? "" : "spread_us"}};
       for (const auto& [column, name] : required) {
-        if (column < 0)
+        if (column < 0 && !name.empty())
           result.errors.push_back(where + ": the header has no column '" + std::string(name) +
                                   "' (collshim-bench --csv writes every column rules needs)");
       }
@@ -168,9 +173,10 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
       row.fail("mapping", "expected single_node, sequential, cyclic or irregular", row.text(columns.mapping));
     const auto block_bytes = row.integer(columns.block_bytes, "block_bytes", 0, LLONG_MAX);
     const auto time = row.number(columns.time, "median_us", true);
-    const auto spread = row.number(columns.spread, "spread_us", false);
+    const auto spread = predicted ? std::optional<double>(0.0) : row.number(columns.spread, "spread_us", false);
     m.algorithm = row.text(columns.algorithm);
     m.native = is_native_label(m.algorithm);
+    m.predicted = predicted;
     m.table = m.algorithm == table_label;
     m.variant = row.text(columns.variant);
     if (m.table) {

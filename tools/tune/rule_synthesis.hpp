@@ -21,6 +21,7 @@ struct Measurement {
   long long block_bytes = 0;  // average bytes per block, as rules test it
   std::string algorithm;      // canonical spec text, or the native label, or table_label
   bool native = false;        // `native` or `smpi_<selector>`: the MPI library's own collective
+  bool predicted = false;     // a cost-model prediction (collshim-model predict --csv), not a measurement
   bool table = false;         // collshim-bench --rules' row: what the shim decided, `decision` tells what
   std::string decision;       // for table rows: the canonical spec that ran (or native)
   std::string variant;        // the bench case's variant (Allgatherv distribution, Alltoallv pattern)

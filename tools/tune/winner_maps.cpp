@@ -32,16 +32,23 @@ std::vector<WinnerMap> winner_maps(const std::vector<Measurement>& measurements)
   using SweepKey = std::tuple<std::string, Collective, std::string, MappingClass, int>;
   struct Best {
     double native = std::numeric_limits<double>::infinity(), time = std::numeric_limits<double>::infinity();
+    double runner_up = std::numeric_limits<double>::infinity();
     std::string algorithm;
   };
   std::map<SweepKey, std::map<std::pair<int, long long>, Best>> sweeps;
+  std::set<SweepKey> predicted;  // sweeps with cost-model predictions in them
   for (const Measurement& m : measurements) {
     if (m.table) continue;
-    Best& best = sweeps[{m.platform, m.collective, m.variant, m.mapping, m.ppn}][{m.procs, m.block_bytes}];
+    const SweepKey key{m.platform, m.collective, m.variant, m.mapping, m.ppn};
+    if (m.predicted) predicted.insert(key);
+    Best& best = sweeps[key][{m.procs, m.block_bytes}];
     if (m.native) best.native = std::min(best.native, m.time_us);
     if (m.time_us < best.time) {
+      best.runner_up = best.time;
       best.time = m.time_us;
       best.algorithm = m.native ? "native" : m.algorithm;
+    } else {
+      best.runner_up = std::min(best.runner_up, m.time_us);
     }
   }
   std::vector<WinnerMap> maps;
@@ -62,12 +69,16 @@ std::vector<WinnerMap> winner_maps(const std::vector<Measurement>& measurements)
       const auto row = std::distance(sizes.begin(), sizes.find(cell.second));
       const auto column = std::distance(procs.begin(), procs.find(cell.first));
       map.winner[row][column] = best.algorithm;
-      if (std::isfinite(best.native)) map.speedup[row][column] = best.native / best.time;
+      if (std::isfinite(best.native))
+        map.speedup[row][column] = best.native / best.time;
+      else if (predicted.count(key) && std::isfinite(best.runner_up))
+        map.speedup[row][column] = best.runner_up / best.time;
     }
+    if (predicted.count(key)) map.speedup_title = "its lead, where there is no native (runner-up's time / its time)";
     const std::string name(collective_name(collective));
     const std::string what = variant.empty() ? name : name + " (" + variant + ")";
     map.title = what + " on " + platform + ", " + std::string(mapping_name(mapping)) + ", " + std::to_string(ppn) +
-                " per node";
+                " per node" + (predicted.count(key) ? " (predicted by collshim-model)" : "");
     map.file = "winners-" + file_part(platform) + "-" + name + (variant.empty() ? "" : "-" + file_part(variant)) + "-" +
                std::string(mapping_name(mapping)) + "-ppn" + std::to_string(ppn) + ".png";
     maps.push_back(std::move(map));
@@ -80,7 +91,8 @@ std::string winner_maps_json(const std::vector<WinnerMap>& maps) {
   for (std::size_t i = 0; i < maps.size(); ++i) {
     const WinnerMap& map = maps[i];
     json += i ? ",\n" : "\n";
-    json += "{\"title\": " + json_string(map.title) + ", \"file\": " + json_string(map.file) + ", \"procs\": [";
+    json += "{\"title\": " + json_string(map.title) + ", \"file\": " + json_string(map.file) +
+            ", \"speedup_title\": " + json_string(map.speedup_title) + ", \"procs\": [";
     for (std::size_t j = 0; j < map.procs.size(); ++j) json += (j ? ", " : "") + std::to_string(map.procs[j]);
     json += "], \"block_bytes\": [";
     for (std::size_t j = 0; j < map.block_bytes.size(); ++j)

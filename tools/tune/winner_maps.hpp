@@ -15,7 +15,9 @@ struct WinnerMap {
   std::vector<int> procs;          // columns
   std::vector<long long> block_bytes;  // rows
   std::vector<std::vector<std::string>> winner;               // [row][column]; empty: not measured
-  std::vector<std::vector<std::optional<double>>> speedup;     // native / winner; empty without native
+  // native / winner; in a map of predictions (no native) the runner-up / winner, the winner's lead
+  std::vector<std::vector<std::optional<double>>> speedup;
+  std::string speedup_title = "its speed-up over native (native time / its time)";
 };
 
 std::vector<WinnerMap> winner_maps(const std::vector<Measurement>& measurements);
