@@ -139,7 +139,7 @@ double predicted_mixed_us(const Platform& platform, const MixedIteration& mixed)
     };
     for (int s = 0; s < 2; ++s) {
       Step& step = schedule.steps[static_cast<std::size_t>(s)];
-      for (int i = 0; i < mixed.pairs; ++i) s == 0 ? message(step, i, a_size + i) : message(step, a_size + i, i);
+      for (int i = 0; i < mixed.pairs; ++i) message(step, i, a_size + i), message(step, a_size + i, i);
       for (int i = 0; i < mixed.ring; ++i) message(step, mixed.pairs + i, mixed.pairs + (i + 1) % mixed.ring);
     }
     return schedule;

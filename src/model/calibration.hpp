@@ -50,7 +50,7 @@ struct ChannelMeasurements {
 };
 
 // Both channels at once: a ring of `ring` ranks inside node A while `pairs` ranks of A exchange with
-// B (each iteration two steps: A to B, then B to A, the ring stepping with each); `us` per iteration.
+// B, both ways at once (each iteration two such steps); `us` per iteration.
 // Whether the ring slows down says whether network traffic crosses the nodes' memory channel.
 struct MixedIteration {
   int ring = 0, pairs = 0;

@@ -43,13 +43,16 @@ class Calibrator {
   }
 
  private:
-  // `body` on the participating ranks: `warmup` untimed times, then `iterations` timed; every rank
-  // gets the slowest participant's time per iteration, in µs.
-  double timed(bool participates, int iterations, const std::function<void()>& body) {
+  // `body` on the participating ranks: untimed first, then `iterations` timed; every rank gets the
+  // slowest participant's time per iteration, in µs. The barrier lets ranks go at different times,
+  // and in a ring that skew takes a lap per rank to wear off (measured under SMPI: a 16-rank ring
+  // step read 2.02 µs after 5 untimed steps, 1.62 after 20 or 50), so a chain of `chain` ranks
+  // runs at least 2 · chain untimed steps.
+  double timed(bool participates, int iterations, const std::function<void()>& body, int chain = 1) {
     MPI_Barrier(comm_);
     double elapsed = 0;
     if (participates) {
-      for (int i = 0; i < options_.warmup; ++i) body();
+      for (int i = 0; i < std::max(options_.warmup, 2 * chain); ++i) body();
       const double start = MPI_Wtime();
       for (int i = 0; i < iterations; ++i) body();
       elapsed = MPI_Wtime() - start;
@@ -67,6 +70,25 @@ class Calibrator {
 
   int bytes_arg(long long bytes) const { return static_cast<int>(bytes); }
 
+  // Messages as the shim's executor moves them: nonblocking, then waited for (SMPI, for one, charges
+  // a blocking send an overhead that a nonblocking one does not pay).
+  void send(int peer, int n, bool synchronous = false) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    (synchronous ? MPI_Issend : MPI_Isend)(send_.data(), n, MPI_BYTE, peer, 0, comm_, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  void receive(int peer, int n) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Irecv(recv_.data(), n, MPI_BYTE, peer, 0, comm_, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+  void send_and_receive(int to, int from, int n) {
+    MPI_Request requests[2];
+    MPI_Irecv(recv_.data(), n, MPI_BYTE, from, 0, comm_, &requests[0]);
+    MPI_Isend(send_.data(), n, MPI_BYTE, to, 0, comm_, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+  }
+
   // τ pairs (from[i], to[i]): from sends, to answers; half the round trip. τ = 1 is a ping-pong.
   double pairs_step(const std::vector<int>& from, const std::vector<int>& to, int tau, long long bytes, bool synchronous) {
     const auto index = [&](const std::vector<int>& side) {
@@ -74,15 +96,14 @@ class Calibrator {
       return it == side.begin() + tau ? -1 : static_cast<int>(it - side.begin());
     };
     const int as_sender = index(from), as_receiver = index(to);
-    const auto send = synchronous ? MPI_Ssend : MPI_Send;
     const int n = bytes_arg(bytes);
     return timed(as_sender >= 0 || as_receiver >= 0, iterations_for(bytes), [&] {
              if (as_sender >= 0) {
-               send(send_.data(), n, MPI_BYTE, to[as_sender], 0, comm_);
-               MPI_Recv(recv_.data(), n, MPI_BYTE, to[as_sender], 0, comm_, MPI_STATUS_IGNORE);
+               send(to[as_sender], n, synchronous);
+               receive(to[as_sender], n);
              } else {
-               MPI_Recv(recv_.data(), n, MPI_BYTE, from[as_receiver], 0, comm_, MPI_STATUS_IGNORE);
-               send(send_.data(), n, MPI_BYTE, from[as_receiver], 0, comm_);
+               receive(from[as_receiver], n);
+               send(from[as_receiver], n, synchronous);
              }
            }) /
            2.0;
@@ -94,10 +115,9 @@ class Calibrator {
     const auto it = std::find(a_.begin(), a_.begin() + tau, rank_);
     const int index = it == a_.begin() + tau ? -1 : static_cast<int>(it - a_.begin());
     const int n = bytes_arg(bytes);
-    return timed(index >= 0, iterations_for(bytes), [&] {
-      MPI_Sendrecv(send_.data(), n, MPI_BYTE, a_[(index + 1) % tau], 0, recv_.data(), n, MPI_BYTE,
-                   a_[(index + tau - 1) % tau], 0, comm_, MPI_STATUS_IGNORE);
-    });
+    return timed(
+        index >= 0, iterations_for(bytes),
+        [&] { send_and_receive(a_[(index + 1) % tau], a_[(index + tau - 1) % tau], n); }, tau);
   }
 
   // Zero-byte messages between `root` and k peers, all at once: out (root sends) or in (root
@@ -116,9 +136,9 @@ class Calibrator {
         }
         MPI_Waitall(k, requests.data(), MPI_STATUSES_IGNORE);
       } else if (in) {
-        MPI_Send(send_.data(), 0, MPI_BYTE, root, 0, comm_);
+        send(root, 0);
       } else {
-        MPI_Recv(recv_.data(), 0, MPI_BYTE, root, 0, comm_, MPI_STATUS_IGNORE);
+        receive(root, 0);
       }
     });
   }
@@ -206,7 +226,8 @@ class Calibrator {
     }
   }
 
-  // A's first `pairs` ranks exchange with B's while the rest of A runs a ring (MixedIteration).
+  // A's first `pairs` ranks exchange with B's (both ways at once) while the rest of A runs a ring
+  // (MixedIteration): two steps of each.
   double mixed_iteration(int pairs, long long bytes) {
     const int q = static_cast<int>(a_.size()), ring = q - pairs;
     const auto position = [&](const std::vector<int>& side) {
@@ -217,19 +238,15 @@ class Calibrator {
     const int n = bytes_arg(bytes);
     const bool participates = in_a >= 0 || (in_b >= 0 && in_b < pairs);
     return timed(participates, iterations_for(bytes), [&] {
-      if (in_a >= 0 && in_a < pairs) {
-        MPI_Send(send_.data(), n, MPI_BYTE, b_[in_a], 0, comm_);
-        MPI_Recv(recv_.data(), n, MPI_BYTE, b_[in_a], 0, comm_, MPI_STATUS_IGNORE);
-      } else if (in_a >= pairs) {
-        const int i = in_a - pairs;
-        for (int step = 0; step < 2; ++step)
-          MPI_Sendrecv(send_.data(), n, MPI_BYTE, a_[pairs + (i + 1) % ring], 0, recv_.data(), n, MPI_BYTE,
-                       a_[pairs + (i + ring - 1) % ring], 0, comm_, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Recv(recv_.data(), n, MPI_BYTE, a_[in_b], 0, comm_, MPI_STATUS_IGNORE);
-        MPI_Send(send_.data(), n, MPI_BYTE, a_[in_b], 0, comm_);
+      for (int step = 0; step < 2; ++step) {
+        if (in_a >= 0 && in_a < pairs)
+          send_and_receive(b_[in_a], b_[in_a], n);
+        else if (in_a >= pairs)
+          send_and_receive(a_[pairs + (in_a - pairs + 1) % ring], a_[pairs + (in_a - pairs + ring - 1) % ring], n);
+        else
+          send_and_receive(a_[in_b], a_[in_b], n);
       }
-    });
+    }, ring);
   }
 
   // Half of A's ranks (at most B's count) on the network, the rest (at least two) in a ring; at the
@@ -347,6 +364,16 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
                   "%.3f if it crosses it\n",
                   measured.mixed.size(), fitted.crossing_errors->first, fitted.crossing_errors->second);
     text << line;
+    model::Platform variant = fitted.platform;
+    for (const model::MixedIteration& mixed : measured.mixed) {
+      variant.network_crosses_memory = false;
+      const double off = model::predicted_mixed_us(variant, mixed);
+      variant.network_crosses_memory = true;
+      const double on = model::predicted_mixed_us(variant, mixed);
+      std::snprintf(line, sizeof line, "#   ring of %d beside %d pairs, %lld B: %.3f us (predicted %.3f off memory, %.3f across it)\n",
+                    mixed.ring, mixed.pairs, mixed.bytes, mixed.us, off, on);
+      text << line;
+    }
   } else {
     text << "# not measured (too few ranks on the node): whether network traffic loads the nodes' memory\n";
   }
