@@ -52,7 +52,8 @@ ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algor
 
 Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
-  const NodeLayout layout = make_node_layout(node_of_rank);
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
   const int q = static_cast<int>(layout.members.size());
   const std::vector<int>& members = layout.members[layout.node_of_rank[rank]];
   const bool leader = members.front() == rank;

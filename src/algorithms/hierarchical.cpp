@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <unordered_map>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/block_schedule.hpp"
@@ -45,14 +46,11 @@ NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
   const int p = static_cast<int>(node_of_rank.size());
   layout.node_of_rank.resize(p);
   layout.local_index.resize(p);
-  std::vector<int> ids;  // node identifiers in order of first appearance
+  std::unordered_map<int, int> index;  // node identifier -> number, in order of first appearance
   for (int rank = 0; rank < p; ++rank) {
-    const auto found = std::find(ids.begin(), ids.end(), node_of_rank[rank]);
-    const int node = static_cast<int>(found - ids.begin());
-    if (found == ids.end()) {
-      ids.push_back(node_of_rank[rank]);
-      layout.members.emplace_back();
-    }
+    const auto [entry, added] = index.try_emplace(node_of_rank[rank], static_cast<int>(index.size()));
+    const int node = entry->second;
+    if (added) layout.members.emplace_back();
     layout.node_of_rank[rank] = node;
     layout.local_index[rank] = static_cast<int>(layout.members[node].size());
     layout.members[node].push_back(rank);
@@ -60,6 +58,16 @@ NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
   for (const auto& members : layout.members)
     layout.ranks_in_node_order.insert(layout.ranks_in_node_order.end(), members.begin(), members.end());
   return layout;
+}
+
+std::shared_ptr<const NodeLayout> shared_node_layout(const std::vector<int>& node_of_rank) {
+  thread_local std::vector<int> last_map;
+  thread_local std::shared_ptr<const NodeLayout> last_layout;
+  if (!last_layout || last_map != node_of_rank) {
+    last_layout = std::make_shared<const NodeLayout>(make_node_layout(node_of_rank));
+    last_map = node_of_rank;
+  }
+  return last_layout;
 }
 
 ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms) {
@@ -98,7 +106,8 @@ int hierarchical_broadcast_steps(const NodeLayout& layout) {
 }
 
 BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
-  const NodeLayout layout = make_node_layout(node_of_rank);
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
   const int p = static_cast<int>(node_of_rank.size());
   const int nodes = static_cast<int>(layout.members.size());
   const int node = layout.node_of_rank[rank];
@@ -192,7 +201,8 @@ Region all_but(Buffer buffer, int p, int excluded) {
 // schedule's steps on the packed bytes, or the MPI library's Allgatherv), and every rank unpacks
 // the others' blocks once: two node barriers instead of a gather and ceil(log2 ppn) broadcast steps.
 Schedule window_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
-  const NodeLayout layout = make_node_layout(node_of_rank);
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
   const int p = static_cast<int>(node_of_rank.size());
   const int nodes = static_cast<int>(layout.members.size());
   const int node = layout.node_of_rank[rank];
@@ -253,7 +263,8 @@ Params with_intra(Params params, std::string_view intra) {
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   if (params.at("intra") == "shm") return window_schedule(node_of_rank, rank, params);
   Schedule schedule = lower_block_schedule(hierarchical_block_schedule(node_of_rank, rank, params), rank);
-  const NodeLayout layout = make_node_layout(node_of_rank);
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
   if (hierarchical_inter_choice(params, static_cast<int>(layout.members.size())).algorithm->passes_through) {
     const auto after_gather = schedule.steps.begin() + hierarchical_gather_steps;
     schedule.steps.insert(after_gather, leaders_direct_exchange(layout, rank, Buffer::recv, leaders_allgatherv,

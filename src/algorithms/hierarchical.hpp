@@ -31,6 +31,10 @@ struct NodeLayout {
   std::vector<int> ranks_in_node_order;  // members of node 0, then of node 1, ...
 };
 NodeLayout make_node_layout(const std::vector<int>& node_of_rank);
+// The same, kept for the last node map seen on this thread: schedule generators run once per rank
+// over one map (p times in a row in the cost model and the checker), and building the layout each
+// time made them O(p²).
+std::shared_ptr<const NodeLayout> shared_node_layout(const std::vector<int>& node_of_rank);
 
 // `algorithms` is the registry built so far: the flat allgather-family algorithms `inter` may name.
 ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
