@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <cstdio>
@@ -12,7 +13,12 @@
 namespace collshim::bench {
 namespace {
 
-bool contains(const std::vector<int>& ranks, int rank) { return std::find(ranks.begin(), ranks.end(), rank) != ranks.end(); }
+// Where `rank` is among the first `count` of `ranks` (all of them by default), or -1.
+int position_of(int rank, const std::vector<int>& ranks, std::size_t count = SIZE_MAX) {
+  const auto end = ranks.begin() + static_cast<std::ptrdiff_t>(std::min(count, ranks.size()));
+  const auto it = std::find(ranks.begin(), end, rank);
+  return it == end ? -1 : static_cast<int>(it - ranks.begin());
+}
 
 // 1, 2, 4, ... up to `most`, and `most` itself.
 std::vector<int> concurrencies(int most) {
@@ -91,11 +97,7 @@ class Calibrator {
 
   // τ pairs (from[i], to[i]): from sends, to answers; half the round trip. τ = 1 is a ping-pong.
   double pairs_step(const std::vector<int>& from, const std::vector<int>& to, int tau, long long bytes, bool synchronous) {
-    const auto index = [&](const std::vector<int>& side) {
-      const auto it = std::find(side.begin(), side.begin() + tau, rank_);
-      return it == side.begin() + tau ? -1 : static_cast<int>(it - side.begin());
-    };
-    const int as_sender = index(from), as_receiver = index(to);
+    const int as_sender = position_of(rank_, from, tau), as_receiver = position_of(rank_, to, tau);
     const int n = bytes_arg(bytes);
     return timed(as_sender >= 0 || as_receiver >= 0, iterations_for(bytes), [&] {
              if (as_sender >= 0) {
@@ -112,8 +114,7 @@ class Calibrator {
   // The thesis's Ring^0_τ: τ ranks of node A, each sending to the next and receiving from the
   // previous, every step τ concurrent transfers.
   double ring_step(int tau, long long bytes) {
-    const auto it = std::find(a_.begin(), a_.begin() + tau, rank_);
-    const int index = it == a_.begin() + tau ? -1 : static_cast<int>(it - a_.begin());
+    const int index = position_of(rank_, a_, tau);
     const int n = bytes_arg(bytes);
     return timed(
         index >= 0, iterations_for(bytes),
@@ -124,7 +125,7 @@ class Calibrator {
   // receives). The root's cost grows by one overhead per peer.
   double fan(int root, const std::vector<int>& peers, bool in) {
     const int k = static_cast<int>(peers.size());
-    const bool is_peer = contains(peers, rank_);
+    const bool is_peer = position_of(rank_, peers) >= 0;
     std::vector<MPI_Request> requests(static_cast<std::size_t>(k));
     return timed(rank_ == root || is_peer, options_.iterations, [&] {
       if (rank_ == root) {
@@ -230,11 +231,7 @@ class Calibrator {
   // (MixedIteration): two steps of each.
   double mixed_iteration(int pairs, long long bytes) {
     const int q = static_cast<int>(a_.size()), ring = q - pairs;
-    const auto position = [&](const std::vector<int>& side) {
-      const auto it = std::find(side.begin(), side.end(), rank_);
-      return it == side.end() ? -1 : static_cast<int>(it - side.begin());
-    };
-    const int in_a = position(a_), in_b = position(b_);
+    const int in_a = position_of(rank_, a_), in_b = position_of(rank_, b_);
     const int n = bytes_arg(bytes);
     const bool participates = in_a >= 0 || (in_b >= 0 && in_b < pairs);
     return timed(participates, iterations_for(bytes), [&] {

@@ -131,6 +131,15 @@ std::string today() {
   return text;
 }
 
+// The first line of MPI_Get_library_version, for CSV rows and calibrated descriptions.
+std::string library_version_line() {
+  char library[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(library, &length);
+  // Open MPI counts the terminating NUL in `length`; a NUL inside the string would cut the CSV field.
+  return std::string(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+}
+
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
@@ -292,11 +301,7 @@ class Bench {
 
   void print_header() {
     if (rank_ != 0) return;
-    char library[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length = 0;
-    MPI_Get_library_version(library, &length);
-    // Open MPI counts the terminating NUL in `length`; a NUL inside the string would cut the CSV field.
-    std::string first_line(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+    const std::string first_line = library_version_line();
     mpi_library_ = first_line;
     const std::string name(collshim::mpi_function_name(collective_));
     const std::string& variant = options_.case_options.variant;
@@ -431,10 +436,7 @@ int calibrate(const Options& options, MPI_Comm comm) {
   const collshim::model::CalibrationMeasurements measured = collshim::bench::measure_platform(comm, ranks, calibration);
   if (rank != 0) return 0;
   const collshim::model::Calibration fitted = collshim::model::fit_platform(measured);
-  char library[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(library, &length);
-  const std::string first_line(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+  const std::string first_line = library_version_line();
   const std::vector<std::string> provenance = {
       "measured " + today() + " on " + std::to_string(p) + " ranks, " + std::to_string(mapping.nodes) + " nodes (" +
           std::to_string(ranks.first_node.size()) + " and " + std::to_string(ranks.second_node.size()) +
