@@ -172,22 +172,23 @@ class Checker {
   // Data `datum` lands in block `block` of `buffer` on `rank` (for reductions, with `combined`).
   void write(const std::string& where, int rank, Buffer buffer, std::int64_t block, std::int64_t datum,
              const Contributions* combined = nullptr) {
-    const std::string who = where + "rank " + std::to_string(rank) + " ";
+    // Messages are built only on failure: the checker runs millions of writes.
+    const auto who = [&] { return where + "rank " + std::to_string(rank) + " "; };
     if (buffer == Buffer::send) {
-      fail(who + "writes into the user's send buffer");
+      fail(who() + "writes into the user's send buffer");
       return;
     }
     if (reduction()) {
       const std::int64_t limit = buffer == Buffer::temp ? std::int64_t{schedules_[rank].temp_copies} * setup_.p
                                                         : std::int64_t{setup_.p};
       if (block < 0 || block >= limit || is_packed(buffer)) {
-        fail(who + "writes " + buffer_name(buffer) + " block " + std::to_string(block) +
+        fail(who() + "writes " + buffer_name(buffer) + " block " + std::to_string(block) +
              ", which a reduction does not have");
         return;
       }
       const std::int64_t expected = datum_of(setup_.naming, setup_.p, rank, buffer, block);
       if (datum != expected)
-        fail(who + "gets segment " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
+        fail(who() + "gets segment " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
              std::to_string(block) + ", which holds segment " + std::to_string(expected));
       // A reduction's slots are rewritten as partial results grow: a write replaces the slot. With
       // MPI_IN_PLACE the send buffer is recvbuf, so writing recv block b ends send block b.
@@ -203,15 +204,15 @@ class Checker {
     // root, a Scatterv's as the rank's own block (elsewhere it is not the user's memory to write).
     if (buffer == Buffer::recv && ((setup_.naming == BlockNaming::gather && rank != setup_.root) ||
                                    (setup_.naming == BlockNaming::scatter && block != rank))) {
-      fail(who + "writes recv block " + std::to_string(block) + ", which its call has no receive buffer for");
+      fail(who() + "writes recv block " + std::to_string(block) + ", which its call has no receive buffer for");
       return;
     }
     const std::int64_t expected = datum_of(setup_.naming, setup_.p, rank, buffer, block);
     if (datum != expected)
-      fail(who + "gets datum " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
+      fail(who() + "gets datum " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
            std::to_string(block) + ", which holds datum " + std::to_string(expected));
     auto [slot, inserted] = held_[rank].try_emplace(slot_key(buffer, block), datum);
-    if (!inserted) fail(who + "receives " + buffer_name(buffer) + " block " + std::to_string(block) + " a second time");
+    if (!inserted) fail(who() + "receives " + buffer_name(buffer) + " block " + std::to_string(block) + " a second time");
   }
 
   void run_step(std::size_t s) {
@@ -327,10 +328,10 @@ class Checker {
   // into[i] = from[i] (op) into[i]: both held, the same segment, every contribution at most once,
   // and, where order matters, from's ranks directly before into's.
   void run_reduce(const std::string& where, int r, const LocalReduce& reduce) {
-    const std::string who = where + "rank " + std::to_string(r) + " ";
+    const auto who = [&] { return where + "rank " + std::to_string(r) + " "; };
     if (reduce.from.blocks.size() != reduce.into.blocks.size() || is_packed(reduce.from.buffer) ||
         is_packed(reduce.into.buffer)) {
-      fail(who + "reduces " + region_text(reduce.from) + " into " + region_text(reduce.into));
+      fail(who() + "reduces " + region_text(reduce.from) + " into " + region_text(reduce.into));
       return;
     }
     for (std::size_t i = 0; i < reduce.from.blocks.size(); ++i) {
@@ -338,25 +339,27 @@ class Checker {
       const std::int64_t* from_datum = holding(r, reduce.from.buffer, from);
       const std::int64_t* into_datum = holding(r, reduce.into.buffer, into);
       if (from_datum == nullptr || into_datum == nullptr) {
-        fail(who + "reduces " + buffer_name(reduce.from.buffer) + " block " + std::to_string(from) + " into " +
+        fail(who() + "reduces " + buffer_name(reduce.from.buffer) + " block " + std::to_string(from) + " into " +
              buffer_name(reduce.into.buffer) + " block " + std::to_string(into) + ", which it does not both hold");
         continue;
       }
       if (*from_datum != *into_datum) {
-        fail(who + "reduces segment " + std::to_string(*from_datum) + " into segment " + std::to_string(*into_datum));
+        fail(who() + "reduces segment " + std::to_string(*from_datum) + " into segment " + std::to_string(*into_datum));
         continue;
       }
       const Contributions& left = contributions_[r][slot_key(reduce.from.buffer, from)];
       Contributions right = contributions_[r][slot_key(reduce.into.buffer, into)];
-      const std::string operands = left.text() + " (op) " + right.text() + " in segment " + std::to_string(*into_datum);
+      const auto operands = [&] {
+        return left.text() + " (op) " + right.text() + " in segment " + std::to_string(*into_datum);
+      };
       if (!left.disjoint(right)) {
-        fail(who + "combines a contribution twice: " + operands);
+        fail(who() + "combines a contribution twice: " + operands());
         continue;
       }
       if (setup_.ordered) {
         const auto a = left.interval(), b = right.interval();
         if (!a || !b || a->second + 1 != b->first) {
-          fail(who + "combines out of rank order: " + operands);
+          fail(who() + "combines out of rank order: " + operands());
           continue;
         }
       }

@@ -37,6 +37,11 @@ void CommCache::forget(const CommState* state) {
 CommCache::~CommCache() {
   live_cache = nullptr;
   if (keyval_ == MPI_KEYVAL_INVALID) return;
+  release_predefined_states();
+  PMPI_Comm_free_keyval(&keyval_);
+}
+
+void CommCache::release_predefined_states() {
   // The predefined communicators outlive MPI_Finalize's user code; release their shadows while MPI
   // still works. Contexts of user communicators never freed are released by MPI itself.
   for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
@@ -45,7 +50,6 @@ CommCache::~CommCache() {
     PMPI_Comm_get_attr(comm, keyval_, &value, &found);
     if (found) PMPI_Comm_delete_attr(comm, keyval_);
   }
-  PMPI_Comm_free_keyval(&keyval_);
 }
 
 CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {

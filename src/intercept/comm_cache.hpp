@@ -52,6 +52,10 @@ class CommCache {
   // MPI may free the states of communicators the user never freed after that.
   static void forget(const CommState* state);
 
+  // Releases the states of MPI_COMM_WORLD and MPI_COMM_SELF (called at MPI_Finalize, before the leak
+  // count, and by the destructor); a later call on them creates a new state.
+  void release_predefined_states();
+
   // Number of live states, for leak checks.
   static long live_states();
 
