@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ "${COLLSHIM_SKIP_DEPS:-0}" = 1 ] || bash "$root/tools/install-deps.sh"
 
-echo "== Open MPI build: unit, MPI, tool and benchmark-smoke tests"
+echo "== Open MPI build: unit, MPI, tool and benchmark-smoke tests (at ${SECONDS} s)"
 COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 # Unit, tool and benchmark-smoke tests run two at a time (one per core; none of them times anything:
 # the overhead benchmark counts instructions). MPI tests oversubscribe the cores on their own; running
@@ -15,14 +15,14 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)" -LE mpi)
 (cd "$root/build" && ctest --output-on-failure -j 1 -L mpi)
 
-echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed)"
+echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed) (at ${SECONDS} s)"
 COLLSHIM_BUILD_DIR="$root/build-mpich" COLLSHIM_BUILD_TARGET=mpi_test_programs bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich
 (cd "$root/build-mpich" && ctest --output-on-failure -j 1 -L mpi)
 
-echo "== SimGrid SMPI build: the algorithms under simulation (a small simulated sweep)"
+echo "== SimGrid SMPI build: the algorithms under simulation (a small simulated sweep) (at ${SECONDS} s)"
 bash "$root/tools/test-smpi.sh"
 
-echo "== Sanitizer build (ASan + UBSan, LeakSanitizer on): a short subset of the MPI tests under Open MPI"
+echo "== Sanitizer build (ASan + UBSan, LeakSanitizer on): a short subset of the MPI tests under Open MPI (at ${SECONDS} s)"
 # One process count of every allgather and alltoallv algorithm, of the Fortran programs and of the
 # isolation, reuse and error tests, plus the lifecycle (200 communicators, leak-checked), thread,
 # linked-library and collshim-run report tests, and the failure path (a truncation) of the
@@ -33,3 +33,4 @@ cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLS
 cmake --build "$root/build-asan" -j "$(nproc)" --target mpi_test_programs
 (cd "$root/build-asan" && ctest --output-on-failure -j 1 -L mpi \
   -R 'np3$|communicator_lifecycle|thread_multiple|intercomm_passthrough.np5|linked_before|truncation.hierarchical.*rank0|truncation.grid')
+echo "== all stages passed (at ${SECONDS} s)"
