@@ -16,7 +16,7 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 (cd "$root/build" && ctest --output-on-failure -j 1 -L mpi)
 
 echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed) (at ${SECONDS} s)"
-COLLSHIM_BUILD_DIR="$root/build-mpich" COLLSHIM_BUILD_TARGET=mpi_test_programs bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich
+COLLSHIM_BUILD_DIR="$root/build-mpich" COLLSHIM_BUILD_TARGET=mpi_suite bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich
 (cd "$root/build-mpich" && ctest --output-on-failure -j 1 -L mpi)
 
 echo "== SimGrid SMPI build: the algorithms under simulation (a small simulated sweep) (at ${SECONDS} s)"
