@@ -28,9 +28,7 @@ echo "== Sanitizer build (ASan + UBSan, LeakSanitizer on): a short subset of the
 # linked-library and collshim-run report tests, and the failure path (a truncation) of the
 # algorithms with opaque phases and of the grid's probed messages.
 # Only what the MPI tests run is built (not the unit tests): the instrumented build is the slow part.
-rm -rf "$root/build-asan"
-cmake -S "$root" -B "$root/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOLLSHIM_SANITIZE=ON
-cmake --build "$root/build-asan" -j "$(nproc)" --target mpi_test_programs
+COLLSHIM_BUILD_DIR="$root/build-asan" COLLSHIM_BUILD_TARGET=mpi_test_programs bash "$root/tools/build.sh" -DCOLLSHIM_SANITIZE=ON
 (cd "$root/build-asan" && ctest --output-on-failure -j 1 -L mpi \
   -R 'np3$|communicator_lifecycle|thread_multiple|intercomm_passthrough.np5|linked_before|truncation.hierarchical.*rank0|truncation.grid')
 echo "== all stages passed (at ${SECONDS} s)"

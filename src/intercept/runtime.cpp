@@ -192,8 +192,8 @@ void Runtime::stop() {
   if (!current_runtime) return;
   if (current_runtime->profile) current_runtime->write_report();
   if (current_runtime->tune_out_) current_runtime->write_learned_rules();
-  // States of communicators the application never freed; a leak check reads this line.
   current_runtime->comms.release_predefined_states();
+  // States of communicators the application never freed; a leak check reads this line.
   current_runtime->log->info("communicator states live at MPI_Finalize: {}", CommCache::live_states());
   active_ = nullptr;
   current_runtime.reset();
