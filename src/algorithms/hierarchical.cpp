@@ -253,12 +253,12 @@ Schedule window_schedule(const std::vector<int>& node_of_rank, int rank, const P
   return schedule;
 }
 
+}  // namespace
+
 Params with_intra(Params params, std::string_view intra) {
   params["intra"] = intra;
   return params;
 }
-
-}  // namespace
 
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   if (params.at("intra") == "shm") return window_schedule(node_of_rank, rank, params);
@@ -459,32 +459,10 @@ class HierarchicalState final : public AlgorithmState {
   }
 
   // Successive calls use the two halves of the window in turn, so a fast rank packing the next
-  // call's block never overwrites what a slow one is still reading. The node's ranks agree on the
-  // packed size in the allreduce that is also the barrier after packing: a window too small for
-  // some rank grows (collectively, to the largest size asked for), and ranks whose counts disagree
-  // (an erroneous program) all get MPI_ERR_TRUNCATE instead of a window of different sizes. The
-  // allreduce runs whatever happened before it: the node's other ranks wait there.
+  // call's block never overwrites what a slow one is still reading.
   int fill_window(CallLayout& call, CommContext& context) {
-    NodeComms& comms = *comms_;
-    const MPI_Aint needed = 2 * static_cast<MPI_Aint>(packed_total_);
-    int first_error = MPI_SUCCESS;
-    bool packed = false;
-    if (comms.window_base != nullptr && needed <= comms.window_bytes) {
-      keep_first_error(first_error, pack_own_block(call, context));
-      packed = true;
-    }
-    long long agreed[3] = {needed, -needed, packed ? 0 : 1};  // max, -min, whether some rank could not pack
-    if (packed) keep_first_error(first_error, PMPI_Win_sync(comms.window()));
-    keep_first_error(first_error, PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_LONG_LONG, MPI_MAX, comms.node));
-    if (agreed[2] != 0) {
-      const int rc = comms.reserve_window(static_cast<MPI_Aint>(agreed[0]));
-      if (rc != MPI_SUCCESS) return rc;  // collective and failed on the node: no window to use
-      keep_first_error(first_error, pack_own_block(call, context));
-      keep_first_error(first_error, comms.synchronize_window());
-    }
-    keep_first_error(first_error, PMPI_Win_sync(comms.window()));
-    if (agreed[0] != -agreed[1]) keep_first_error(first_error, MPI_ERR_TRUNCATE);
-    return first_error;
+    return comms_->fill_window(2 * static_cast<MPI_Aint>(packed_total_),
+                               [&] { return pack_own_block(call, context); });
   }
 
   // The own block to its place in the receive buffer and, packed, into this call's half of the window.

@@ -12,6 +12,7 @@
 // communicators are made with the choice's state, on its first call, and kept with the shadow.
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,8 @@ std::shared_ptr<const NodeLayout> shared_node_layout(const std::vector<int>& nod
 // `algorithms` is the registry built so far: the flat allgather-family algorithms `inter` may name.
 ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
 ParamSpec hierarchical_intra_param();
+// `params` with `intra` set: an intra=shm state keeps the p2p schedule for calls the window cannot serve.
+Params with_intra(Params params, std::string_view intra);
 
 // The inter-node algorithm for `nodes` leaders: `inter` with its default parameters, or its fallback
 // where it is not eligible at that count (recursive_doubling at 3 nodes runs bruck).
@@ -77,6 +80,14 @@ class NodeComms {
   int reserve_window(MPI_Aint bytes);
   // Makes stores to the window by any node member visible to all members (with a node barrier).
   int synchronize_window() const;
+  // Collective over `node`: `store` writes this member's part into a window of at least `needed`
+  // bytes, then the members synchronize, so that every member's stores are visible to all. The
+  // members agree on the size in the allreduce that is also the barrier after storing: a window too
+  // small for some member grows (collectively, to the largest size asked for) and every member
+  // stores again; members that asked for different sizes (an erroneous program) all get
+  // MPI_ERR_TRUNCATE instead of windows of different sizes. The allreduce runs whatever `store`
+  // returned: the other members wait there. Returns the first error.
+  int fill_window(MPI_Aint needed, const std::function<int()>& store);
   MPI_Win window() const { return window_; }
 
   NodeLayout layout;

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "algorithms/hierarchical.hpp"
+#include "algorithms/schedule_engine.hpp"
 
 namespace collshim {
 
@@ -79,6 +80,24 @@ int NodeComms::synchronize_window() const {
   if (rc == MPI_SUCCESS) rc = PMPI_Barrier(node);
   if (rc == MPI_SUCCESS) rc = PMPI_Win_sync(window_);
   return rc;
+}
+
+int NodeComms::fill_window(MPI_Aint needed, const std::function<int()>& store) {
+  int first_error = MPI_SUCCESS;
+  const bool stored = window_base != nullptr && needed <= window_bytes;
+  if (stored) keep_first_error(first_error, store());
+  long long agreed[3] = {needed, -needed, stored ? 0 : 1};  // max, -min, whether some member could not store
+  if (stored) keep_first_error(first_error, PMPI_Win_sync(window_));
+  keep_first_error(first_error, PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_LONG_LONG, MPI_MAX, node));
+  if (agreed[2] != 0) {
+    const int rc = reserve_window(static_cast<MPI_Aint>(agreed[0]));
+    if (rc != MPI_SUCCESS) return rc;  // collective and failed on the node: no window to use
+    keep_first_error(first_error, store());
+    keep_first_error(first_error, synchronize_window());
+  }
+  keep_first_error(first_error, PMPI_Win_sync(window_));
+  if (agreed[0] != -agreed[1]) keep_first_error(first_error, MPI_ERR_TRUNCATE);
+  return first_error;
 }
 
 }  // namespace collshim

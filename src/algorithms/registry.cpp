@@ -160,15 +160,16 @@ const std::vector<Algorithm>& algorithms() {
     // one run of consecutive ranks; the selector checks the call's mapping.
     list.push_back({.name = "hierarchical",
                     .summary = "node-aware: combine at each node's leader in rank order, `inter` among the leaders, "
-                               "send the result back",
+                               "send the result back (through a shared-memory window with intra=shm)",
                     .collectives = {allreduce},
-                    .params = {allreduce_hierarchical_inter_param(list)},
+                    .params = {allreduce_hierarchical_inter_param(list), hierarchical_intra_param()},
                     .eligibility = "for a non-commutative operation: nodes of consecutive ranks, and an `inter` "
                                    "other than ring",
                     .fallback = "rabenseifner",
                     .needs_commutative = [](const Params& params) { return params.at("inter") == "ring"; },
                     .order_needs_consecutive_nodes = true,
-                    .make_schedule = allreduce_hierarchical_schedule});
+                    .make_schedule = allreduce_hierarchical_schedule,
+                    .make_state = make_allreduce_hierarchical_state});
     // Gatherv and Scatterv: their states make each call's schedule (root- and count-dependent).
     list.push_back({.name = "linear",
                     .summary = "the root posts all p-1 receives (sends) at once; no forwarding",

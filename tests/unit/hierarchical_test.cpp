@@ -188,7 +188,9 @@ TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
   for (int p = 1; p <= 130; ++p) {
     for (const NodeMap& map : node_maps(p)) {
       const std::string& inter = inters[static_cast<std::size_t>(p + map.name.size()) % inters.size()];
-      const SpecParseResult parsed = parse_algorithm_spec("hierarchical:inter=" + inter, Collective::allreduce);
+      const std::string intra = p % 2 == 0 ? "p2p" : "shm";
+      const SpecParseResult parsed =
+          parse_algorithm_spec("hierarchical:inter=" + inter + ",intra=" + intra, Collective::allreduce);
       ASSERT_TRUE(parsed.choice) << parsed.error;
       const NodeLayout layout = make_node_layout(map.node_of_rank);
       std::vector<Schedule> schedules;
@@ -198,7 +200,7 @@ TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
       setup.p = p;
       setup.ordered = nodes_are_consecutive(map.node_of_rank) && inter != "ring";
       const CheckResult result = check_schedules(setup, [&](int rank) { return schedules[rank]; });
-      const std::string where = map.name + " p=" + std::to_string(p) + " inter=" + inter;
+      const std::string where = map.name + " p=" + std::to_string(p) + " inter=" + inter + " intra=" + intra;
       ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
       for (int rank = 0; rank < p; ++rank) {
         const bool leader = layout.members[layout.node_of_rank[rank]].front() == rank;
@@ -207,6 +209,40 @@ TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
             if (layout.node_of_rank[send.peer] != layout.node_of_rank[rank]) ASSERT_TRUE(leader) << where;
           }
         }
+      }
+    }
+  }
+}
+
+// intra=shm models the p2p schedule's steps exactly: the gather's two steps as one opaque phase, the
+// leader's combining (reductions, copy into recv) and the send back as others; the leaders' phase
+// between them is unchanged.
+TEST(HierarchicalAllreduce, WindowPhasesModelThePointToPointSteps) {
+  const auto transfers = [](const Step& step) {
+    std::vector<std::pair<int, std::vector<std::int64_t>>> all;
+    for (const Transfer& send : step.sends) all.push_back({send.peer, send.region.blocks});
+    for (const Transfer& recv : step.recvs) all.push_back({-1 - recv.peer, recv.region.blocks});
+    return all;
+  };
+  for (const std::vector<int>& node_of_rank : {std::vector<int>{0, 0, 0, 1, 1}, std::vector<int>{0, 1, 0, 1, 0, 1, 2}}) {
+    const int p = static_cast<int>(node_of_rank.size());
+    const AlgorithmChoice p2p = *parse_algorithm_spec("hierarchical", Collective::allreduce).choice;
+    const AlgorithmChoice shm = *parse_algorithm_spec("hierarchical:intra=shm", Collective::allreduce).choice;
+    for (int rank = 0; rank < p; ++rank) {
+      const Schedule a = generate_schedule(p2p, node_of_rank, rank), b = generate_schedule(shm, node_of_rank, rank);
+      ASSERT_EQ(b.steps.size() + 1, a.steps.size());
+      EXPECT_EQ(b.temp_copies, a.temp_copies);
+      ASSERT_TRUE(b.steps.front().opaque && b.steps.back().opaque);
+      auto gathered = transfers(a.steps[0]);
+      const auto second = transfers(a.steps[1]);
+      gathered.insert(gathered.end(), second.begin(), second.end());
+      EXPECT_EQ(transfers(b.steps[0]), gathered) << "rank " << rank;
+      EXPECT_EQ(b.steps[0].copies.size(), a.steps[0].copies.size());
+      for (std::size_t i = 1; i < b.steps.size(); ++i) {
+        EXPECT_EQ(transfers(b.steps[i]), transfers(a.steps[i + 1])) << "rank " << rank << " step " << i;
+        EXPECT_EQ(b.steps[i].reductions.size(), a.steps[i + 1].reductions.size());
+        EXPECT_EQ(b.steps[i].copies.size(), a.steps[i + 1].copies.size());
+        EXPECT_EQ(b.steps[i].opaque.has_value(), i <= 2 || i + 1 == b.steps.size());
       }
     }
   }
