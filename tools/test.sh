@@ -17,7 +17,8 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
 
 echo "== MPICH build: MPI tests (up to 4 ranks: MPICH busy-polls when oversubscribed) (at ${SECONDS} s)"
 # The MPICH and sanitizer builds exist only to run tests: line tables (-g1) are all their failure
-# reports need, and full debug information made up about a third of their compile time.
+# reports need, and full debug information made up about a quarter of the MPICH build's time
+# (178 s -> 131 s in CI).
 COLLSHIM_BUILD_DIR="$root/build-mpich" COLLSHIM_BUILD_TARGET=mpi_suite bash "$root/tools/build.sh" -DCOLLSHIM_MPI=mpich \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 (cd "$root/build-mpich" && ctest --output-on-failure -j 1 -L mpi)
