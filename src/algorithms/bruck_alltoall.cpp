@@ -48,13 +48,15 @@ Schedule bruck_alltoall_schedule(const std::vector<int>& node_of_rank, int rank,
   for (int j = 0; j < phases; ++j, weight *= k) {
     Step& step = schedule.steps[j];
     const auto digit = [&](int delta) { return static_cast<int>(delta / weight % k); };
-    std::map<int, std::vector<std::int64_t>> outgoing;
+    // Sent in order of the digit, as received: every rank then posts to the same distances in the
+    // same order (the cost model relies on that symmetry).
+    std::map<int, std::vector<std::int64_t>> outgoing;  // by digit
     std::vector<std::int64_t> staying;
     for (const std::int64_t block : held) {
       const int d = digit(delta_of(block));
-      (d == 0 ? staying : outgoing[mod(rank + d * weight)]).push_back(block);
+      (d == 0 ? staying : outgoing[d]).push_back(block);
     }
-    for (auto& [peer, blocks] : outgoing) step.sends.push_back({peer, {Buffer::scratch, std::move(blocks)}});
+    for (auto& [d, blocks] : outgoing) step.sends.push_back({mod(rank + d * weight), {Buffer::scratch, std::move(blocks)}});
 
     Step& after = schedule.steps[j + 1];
     LocalCopy deliver{{Buffer::scratch, {}}, {Buffer::recv, {}}};

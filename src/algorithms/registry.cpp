@@ -32,6 +32,24 @@ ParamSpec node_grid_dims_param() {
                    "1", [](std::string_view value) { return parse_node_grid_dims(value).has_value(); }};
 }
 
+// Peers at fixed distances (ring, Bruck): the same schedule from every rank, shifted.
+RankSymmetry rotation(int, const Params&) { return {RankSymmetry::Kind::rotation}; }
+
+// Partners rank XOR 2^s: the binary digits of a power of two.
+RankSymmetry binary_digits(int p, const Params&) {
+  if (p < 2 || (p & (p - 1)) != 0) return {};
+  RankSymmetry symmetry{RankSymmetry::Kind::digits};
+  for (int place = 1; place < p; place *= 2) symmetry.radices.push_back(2);
+  return symmetry;
+}
+
+// Groups of the plan's factors, the first stage's the least significant digit; a collapse breaks it.
+RankSymmetry multiplying_digits(int p, const Params& params) {
+  const auto plan = recursive_multiplying_plan(p, params);
+  if (!plan || plan->collapses() || plan->factors.empty()) return {};
+  return {RankSymmetry::Kind::digits, 1, plan->factors};
+}
+
 }  // namespace
 
 bool Algorithm::supports(Collective collective) const {
@@ -48,7 +66,8 @@ const std::vector<Algorithm>& algorithms() {
     list.push_back({.name = "ring",
                     .summary = "classic ring: p-1 steps, neighbour traffic only",
                     .collectives = {allgather, allgatherv},
-                    .make_block_schedule = ring_schedule});
+                    .make_block_schedule = ring_schedule,
+                    .symmetry = rotation});
     // k = 4: the paper's pipelining model with its measured overlap ratio (alpha_p/alpha_r ~ 4 on
     // ARCHER) puts the optimum near 4-5 peers per stage, and 4 divides the usual power-of-two p.
     // A `factors` list is a schedule for one p; for any other p the choice falls back to the
@@ -61,7 +80,8 @@ const std::vector<Algorithm>& algorithms() {
                     .eligible = recursive_multiplying_eligible,
                     .eligibility = "p equal to the product of `factors`",
                     .fallback = "recursive_multiplying",
-                    .make_block_schedule = recursive_multiplying_schedule});
+                    .make_block_schedule = recursive_multiplying_schedule,
+                    .symmetry = multiplying_digits});
     // Fallbacks follow Open MPI's coll/base, which switches neighbor exchange to the ring at odd p
     // and recursive doubling to Bruck (radix 2) at non-power-of-two p.
     list.push_back({.name = "neighbor_exchange",
@@ -70,26 +90,30 @@ const std::vector<Algorithm>& algorithms() {
                     .eligible = [](int p, const Params&) { return p % 2 == 0; },
                     .eligibility = "p even",
                     .fallback = "ring",
-                    .make_block_schedule = neighbor_exchange_schedule});
+                    .make_block_schedule = neighbor_exchange_schedule,
+                    .symmetry = [](int, const Params&) { return RankSymmetry{RankSymmetry::Kind::rotation, 2}; }});
     list.push_back({.name = "recursive_doubling",
                     .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
                     .collectives = {allgather, allgatherv},
                     .eligible = [](int p, const Params&) { return p > 0 && (p & (p - 1)) == 0; },
                     .eligibility = "p a power of two",
                     .fallback = "bruck",
-                    .make_block_schedule = recursive_doubling_schedule});
+                    .make_block_schedule = recursive_doubling_schedule,
+                    .symmetry = binary_digits});
     // 64 is far beyond any useful radix (a stage posts radix-1 messages); radix >= p is one stage of
     // p-1 direct messages.
     list.push_back({.name = "bruck",
                     .summary = "radix-k Bruck: ceil(log_k p) stages of up to k-1 messages, any p",
                     .collectives = {allgather, allgatherv},
                     .params = {integer_param("radix", 2, 64, 2)},
-                    .make_block_schedule = bruck_schedule});
+                    .make_block_schedule = bruck_schedule,
+                    .symmetry = rotation});
     list.push_back({.name = "sparbit",
                     .summary = "Loch's Sparbit: Bruck's exchange with halving distances, ceil(log2 p) steps",
                     .collectives = {allgather, allgatherv},
                     .params = {integer_param("coalesce", 0, 1, 0)},
-                    .make_block_schedule = sparbit_schedule});
+                    .make_block_schedule = sparbit_schedule,
+                    .symmetry = rotation});
     // Composed of the flat algorithms above, so registered after them (`inter` names them).
     list.push_back({.name = "hierarchical",
                     .summary = "node-aware: gather to each node's leader, `inter` among leaders, binomial "
@@ -101,11 +125,13 @@ const std::vector<Algorithm>& algorithms() {
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv, alltoall},
-                    .make_schedule = linear_alltoallv_schedule});
+                    .make_schedule = linear_alltoallv_schedule,
+                    .symmetry = rotation});
     list.push_back({.name = "pairwise",
                     .summary = "p-1 steps; in step k send to rank+k, receive from rank-k",
                     .collectives = {alltoallv, alltoall},
-                    .make_schedule = pairwise_alltoallv_schedule});
+                    .make_schedule = pairwise_alltoallv_schedule,
+                    .symmetry = rotation});
     // Eligible for every p: shapes that do not fit p get holes (grid_routing.hpp).
     list.push_back({.name = "grid",
                     .summary = "k-dimensional grid indirection: about sum(d_j - 1) start-ups instead of p-1, "
@@ -127,7 +153,8 @@ const std::vector<Algorithm>& algorithms() {
                                "distance digit by digit",
                     .collectives = {alltoall},
                     .params = {integer_param("radix", 2, 64, 2)},
-                    .make_schedule = bruck_alltoall_schedule});
+                    .make_schedule = bruck_alltoall_schedule,
+                    .symmetry = rotation});
     // Allreduce. Recursive doubling, Rabenseifner and recursive multiplying combine partners'
     // results in rank order, so they serve non-commutative operations; the ring does not.
     list.push_back({.name = "recursive_doubling",
@@ -155,7 +182,8 @@ const std::vector<Algorithm>& algorithms() {
                     .eligibility = "a commutative operation",
                     .fallback = "rabenseifner",
                     .needs_commutative = [](const Params&) { return true; },
-                    .make_schedule = allreduce_ring_schedule});
+                    .make_schedule = allreduce_ring_schedule,
+                    .symmetry = rotation});
     // Composed of the flat ones above (`inter` names them). Rank order holds only where each node is
     // one run of consecutive ranks; the selector checks the call's mapping.
     list.push_back({.name = "hierarchical",
@@ -196,6 +224,10 @@ const std::vector<Algorithm>& algorithms() {
     return list;
   }();
   return table;
+}
+
+RankSymmetry rank_symmetry(const AlgorithmChoice& choice, int p) {
+  return choice.algorithm->symmetry ? choice.algorithm->symmetry(p, choice.params) : RankSymmetry{};
 }
 
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank) {

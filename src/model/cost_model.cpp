@@ -1,28 +1,30 @@
 #include "model/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
 
 #include "algorithms/call_layout.hpp"
+#include "model/rank_orbits.hpp"
 
 namespace collshim::model {
 namespace {
 
-// Per step and node: the counts that set τ.
+// Per step and node orbit (rank_orbits.hpp): the representatives' counts that set τ.
 struct Concurrency {
-  std::size_t nodes = 0;
+  std::size_t orbits = 0;
   std::vector<int> inside;    // messages that start and end in the node
   std::vector<int> leaving;   // network messages leaving the node
   std::vector<int> arriving;  // network messages arriving at the node
   std::vector<int> copying;   // ranks of the node that copy or reduce locally
 
   void resize(std::size_t steps) {
-    for (auto* counts : {&inside, &leaving, &arriving, &copying}) counts->assign(steps * nodes, 0);
+    for (auto* counts : {&inside, &leaving, &arriving, &copying}) counts->assign(steps * orbits, 0);
   }
-  std::size_t at(std::size_t step, int node) const { return step * nodes + static_cast<std::size_t>(node); }
+  std::size_t at(std::size_t step, int orbit) const { return step * orbits + static_cast<std::size_t>(orbit); }
 };
 
 // What one rank does in one step, kept compactly between the two passes: its messages (peer and
@@ -30,13 +32,19 @@ struct Concurrency {
 struct Item {
   enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
   bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
-  int peer = 0;
+  int peer = 0;            // a copy's: the rank itself
   long long bytes = 0;
 };
 struct RankStep {
   std::uint32_t first = 0, count = 0;
   long long reduced_bytes = 0;
   long long unpacked_bytes = 0;  // received into scattered blocks of the user's datatype
+};
+// One rank's schedule as the model costs it.
+struct RankProfile {
+  std::vector<RankStep> steps;
+  std::vector<Item> items;
+  std::vector<bool> opaque;  // per step
 };
 
 // Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
@@ -49,101 +57,184 @@ bool scattered(const Region& region) {
   return false;
 }
 
+// The model's form of a rank's schedule: its messages and copies, in order, with their bytes.
+RankProfile profile_of(const CheckSetup& call, int rank, const Schedule& schedule) {
+  RankProfile profile;
+  profile.steps.resize(schedule.steps.size());
+  profile.opaque.resize(schedule.steps.size());
+  for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+    const Step& step = schedule.steps[s];
+    RankStep& compact = profile.steps[s];
+    auto& items = profile.items;
+    compact.first = static_cast<std::uint32_t>(items.size());
+    profile.opaque[s] = step.opaque.has_value();
+    for (const LocalCopy& copy : step.copies) {
+      const long long bytes = payload_bytes(call, rank, copy.from);
+      if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
+      items.push_back({Item::Kind::copy, false, rank, bytes});
+    }
+    for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call, rank, reduce.from);
+    for (const Transfer& send : step.sends) {
+      const auto [skipped, bytes] = wire_message(call, rank, send.region, send.peer);
+      if (!skipped) items.push_back({Item::Kind::send, scattered(send.region), send.peer, bytes});
+    }
+    compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
+    for (const Transfer& recv : step.recvs) {
+      if (!scattered(recv.region)) continue;
+      const auto [skipped, bytes] = wire_message(call, rank, recv.region, rank);
+      if (!skipped) compact.unpacked_bytes += bytes;
+    }
+  }
+  return profile;
+}
+
+// Why rank `rank`'s profile is not rank `model`'s relabeled by the orbits' g (g(model) = rank), or "".
+// Packing aside: which messages lie over scattered blocks depends on where a run of blocks wraps at
+// the end of the user's buffer, which no relabeling keeps; the model uses symmetries only where
+// packing is free.
+std::string relabeling_mismatch(const RankOrbits& orbits, int model, const RankProfile& of_model, int rank,
+                                const RankProfile& of_rank) {
+  const std::string where = "rank " + std::to_string(rank) + " against rank " + std::to_string(model);
+  if (of_rank.steps.size() != of_model.steps.size())
+    return where + ": " + std::to_string(of_rank.steps.size()) + " steps, not " + std::to_string(of_model.steps.size());
+  for (std::size_t s = 0; s < of_model.steps.size(); ++s) {
+    const RankStep& a = of_model.steps[s];
+    const RankStep& b = of_rank.steps[s];
+    const std::string at = where + ", step " + std::to_string(s) + ": ";
+    if (a.count != b.count) return at + std::to_string(b.count) + " messages and copies, not " + std::to_string(a.count);
+    if (a.reduced_bytes != b.reduced_bytes) return at + "reduces " + std::to_string(b.reduced_bytes) + " bytes, not " + std::to_string(a.reduced_bytes);
+    for (std::uint32_t i = 0; i < a.count; ++i) {
+      const Item& x = of_model.items[a.first + i];
+      const Item& y = of_rank.items[b.first + i];
+      if (x.kind != y.kind || x.bytes != y.bytes) return at + "item " + std::to_string(i) + " differs in kind or bytes";
+      if (y.peer != orbits.relabel(model, rank, x.peer))
+        return at + "item " + std::to_string(i) + " goes to rank " + std::to_string(y.peer) + ", not " +
+               std::to_string(orbits.relabel(model, rank, x.peer));
+    }
+  }
+  return "";
+}
+
+std::vector<int> numbered_nodes(const std::vector<int>& node_of_rank) {
+  std::map<int, int> index;  // node ids as given to 0..M-1
+  std::vector<int> nodes;
+  for (const int node : node_of_rank) nodes.push_back(index.try_emplace(node, static_cast<int>(index.size())).first->second);
+  return nodes;
+}
+
+// Whether every rank starts when its orbit's representative does.
+bool starts_alike(const std::vector<double>& start_us, const RankOrbits& orbits) {
+  for (std::size_t r = 0; r < start_us.size(); ++r) {
+    const double mine = start_us[r], theirs = start_us[static_cast<std::size_t>(orbits.representative(static_cast<int>(r)))];
+    if (std::abs(mine - theirs) > 1e-9 * std::max(1.0, std::abs(theirs))) return false;
+  }
+  return true;
+}
+
 class CostModel {
  public:
-  CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank)
-      : platform_(platform), call_(call) {
+  CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
+            const RankSymmetry& symmetry, const std::vector<double>& start_us)
+      : platform_(platform), call_(call), node_(numbered_nodes(node_of_rank)), orbits_(symmetry, node_) {
     if (static_cast<int>(node_of_rank.size()) != call.p)
       throw std::invalid_argument("node_of_rank has " + std::to_string(node_of_rank.size()) + " entries for p = " +
                                   std::to_string(call.p));
-    std::map<int, int> index;  // node ids as given to 0..M-1
-    for (const int node : node_of_rank) node_.push_back(index.try_emplace(node, static_cast<int>(index.size())).first->second);
-    concurrency_.nodes = index.size();
+    if (!start_us.empty() && static_cast<int>(start_us.size()) != call_.p)
+      throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call_.p));
+    if (!starts_alike(start_us, orbits_) || platform.pack_gbytes_per_s > 0) orbits_ = RankOrbits({}, node_);
+    concurrency_.orbits = static_cast<std::size_t>(orbits_.node_orbits());
   }
 
   Prediction run(const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
                  std::vector<double>* end_us = nullptr) {
-    if (!start_us.empty() && static_cast<int>(start_us.size()) != call_.p)
-      throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call_.p));
-    steps_of_.resize(static_cast<std::size_t>(call_.p));
-    items_of_.resize(static_cast<std::size_t>(call_.p));
-    for (int r = 0; r < call_.p; ++r) record(r, schedule_of(r));
+    const int ranks = orbits_.representatives();
+    for (int r = 0; r < ranks; ++r) record(r, profile_of(call_, r, schedule_of(r)));
+    check_relabeled_ranks(schedule_of);
 
-    std::vector<double> clock = start_us.empty() ? std::vector<double>(static_cast<std::size_t>(call_.p), 0.0) : start_us;
+    std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
+    if (!start_us.empty()) std::copy_n(start_us.begin(), ranks, clock.begin());
     std::vector<double> posted_at(clock.size()), busy_until(clock.size()), sends_done(clock.size());
     std::vector<std::vector<std::pair<double, bool>>> arrivals(clock.size());  // (time, between nodes)
     Prediction prediction;
+    prediction.ranks_costed = ranks;
     prediction.steps.resize(steps_);
     for (std::size_t s = 0; s < steps_; ++s) {
-      for (int r = 0; r < call_.p; ++r) posted_at[r] = posted(r, s, clock[r]);
-      for (int r = 0; r < call_.p; ++r) send(r, s, posted_at, busy_until[r], sends_done[r], arrivals);
+      for (int r = 0; r < ranks; ++r) posted_at[r] = posted(r, s, clock[r]);
+      for (int r = 0; r < ranks; ++r) send(r, s, posted_at, busy_until[r], sends_done[r], arrivals);
       StepPrediction& step = prediction.steps[s];
       step.opaque = opaque_[s];
-      for (int r = 0; r < call_.p; ++r) {
+      for (int r = 0; r < ranks; ++r) {
         auto& incoming = arrivals[static_cast<std::size_t>(r)];
         std::sort(incoming.begin(), incoming.end());
         double t = busy_until[r];
         for (const auto& [arrival, between_nodes] : incoming)
           t = std::max(t, arrival) + (between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
         incoming.clear();
-        t += pack_us(steps_of_[static_cast<std::size_t>(r)][s].unpacked_bytes);
+        t += pack_us(profiles_[static_cast<std::size_t>(r)].steps[s].unpacked_bytes);
         const double end = std::max(t, sends_done[r]);
         if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = r;
         clock[r] = end;
       }
       prediction.approximated = prediction.approximated || step.opaque;
     }
-    for (int r = 0; r < call_.p; ++r) prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[r]));
-    if (end_us) *end_us = std::move(clock);
+    for (int r = 0; r < ranks; ++r) prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[r]));
+    if (end_us) {
+      end_us->resize(static_cast<std::size_t>(call_.p));
+      for (int r = 0; r < call_.p; ++r) (*end_us)[r] = clock[orbits_.representative(r)];
+    }
     return prediction;
   }
 
  private:
-  // Pass 1: the step's concurrency (τ per node) and the rank's compact steps.
-  void record(int rank, const Schedule& schedule) {
+  // Pass 1: a representative's profile, and its share of every step's concurrency (τ per node).
+  void record(int rank, RankProfile profile) {
     if (rank == 0) {
-      steps_ = schedule.steps.size();
+      steps_ = profile.steps.size();
       concurrency_.resize(steps_);
-      opaque_.assign(steps_, false);
-    } else if (schedule.steps.size() != steps_) {
-      throw std::invalid_argument("rank " + std::to_string(rank) + " has " + std::to_string(schedule.steps.size()) +
+      opaque_ = profile.opaque;
+    } else if (profile.steps.size() != steps_) {
+      throw std::invalid_argument("rank " + std::to_string(rank) + " has " + std::to_string(profile.steps.size()) +
                                   " steps, rank 0 has " + std::to_string(steps_));
     }
-    const int node = node_[rank];
-    auto& steps = steps_of_[static_cast<std::size_t>(rank)];
-    auto& items = items_of_[static_cast<std::size_t>(rank)];
-    steps.resize(steps_);
+    const int orbit = orbits_.node_orbit(node_[rank]);
     for (std::size_t s = 0; s < steps_; ++s) {
-      const Step& step = schedule.steps[s];
-      RankStep& compact = steps[s];
-      compact.first = static_cast<std::uint32_t>(items.size());
-      opaque_[s] = opaque_[s] || step.opaque.has_value();
-      for (const LocalCopy& copy : step.copies) {
-        const long long bytes = payload_bytes(call_, rank, copy.from);
-        if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
-        items.push_back({Item::Kind::copy, false, rank, bytes});
-      }
-      for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call_, rank, reduce.from);
-      if (items.size() > compact.first || compact.reduced_bytes > 0) ++concurrency_.copying[concurrency_.at(s, node)];
-      for (const Transfer& send : step.sends) {
-        const auto [skipped, bytes] = wire_message(call_, rank, send.region, send.peer);
-        if (skipped) continue;
-        items.push_back({Item::Kind::send, scattered(send.region), send.peer, bytes});
-        const int destination = node_[send.peer];
-        if (destination == node) {
-          ++concurrency_.inside[concurrency_.at(s, node)];
+      opaque_[s] = opaque_[s] || profile.opaque[s];
+      const RankStep& compact = profile.steps[s];
+      bool copies = compact.reduced_bytes > 0;
+      for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
+        const Item& item = profile.items[i];
+        if (item.kind == Item::Kind::copy) {
+          copies = true;
+        } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
+          ++concurrency_.inside[concurrency_.at(s, orbit)];
         } else {
-          ++concurrency_.leaving[concurrency_.at(s, node)];
-          ++concurrency_.arriving[concurrency_.at(s, destination)];
+          ++concurrency_.leaving[concurrency_.at(s, orbit)];
+          ++concurrency_.arriving[concurrency_.at(s, orbits_.node_orbit(destination))];
         }
       }
-      compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
-      for (const Transfer& recv : step.recvs) {
-        if (!scattered(recv.region)) continue;
-        const auto [skipped, bytes] = wire_message(call_, rank, recv.region, rank);
-        if (!skipped) compact.unpacked_bytes += bytes;
-      }
+      if (copies) ++concurrency_.copying[concurrency_.at(s, orbit)];
     }
+    profiles_.push_back(std::move(profile));
+  }
+
+  // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
+  // here ranks outside the representatives, spread over all of them, are checked against it.
+  void check_relabeled_ranks(const std::function<Schedule(int rank)>& schedule_of) const {
+    const int t = orbits_.representatives();
+    constexpr int samples = 16;
+    for (int i = 0; i < samples && t < call_.p; ++i) {
+      const int rank = t + static_cast<int>(static_cast<long long>(call_.p - t - 1) * i / (samples - 1));
+      const int model = orbits_.representative(rank);
+      const std::string mismatch =
+          relabeling_mismatch(orbits_, model, profiles_[static_cast<std::size_t>(model)], rank, profile_of(call_, rank, schedule_of(rank)));
+      if (!mismatch.empty()) throw std::logic_error("the schedules lack the symmetry their algorithm declares: " + mismatch);
+    }
+  }
+
+  // A node's count in a step, from its orbit's.
+  int count(const std::vector<int>& counts, std::size_t s, int node) const {
+    const int orbit = orbits_.node_orbit(node);
+    return orbits_.per_node(counts[concurrency_.at(s, orbit)], orbit);
   }
 
   double pack_us(long long bytes) const {
@@ -153,54 +244,55 @@ class CostModel {
   // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
   // network messages leaving and arriving there.
   int memory_tau(std::size_t s, int node) const {
-    const std::size_t at = concurrency_.at(s, node);
-    const int network = platform_.network_crosses_memory ? concurrency_.leaving[at] + concurrency_.arriving[at] : 0;
-    return concurrency_.inside[at] + network;
+    const int network =
+        platform_.network_crosses_memory ? count(concurrency_.leaving, s, node) + count(concurrency_.arriving, s, node) : 0;
+    return count(concurrency_.inside, s, node) + network;
   }
 
   // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
   // its receives and sends.
   double posted(int rank, std::size_t s, double clock) const {
-    const RankStep& compact = steps_of_[static_cast<std::size_t>(rank)][s];
-    const auto& items = items_of_[static_cast<std::size_t>(rank)];
+    const RankProfile& profile = profiles_[static_cast<std::size_t>(rank)];
+    const RankStep& compact = profile.steps[s];
     double t = clock;
     if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
-    const int copiers = concurrency_.copying[concurrency_.at(s, node_[rank])];
-    for (std::uint32_t i = compact.first; i < compact.first + compact.count && items[i].kind == Item::Kind::copy; ++i)
-      if (!platform_.local_copies_free) t += platform_.shm.transfer_time(items[i].bytes, copiers);
+    const int copiers = count(concurrency_.copying, s, node_[rank]);
+    for (std::uint32_t i = compact.first; i < compact.first + compact.count && profile.items[i].kind == Item::Kind::copy; ++i)
+      if (!platform_.local_copies_free) t += platform_.shm.transfer_time(profile.items[i].bytes, copiers);
     return t;
   }
 
   // Then its sends, one after another from when it posted; a message moves from its injection (or,
   // where transfers wait for the receiver, from when the receiver posted, if later) for one
-  // transmission time.
+  // transmission time. It arrives at the representative of its receiver's orbit.
   void send(int rank, std::size_t s, const std::vector<double>& posted_at, double& busy_until, double& sends_done,
             std::vector<std::vector<std::pair<double, bool>>>& arrivals) const {
     const int node = node_[rank];
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
-    const RankStep& compact = steps_of_[static_cast<std::size_t>(rank)][s];
-    const auto& items = items_of_[static_cast<std::size_t>(rank)];
+    const RankProfile& profile = profiles_[static_cast<std::size_t>(rank)];
+    const RankStep& compact = profile.steps[s];
     double t = posted_at[rank];
     sends_done = t;
     for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
-      const Item& item = items[i];
+      const Item& item = profile.items[i];
       if (item.kind == Item::Kind::copy) continue;
       const int destination = node_[item.peer];
+      const int receiver = orbits_.representative(item.peer);
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       if (destination == node) {
         transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(s, node));
       } else {
-        const int tau = std::max(concurrency_.leaving[concurrency_.at(s, node)], concurrency_.arriving[concurrency_.at(s, destination)]);
+        const int tau = std::max(count(concurrency_.leaving, s, node), count(concurrency_.arriving, s, destination));
         transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
           transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node)),
                                shm.transfer_time(item.bytes, memory_tau(s, destination))});
       }
       t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
-      const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[item.peer]) : t;
-      arrivals[static_cast<std::size_t>(item.peer)].emplace_back(start + transfer, destination != node);
+      const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[receiver]) : t;
+      arrivals[static_cast<std::size_t>(receiver)].emplace_back(start + transfer, destination != node);
       const bool eager = item.bytes < channel.eager_threshold_bytes;
       sends_done = std::max(sends_done, eager ? t : start + transfer);
     }
@@ -210,18 +302,36 @@ class CostModel {
   const Platform& platform_;
   const CheckSetup call_;  // a copy: callers may pass a temporary
   std::vector<int> node_;  // rank -> node index 0..M-1
+  RankOrbits orbits_;      // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;
-  std::vector<bool> opaque_;                   // per step
-  std::vector<std::vector<RankStep>> steps_of_;  // per rank, per step
-  std::vector<std::vector<Item>> items_of_;      // per rank
+  std::vector<bool> opaque_;             // per step
+  std::vector<RankProfile> profiles_;    // per representative
 };
 
 }  // namespace
 
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us) {
-  return CostModel(platform, call, node_of_rank).run(schedule_of, start_us);
+                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
+                   const RankSymmetry& symmetry) {
+  return CostModel(platform, call, node_of_rank, symmetry, start_us).run(schedule_of, start_us);
+}
+
+std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& symmetry,
+                                    const std::function<Schedule(int rank)>& schedule_of) {
+  // One node: every relabeling keeps it, so every rank is checked against its orbit's representative.
+  const RankOrbits orbits(symmetry, std::vector<int>(static_cast<std::size_t>(call.p), 0));
+  if (symmetry.kind != RankSymmetry::Kind::none && orbits.kind() == RankSymmetry::Kind::none)
+    return "the declared symmetry does not fit p = " + std::to_string(call.p);
+  std::vector<RankProfile> representatives;
+  for (int rank = 0; rank < orbits.representatives(); ++rank) representatives.push_back(profile_of(call, rank, schedule_of(rank)));
+  for (int rank = orbits.representatives(); rank < call.p; ++rank) {
+    const int model = orbits.representative(rank);
+    std::string mismatch = relabeling_mismatch(orbits, model, representatives[static_cast<std::size_t>(model)], rank,
+                                               profile_of(call, rank, schedule_of(rank)));
+    if (!mismatch.empty()) return mismatch;
+  }
+  return "";
 }
 
 std::vector<double> dissemination_barrier_exit_us(const Platform& platform, const std::vector<int>& node_of_rank) {
@@ -237,7 +347,7 @@ std::vector<double> dissemination_barrier_exit_us(const Platform& platform, cons
     }
     return schedule;
   };
-  CostModel model(platform, CheckSetup{BlockNaming::allgather, p, {}}, node_of_rank);
+  CostModel model(platform, CheckSetup{BlockNaming::allgather, p, {}}, node_of_rank, {RankSymmetry::Kind::rotation}, {});
   std::vector<double> exit(static_cast<std::size_t>(p), 0.0);
   model.run(schedule_of, {}, &exit);
   return exit;

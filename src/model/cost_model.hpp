@@ -24,6 +24,7 @@
 // before injection and unpacking after receipt (pack_gbytes_per_s; the thesis's p(m), which it takes
 // as 0). An in-place call's saved copy is not modelled.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "algorithms/schedule.hpp"
@@ -42,14 +43,27 @@ struct Prediction {
   double us = 0;
   std::vector<StepPrediction> steps;
   bool approximated = false;  // some step was an opaque phase
+  int ranks_costed = 0;       // one per orbit of the rank symmetry used (p without one)
 };
 
 // `call` gives the collective's block naming, p, the bytes of every datum and the root (as for the
 // checker); node_of_rank has p entries; start_us, if given, each rank's start (p entries). The
 // schedules are kept as messages and copies only (about 16 bytes each) while the steps are costed.
 // Throws std::invalid_argument if the ranks' step counts differ.
+// With `symmetry` (the algorithm's, and only where every datum has one size, or the data breaks it)
+// one rank per orbit of the relabelings that keep nodes whole is costed (rank_orbits.hpp): the same
+// prediction, at p/t of the work. Ranks outside the representatives are spot-checked against the
+// symmetry (std::logic_error if one differs). Start times that the symmetry does not repeat, or a
+// platform that charges packing (which messages are scattered is not symmetric), turn it off.
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {});
+                   const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {},
+                   const RankSymmetry& symmetry = {});
+
+// Where `symmetry` fails for these schedules: the first rank whose messages and copies, as the model
+// costs them (packing aside), are not its representative's relabeled (on one node, so every relabeling applies), or
+// "" if none. The unit tests run it for every algorithm's declared symmetry.
+std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& symmetry,
+                                    const std::function<Schedule(int rank)>& schedule_of);
 
 // When each rank leaves a dissemination barrier (MPICH's, and SMPI's `smpi/barrier:mpich`: in round k
 // rank r sends to r + 2^k and receives from r − 2^k) that all ranks enter at time 0.

@@ -157,10 +157,15 @@ int run_predict(const PredictOptions& options) {
       double best = -1;
       std::string best_name;
       if (!options.csv) std::printf("%10lld", bytes);
+      // Data of one size everywhere keeps the algorithms' rank symmetries (the model then costs one
+      // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
+      const bool one_size = sends ? options.pattern == "uniform"
+                                  : collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0;
       for (const AlgorithmChoice* choice : eligible) {
         const auto start = std::chrono::steady_clock::now();
         const model::Prediction prediction = model::predict(
-            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us);
+            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us,
+            one_size ? rank_symmetry(*choice, p) : RankSymmetry{});
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
           std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld\n", platform.name.c_str(),

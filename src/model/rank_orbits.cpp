@@ -1,0 +1,88 @@
+#include "model/rank_orbits.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace collshim::model {
+
+RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank)
+    : p_(std::max(1, static_cast<int>(node_of_rank.size()))), t_(p_) {
+  const int nodes = node_of_rank.empty() ? 0 : *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
+  // The generators of G: G is what they generate, and it keeps the nodes if each of them does.
+  std::vector<int> generators;
+  if (symmetry.kind == RankSymmetry::Kind::rotation && symmetry.period > 0 && p_ % symmetry.period == 0) {
+    kind_ = symmetry.kind;  // t = p until a shift keeps the nodes
+    for (int t = symmetry.period; t < p_; t += symmetry.period) {
+      if (p_ % t == 0 && keeps_nodes(t, node_of_rank, nodes)) {
+        t_ = t;
+        generators = {t};
+        break;
+      }
+    }
+  } else if (symmetry.kind == RankSymmetry::Kind::digits) {
+    long long product = 1;
+    for (const int radix : symmetry.radices) product *= radix;
+    if (product == p_ && std::all_of(symmetry.radices.begin(), symmetry.radices.end(), [](int r) { return r >= 2; })) {
+      kind_ = symmetry.kind;
+      radices_ = symmetry.radices;
+      for (int place = 1; const int radix : radices_) places_.push_back(place), place *= radix;
+      // Adding 1 at digit j generates the additions at that place; G uses the places from the
+      // lowest one above which every place keeps the nodes.
+      for (int j = static_cast<int>(places_.size()) - 1; j >= 0 && keeps_nodes(places_[j], node_of_rank, nodes); --j) {
+        t_ = places_[static_cast<std::size_t>(j)];
+        generators.push_back(t_);
+      }
+    }
+  }
+
+  // Node orbits: the nodes each generator's relabeling joins (union-find).
+  std::vector<int> parent(static_cast<std::size_t>(nodes));
+  std::iota(parent.begin(), parent.end(), 0);
+  const auto root = [&parent](int node) {
+    while (parent[node] != node) node = parent[node] = parent[parent[node]];
+    return node;
+  };
+  for (const int x : generators) {
+    for (int r = 0; r < p_; ++r) parent[root(node_of_rank[r])] = root(node_of_rank[add(x, r)]);
+  }
+  std::vector<int> orbit_of_root(static_cast<std::size_t>(nodes), -1);
+  node_orbit_.resize(static_cast<std::size_t>(nodes));
+  for (int node = 0; node < nodes; ++node) {
+    int& orbit = orbit_of_root[root(node)];
+    if (orbit < 0) orbit = static_cast<int>(orbit_size_.size()), orbit_size_.push_back(0);
+    node_orbit_[node] = orbit;
+    ++orbit_size_[orbit];
+  }
+}
+
+int RankOrbits::add(int x, int rank) const {
+  if (kind_ == RankSymmetry::Kind::rotation) return (rank + x) % p_;
+  if (kind_ == RankSymmetry::Kind::none) return rank;
+  int result = 0;
+  for (std::size_t i = 0; i < radices_.size(); ++i)
+    result += (rank / places_[i] % radices_[i] + x / places_[i] % radices_[i]) % radices_[i] * places_[i];
+  return result;
+}
+
+int RankOrbits::difference(int to, int from) const {
+  if (kind_ == RankSymmetry::Kind::rotation) return (to - from + p_) % p_;
+  if (kind_ == RankSymmetry::Kind::none) return 0;
+  int result = 0;
+  for (std::size_t i = 0; i < radices_.size(); ++i)
+    result += (to / places_[i] % radices_[i] - from / places_[i] % radices_[i] + radices_[i]) % radices_[i] * places_[i];
+  return result;
+}
+
+bool RankOrbits::keeps_nodes(int x, const std::vector<int>& node_of_rank, int nodes) const {
+  std::vector<int> image(static_cast<std::size_t>(nodes), -1);
+  for (int r = 0; r < p_; ++r) {
+    int& target = image[node_of_rank[r]];
+    const int mapped = node_of_rank[add(x, r)];
+    if (target >= 0 && target != mapped) return false;
+    target = mapped;
+  }
+  std::sort(image.begin(), image.end());
+  return std::adjacent_find(image.begin(), image.end()) == image.end();
+}
+
+}  // namespace collshim::model

@@ -1,0 +1,51 @@
+#pragma once
+// Which ranks the cost model must cost. Of an algorithm's RankSymmetry (schedule.hpp) it keeps the
+// relabelings g that also keep nodes whole (node(r) = node(s) exactly when node(g r) = node(g s)):
+// they form a group G, and every rank of an orbit of G has the same clock in every step, so the
+// model costs one representative per orbit. The orbits are the residues r mod t for the smallest
+// t the node map allows:
+//   rotation: G = shifts by multiples of t (t a multiple of the period that divides p);
+//   digits:   G = digit additions at the places from t = radix_0 · … · radix_{j-1} up.
+// Sequential nodes of n ranks give t = n under rotation (n a power of two under digits of 2),
+// round-robin placement t = 1. Without a symmetry, or where none keeps the nodes, t = p.
+// Nodes fall into orbits of G too: a count of events at a node (τ's messages) is the count of the
+// representatives' events in the node's orbit times |G| / (orbit size).
+#include <vector>
+
+#include "algorithms/schedule.hpp"
+
+namespace collshim::model {
+
+class RankOrbits {
+ public:
+  // node_of_rank: p entries, nodes numbered 0..M-1.
+  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank);
+
+  // none where the declared symmetry does not fit p (then t = p)
+  RankSymmetry::Kind kind() const { return kind_; }
+  int representatives() const { return t_; }  // ranks 0..t-1
+  int representative(int rank) const { return rank % t_; }
+  int group_order() const { return p_ / t_; }
+  // The g in G with g(from) = to, applied to `rank` (from and to in one orbit).
+  int relabel(int from, int to, int rank) const { return add(difference(to, from), rank); }
+  int node_orbit(int node) const { return node_orbit_[static_cast<std::size_t>(node)]; }
+  int node_orbits() const { return static_cast<int>(orbit_size_.size()); }
+  // A node's count of some event, from the representatives' count of it in the node's orbit.
+  int per_node(int orbit_count, int orbit) const {
+    return orbit_count * group_order() / orbit_size_[static_cast<std::size_t>(orbit)];
+  }
+
+ private:
+  int add(int x, int rank) const;          // the relabeling g_x
+  int difference(int to, int from) const;  // x with g_x(from) = to
+  // Whether g_x maps nodes onto nodes one to one.
+  bool keeps_nodes(int x, const std::vector<int>& node_of_rank, int nodes) const;
+
+  RankSymmetry::Kind kind_ = RankSymmetry::Kind::none;
+  int p_ = 1, t_ = 1;
+  std::vector<int> radices_, places_;  // digits: radix and place value, least significant first
+  std::vector<int> node_orbit_;        // node -> orbit 0..K-1
+  std::vector<int> orbit_size_;        // nodes per orbit
+};
+
+}  // namespace collshim::model

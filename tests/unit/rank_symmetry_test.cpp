@@ -1,0 +1,228 @@
+// Rank symmetries (schedule.hpp) and the cost model's use of them (model/rank_orbits.hpp): every
+// declared symmetry holds for every rank at p = 1..130; the orbits the node maps allow; and costing
+// one rank per orbit predicts exactly what costing every rank does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "model/cost_model.hpp"
+#include "model/rank_orbits.hpp"
+
+namespace collshim::model {
+namespace {
+
+struct Spec {
+  Collective collective;
+  std::string text;
+};
+
+// Every algorithm that declares a symmetry, with the parameters that change its shape. The Allreduce
+// algorithms that pair ranks have none: the lower partner of a pair combines into a different buffer
+// than the upper one (rank order), so their copies differ.
+const std::vector<Spec> symmetric_specs = {
+    {Collective::allgather, "ring"},
+    {Collective::allgather, "neighbor_exchange"},
+    {Collective::allgather, "recursive_doubling"},
+    {Collective::allgather, "bruck"},
+    {Collective::allgather, "bruck:radix=3"},
+    {Collective::allgather, "bruck:radix=8"},
+    {Collective::allgather, "sparbit"},
+    {Collective::allgather, "sparbit:coalesce=1"},
+    {Collective::allgather, "recursive_multiplying"},
+    {Collective::allgather, "recursive_multiplying:k=2"},
+    {Collective::allgather, "recursive_multiplying:k=3"},
+    {Collective::allgather, "recursive_multiplying:k=8"},
+    {Collective::alltoall, "linear"},
+    {Collective::alltoall, "pairwise"},
+    {Collective::alltoall, "bruck"},
+    {Collective::alltoall, "bruck:radix=3"},
+    {Collective::allreduce, "ring"},
+};
+
+AlgorithmChoice choice_of(const Spec& spec) {
+  const SpecParseResult parsed = parse_algorithm_spec(spec.text, spec.collective);
+  EXPECT_TRUE(parsed.choice) << parsed.error;
+  return *parsed.choice;
+}
+
+BlockNaming naming_of(Collective collective) {
+  if (collective == Collective::alltoall) return BlockNaming::alltoall;
+  return collective == Collective::allreduce ? BlockNaming::reduction : BlockNaming::allgather;
+}
+
+// Data of one size: what a symmetry needs.
+CheckSetup uniform_call(Collective collective, int p, long long bytes) {
+  return CheckSetup{naming_of(collective), p, [bytes](std::int64_t) { return bytes; }};
+}
+
+bool eligible(const AlgorithmChoice& choice, int p) {
+  return !choice.algorithm->eligible || choice.algorithm->eligible(p, choice.params);
+}
+
+TEST(RankSymmetry, EveryDeclarationHoldsForEveryRank) {
+  for (const Spec& spec : symmetric_specs) {
+    const AlgorithmChoice choice = choice_of(spec);
+    int symmetric_counts = 0;
+    for (int p = 1; p <= 130; ++p) {
+      if (!eligible(choice, p)) continue;
+      const RankSymmetry symmetry = rank_symmetry(choice, p);
+      if (symmetry.kind == RankSymmetry::Kind::none) continue;
+      ++symmetric_counts;
+      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+      EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
+                                        [&](int rank) { return generate_schedule(choice, one_node, rank); }),
+                "")
+          << collective_name(spec.collective) << " " << spec.text << " p=" << p;
+    }
+    EXPECT_GE(symmetric_counts, 7) << spec.text << " declares a symmetry at too few p to be tested";
+  }
+}
+
+// The list above covers every declaration, so a new one cannot go unchecked.
+TEST(RankSymmetry, EveryDeclaringAlgorithmIsChecked) {
+  std::set<std::pair<Collective, std::string>> listed;
+  for (const Spec& spec : symmetric_specs) listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
+  for (const Algorithm& algorithm : algorithms()) {
+    if (!algorithm.symmetry) continue;
+    for (const Collective collective : algorithm.collectives) {
+      const Collective checked = collective == Collective::allgatherv ? Collective::allgather
+                                 : collective == Collective::alltoallv ? Collective::alltoall
+                                                                       : collective;
+      EXPECT_TRUE(listed.contains({checked, std::string(algorithm.name)})) << algorithm.name;
+    }
+  }
+}
+
+// The check can fail: symmetries an algorithm does not have are found out.
+TEST(RankSymmetry, AWrongDeclarationIsFound) {
+  const int p = 8;
+  const std::vector<int> one_node(p, 0);
+  const auto schedules_of = [&](const std::string& spec) {
+    const AlgorithmChoice choice = choice_of({Collective::allgather, spec});
+    return [choice, one_node](int rank) { return generate_schedule(choice, one_node, rank); };
+  };
+  const CheckSetup call = uniform_call(Collective::allgather, p, 8);
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::rotation}, schedules_of("recursive_doubling")), "");
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {2, 2, 2}}, schedules_of("ring")), "");
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::rotation}, schedules_of("neighbor_exchange")), "");
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {2, 4}}, schedules_of("recursive_doubling")), "");
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {3, 3}}, schedules_of("ring")), "")
+      << "radices whose product is not p do not fit";
+}
+
+std::vector<int> sequential(int p, int per_node) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
+  return nodes;
+}
+
+std::vector<int> round_robin(int p, int node_count) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
+  return nodes;
+}
+
+TEST(RankOrbits, TheNodeMapDecidesHowManyRanksAreCosted) {
+  const RankSymmetry rotation{RankSymmetry::Kind::rotation};
+  const RankSymmetry binary{RankSymmetry::Kind::digits, 1, {2, 2, 2, 2, 2, 2}};
+  EXPECT_EQ(RankOrbits(rotation, sequential(64, 16)).representatives(), 16);
+  EXPECT_EQ(RankOrbits(rotation, sequential(64, 16)).node_orbits(), 1);
+  EXPECT_EQ(RankOrbits(rotation, round_robin(64, 4)).representatives(), 1);
+  EXPECT_EQ(RankOrbits(rotation, round_robin(60, 4)).representatives(), 1);
+  EXPECT_EQ(RankOrbits(rotation, sequential(60, 16)).representatives(), 60) << "an uneven last node: no shift keeps the nodes";
+  EXPECT_EQ(RankOrbits({RankSymmetry::Kind::rotation, 2}, round_robin(64, 4)).representatives(), 2);
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 16)).representatives(), 1) << "XOR of the low bits stays in the node";
+  EXPECT_EQ(RankOrbits(binary, round_robin(64, 4)).representatives(), 1);
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).representatives(), 64) << "XOR 32 splits nodes of 12";
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).kind(), RankSymmetry::Kind::digits);
+  EXPECT_EQ(RankOrbits(binary, sequential(32, 4)).kind(), RankSymmetry::Kind::none) << "radices for 64, not 32";
+  EXPECT_EQ(RankOrbits({}, sequential(64, 16)).representatives(), 64);
+  // Nodes 0 and 1 hold 3 ranks each, nodes 2 and 3 one each: shifts by 4 map node 2 onto node 3, not
+  // onto the 3-rank nodes; the orbits of nodes are {0, 1} and {2, 3}.
+  const std::vector<int> mixed = {0, 0, 0, 2, 1, 1, 1, 3};
+  const RankOrbits orbits(rotation, mixed);
+  EXPECT_EQ(orbits.representatives(), 4);
+  EXPECT_EQ(orbits.node_orbits(), 2);
+  EXPECT_EQ(orbits.node_orbit(0), orbits.node_orbit(1));
+  EXPECT_EQ(orbits.node_orbit(2), orbits.node_orbit(3));
+  EXPECT_NE(orbits.node_orbit(0), orbits.node_orbit(2));
+}
+
+// Per-message overheads, a receive overhead, latency, an eager threshold inside the sizes used,
+// memory loaded by the network, receivers that must post first: every mechanism that lets ranks
+// drift apart.
+Platform drifting_platform(bool wait_for_receiver) {
+  Platform platform;
+  platform.name = "symmetry test";
+  for (Channel* channel : {&platform.shm, &platform.net}) {
+    const bool net = channel == &platform.net;
+    channel->overhead_us = net ? 1.3 : 0.4;
+    channel->receive_overhead_us = net ? 0.9 : 0.2;
+    channel->eager_threshold_bytes = 1000;
+    for (int tau = 1; tau <= 16; tau *= 2)
+      channel->transfer.push_back({tau, net ? 2.0 : 0.3, (net ? 1.5 : 9.0) / std::pow(static_cast<double>(tau), 0.7)});
+  }
+  platform.reduce_gbytes_per_s = 3;
+  platform.network_crosses_memory = true;
+  platform.transfers_wait_for_receiver = wait_for_receiver;
+  return platform;
+}
+
+TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
+  struct NodeMap {
+    std::string name;
+    std::vector<int> nodes;
+  };
+  int reduced = 0;
+  for (const int p : {6, 8, 12, 16, 24, 27, 32, 48, 64}) {
+    const std::vector<NodeMap> maps = {{"one node", sequential(p, p)},        {"sequential 2", sequential(p, 2)},
+                                       {"sequential 4", sequential(p, 4)},    {"round robin 2", round_robin(p, 2)},
+                                       {"round robin 3", round_robin(p, 3)},  {"round robin 4", round_robin(p, 4)},
+                                       {"one per node", sequential(p, 1)}};
+    for (const Spec& spec : symmetric_specs) {
+      const AlgorithmChoice choice = choice_of(spec);
+      if (!eligible(choice, p)) continue;
+      const RankSymmetry symmetry = rank_symmetry(choice, p);
+      for (const NodeMap& map : maps) {
+        for (const bool wait : {false, true}) {
+          const Platform platform = drifting_platform(wait);
+          const auto schedule_of = [&](int rank) { return generate_schedule(choice, map.nodes, rank); };
+          const std::vector<double> start = dissemination_barrier_exit_us(platform, map.nodes);
+          for (const long long bytes : {64LL, 4096LL}) {
+            const CheckSetup call = uniform_call(spec.collective, p, bytes);
+            const std::string what = spec.text + " p=" + std::to_string(p) + " " + map.name +
+                                     (wait ? " waiting" : "") + " bytes=" + std::to_string(bytes);
+            const Prediction every_rank = predict(platform, call, map.nodes, schedule_of, start);
+            const Prediction by_orbit = predict(platform, call, map.nodes, schedule_of, start, symmetry);
+            ASSERT_EQ(every_rank.ranks_costed, p) << what;
+            if (by_orbit.ranks_costed < p) ++reduced;
+            EXPECT_NEAR(by_orbit.us, every_rank.us, 1e-9 * every_rank.us) << what;
+            ASSERT_EQ(by_orbit.steps.size(), every_rank.steps.size()) << what;
+            for (std::size_t s = 0; s < every_rank.steps.size(); ++s)
+              EXPECT_NEAR(by_orbit.steps[s].us, every_rank.steps[s].us, 1e-9 * every_rank.us) << what << " step " << s;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(reduced, 500) << "the symmetric costing must actually cost fewer ranks in most of these cells";
+}
+
+// Where packing costs, which messages are scattered breaks the symmetry: every rank is costed.
+TEST(SymmetricCosting, PackingTurnsItOff) {
+  Platform platform = drifting_platform(false);
+  platform.pack_gbytes_per_s = 2;
+  const AlgorithmChoice choice = choice_of({Collective::allgather, "bruck"});
+  const std::vector<int> nodes = sequential(32, 4);
+  const Prediction prediction = predict(platform, uniform_call(Collective::allgather, 32, 64), nodes,
+                                        [&](int rank) { return generate_schedule(choice, nodes, rank); }, {},
+                                        rank_symmetry(choice, 32));
+  EXPECT_EQ(prediction.ranks_costed, 32);
+}
+
+}  // namespace
+}  // namespace collshim::model
