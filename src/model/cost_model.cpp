@@ -122,26 +122,26 @@ std::vector<int> numbered_nodes(const std::vector<int>& node_of_rank) {
   return nodes;
 }
 
-// Whether every rank starts when its orbit's representative does.
-bool starts_alike(const std::vector<double>& start_us, const RankOrbits& orbits) {
-  for (std::size_t r = 0; r < start_us.size(); ++r) {
-    const double mine = start_us[r], theirs = start_us[static_cast<std::size_t>(orbits.representative(static_cast<int>(r)))];
-    if (std::abs(mine - theirs) > 1e-9 * std::max(1.0, std::abs(theirs))) return false;
-  }
-  return true;
+// node_of_rank, once it and start_us have been checked to have p entries.
+const std::vector<int>& checked_sizes(const CheckSetup& call, const std::vector<int>& node_of_rank,
+                                      const std::vector<double>& start_us) {
+  if (static_cast<int>(node_of_rank.size()) != call.p)
+    throw std::invalid_argument("node_of_rank has " + std::to_string(node_of_rank.size()) + " entries for p = " +
+                                std::to_string(call.p));
+  if (!start_us.empty() && static_cast<int>(start_us.size()) != call.p)
+    throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call.p));
+  return node_of_rank;
 }
 
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
             const RankSymmetry& symmetry, const std::vector<double>& start_us)
-      : platform_(platform), call_(call), node_(numbered_nodes(node_of_rank)), orbits_(symmetry, node_) {
-    if (static_cast<int>(node_of_rank.size()) != call.p)
-      throw std::invalid_argument("node_of_rank has " + std::to_string(node_of_rank.size()) + " entries for p = " +
-                                  std::to_string(call.p));
-    if (!start_us.empty() && static_cast<int>(start_us.size()) != call_.p)
-      throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call_.p));
-    if (!starts_alike(start_us, orbits_) || platform.pack_gbytes_per_s > 0) orbits_ = RankOrbits({}, node_);
+      : platform_(platform),
+        call_(call),
+        node_(numbered_nodes(checked_sizes(call, node_of_rank, start_us))),
+        // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
+        orbits_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry, node_, start_us) {
     concurrency_.orbits = static_cast<std::size_t>(orbits_.node_orbits());
   }
 

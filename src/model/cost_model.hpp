@@ -53,8 +53,8 @@ struct Prediction {
 // With `symmetry` (the algorithm's, and only where every datum has one size, or the data breaks it)
 // one rank per orbit of the relabelings that keep nodes whole is costed (rank_orbits.hpp): the same
 // prediction, at p/t of the work. Ranks outside the representatives are spot-checked against the
-// symmetry (std::logic_error if one differs). Start times that the symmetry does not repeat, or a
-// platform that charges packing (which messages are scattered is not symmetric), turn it off.
+// symmetry (std::logic_error if one differs). Only relabelings that keep start_us count; a platform
+// that charges packing (which messages are scattered is not symmetric) turns the symmetry off.
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {},
                    const RankSymmetry& symmetry = {});

@@ -1,11 +1,12 @@
 #include "model/rank_orbits.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace collshim::model {
 
-RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank)
+RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us)
     : p_(std::max(1, static_cast<int>(node_of_rank.size()))), t_(p_) {
   const int nodes = node_of_rank.empty() ? 0 : *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
   // The generators of G: G is what they generate, and it keeps the nodes if each of them does.
@@ -13,7 +14,7 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
   if (symmetry.kind == RankSymmetry::Kind::rotation && symmetry.period > 0 && p_ % symmetry.period == 0) {
     kind_ = symmetry.kind;  // t = p until a shift keeps the nodes
     for (int t = symmetry.period; t < p_; t += symmetry.period) {
-      if (p_ % t == 0 && keeps_nodes(t, node_of_rank, nodes)) {
+      if (p_ % t == 0 && keeps(t, node_of_rank, nodes, start_us)) {
         t_ = t;
         generators = {t};
         break;
@@ -28,7 +29,7 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
       for (int place = 1; const int radix : radices_) places_.push_back(place), place *= radix;
       // Adding 1 at digit j generates the additions at that place; G uses the places from the
       // lowest one above which every place keeps the nodes.
-      for (int j = static_cast<int>(places_.size()) - 1; j >= 0 && keeps_nodes(places_[j], node_of_rank, nodes); --j) {
+      for (int j = static_cast<int>(places_.size()) - 1; j >= 0 && keeps(places_[j], node_of_rank, nodes, start_us); --j) {
         t_ = places_[static_cast<std::size_t>(j)];
         generators.push_back(t_);
       }
@@ -73,9 +74,13 @@ int RankOrbits::difference(int to, int from) const {
   return result;
 }
 
-bool RankOrbits::keeps_nodes(int x, const std::vector<int>& node_of_rank, int nodes) const {
+bool RankOrbits::keeps(int x, const std::vector<int>& node_of_rank, int nodes, const std::vector<double>& start_us) const {
   std::vector<int> image(static_cast<std::size_t>(nodes), -1);
   for (int r = 0; r < p_; ++r) {
+    if (!start_us.empty()) {
+      const double mine = start_us[r], theirs = start_us[add(x, r)];
+      if (std::abs(mine - theirs) > 1e-9 * std::max(1.0, std::abs(mine))) return false;
+    }
     int& target = image[node_of_rank[r]];
     const int mapped = node_of_rank[add(x, r)];
     if (target >= 0 && target != mapped) return false;

@@ -18,8 +18,9 @@ namespace collshim::model {
 
 class RankOrbits {
  public:
-  // node_of_rank: p entries, nodes numbered 0..M-1.
-  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank);
+  // node_of_rank: p entries, nodes numbered 0..M-1. start_us, if given (p entries): the relabelings
+  // must also keep every rank's start time (a barrier's exit skew repeats only under some of them).
+  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us = {});
 
   // none where the declared symmetry does not fit p (then t = p)
   RankSymmetry::Kind kind() const { return kind_; }
@@ -38,8 +39,8 @@ class RankOrbits {
  private:
   int add(int x, int rank) const;          // the relabeling g_x
   int difference(int to, int from) const;  // x with g_x(from) = to
-  // Whether g_x maps nodes onto nodes one to one.
-  bool keeps_nodes(int x, const std::vector<int>& node_of_rank, int nodes) const;
+  // Whether g_x maps nodes onto nodes one to one, and every rank to one that starts when it does.
+  bool keeps(int x, const std::vector<int>& node_of_rank, int nodes, const std::vector<double>& start_us) const;
 
   RankSymmetry::Kind kind_ = RankSymmetry::Kind::none;
   int p_ = 1, t_ = 1;

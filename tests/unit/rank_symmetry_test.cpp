@@ -141,6 +141,12 @@ TEST(RankOrbits, TheNodeMapDecidesHowManyRanksAreCosted) {
   EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).kind(), RankSymmetry::Kind::digits);
   EXPECT_EQ(RankOrbits(binary, sequential(32, 4)).kind(), RankSymmetry::Kind::none) << "radices for 64, not 32";
   EXPECT_EQ(RankOrbits({}, sequential(64, 16)).representatives(), 64);
+  // Start times that repeat every 4 ranks: only relabelings that keep them count.
+  std::vector<double> every_fourth(64);
+  for (int r = 0; r < 64; ++r) every_fourth[r] = 0.5 * (r % 4);
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 16), every_fourth).representatives(), 4);
+  EXPECT_EQ(RankOrbits(rotation, round_robin(64, 2), every_fourth).representatives(), 4);
+  EXPECT_EQ(RankOrbits(rotation, sequential(64, 16), every_fourth).representatives(), 16);
   // Nodes 0 and 1 hold 3 ranks each, nodes 2 and 3 one each: shifts by 4 map node 2 onto node 3, not
   // onto the 3-rank nodes; the orbits of nodes are {0, 1} and {2, 3}.
   const std::vector<int> mixed = {0, 0, 0, 2, 1, 1, 1, 3};
