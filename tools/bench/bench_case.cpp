@@ -56,4 +56,11 @@ const CaseInfo* find_bench_case(Collective collective) {
   return nullptr;
 }
 
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
 }  // namespace collshim::bench

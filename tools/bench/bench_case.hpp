@@ -114,4 +114,8 @@ CaseInfo scatterv_case();
 CaseInfo alltoall_case();
 CaseInfo allreduce_case();
 
+// A CSV field with RFC 4180 quoting where needed: MPI version strings and algorithm specs such as
+// hierarchical:inter=ring,intra=shm have commas.
+std::string csv_field(const std::string& text);
+
 }  // namespace collshim::bench

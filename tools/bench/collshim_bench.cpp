@@ -326,13 +326,6 @@ class Bench {
     std::printf("  best\n");
   }
 
-  // RFC 4180 quoting: the MPI library's version string has commas.
-  static std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\n") == std::string::npos) return text;
-    std::string quoted = "\"";
-    for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return quoted + "\"";
-  }
 
   // Native (the first) has no ratio column.
   int column_width(const Implementation& impl) const {
@@ -352,11 +345,11 @@ class Bench {
         std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s\n",
                     std::string(collshim::collective_name(collective_)).c_str(),
                     options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
-                    csv_field(implementations_[i].label).c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
+                    collshim::bench::csv_field(implementations_[i].label).c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
                     implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
                     std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
-                    statistics[i].spread_us, csv_field(options_.platform).c_str(), csv_field(mpi_library_).c_str(),
-                    date_.c_str(), csv_field(impl.decided ? impl.decision : impl.label).c_str());
+                    statistics[i].spread_us, collshim::bench::csv_field(options_.platform).c_str(), collshim::bench::csv_field(mpi_library_).c_str(),
+                    date_.c_str(), collshim::bench::csv_field(impl.decided ? impl.decision : impl.label).c_str());
       }
       return;
     }

@@ -168,9 +168,9 @@ int run_predict(const PredictOptions& options) {
             one_size ? rank_symmetry(*choice, p) : RankSymmetry{});
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
-          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld\n", platform.name.c_str(),
+          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld\n", bench::csv_field(platform.name).c_str(),
                       options.collective.c_str(), sends ? options.pattern.c_str() : "", p, options.ppn,
-                      options.mapping.c_str(), bytes, choice->text().c_str(), prediction.us,
+                      options.mapping.c_str(), bytes, bench::csv_field(choice->text()).c_str(), prediction.us,
                       prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes);
         } else {
           std::printf(" %*.2f%s", column_width(*choice) - 1, prediction.us, prediction.approximated ? "~" : " ");
