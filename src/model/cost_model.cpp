@@ -1,7 +1,6 @@
 #include "model/cost_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <stdexcept>

@@ -35,7 +35,7 @@ namespace collshim::model {
 
 struct StepPrediction {
   double us = 0;  // the longest any rank spent in the step
-  int slowest_rank = 0;
+  int slowest_rank = 0;  // with a rank symmetry: the representative of the slowest orbit
   bool opaque = false;  // an opaque phase, costed by its modelled messages
 };
 

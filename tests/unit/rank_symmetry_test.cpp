@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -216,6 +217,15 @@ TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
     }
   }
   EXPECT_GT(reduced, 500) << "the symmetric costing must actually cost fewer ranks in most of these cells";
+}
+
+// A symmetry the schedules lack is caught on the ranks outside the representatives, not costed.
+TEST(SymmetricCosting, AWrongDeclarationStopsThePrediction) {
+  const AlgorithmChoice choice = choice_of({Collective::allgather, "recursive_doubling"});
+  const std::vector<int> nodes = round_robin(32, 4);
+  EXPECT_THROW(predict(drifting_platform(false), uniform_call(Collective::allgather, 32, 64), nodes,
+                       [&](int rank) { return generate_schedule(choice, nodes, rank); }, {}, {RankSymmetry::Kind::rotation}),
+               std::logic_error);
 }
 
 // Where packing costs, which messages are scattered breaks the symmetry: every rank is costed.
