@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
 #include "model/cost_model.hpp"
+#include "model/native_decision.hpp"
 #include "selector/mapping.hpp"
 #include "selector/rule_table.hpp"
 #include "selector/tuning_candidates.hpp"
@@ -38,6 +40,7 @@ struct PredictOptions {
   bool after_barrier = false;
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
+  std::vector<std::string> natives;  // libraries whose own decision is costed too (native_decision.hpp)
 };
 
 // Bytes of every datum for a call of `bytes`: the allgathers' block per rank, Alltoall's block per
@@ -117,10 +120,21 @@ int run_predict(const PredictOptions& options) {
     if (!parsed.choice->algorithm->make_schedule) continue;  // builds its schedule per call, from MPI state
     choices.push_back(*parsed.choice);
   }
+  std::vector<model::NativeLibrary> natives;
+  for (const std::string& name : options.natives) {
+    const std::optional<model::NativeLibrary> library = model::parse_native_library(name);
+    if (!library) {
+      std::cerr << "collshim-model: unknown --native '" << name << "', expected "
+                << alternatives_text(model::native_library_names()) << "\n";
+      return 2;
+    }
+    natives.push_back(*library);
+  }
 
+  std::set<std::string> not_costed_said;  // each reason once
   if (options.csv)
     std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
-                "nodes,block_bytes\n");
+                "nodes,block_bytes,library_algorithm\n");
   for (const int p : options.procs) {
     const TopologyOverride topology{std::max(1, (p + options.ppn - 1) / options.ppn), *mapping, std::nullopt};
     std::vector<int> node_of_rank;
@@ -147,6 +161,7 @@ int run_predict(const PredictOptions& options) {
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
+      for (const model::NativeLibrary library : natives) std::printf(" %12s", model::native_label(library).c_str());
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
@@ -161,26 +176,66 @@ int run_predict(const PredictOptions& options) {
       // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
       const bool one_size = sends ? options.pattern == "uniform"
                                   : collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0;
-      for (const AlgorithmChoice* choice : eligible) {
+      // The rows of this size: collshim's algorithms, then each library's own decision, costed as
+      // the collshim schedule with its messages (none where the library runs something else).
+      struct Row {
+        std::string label;
+        const AlgorithmChoice* choice;
+        std::string library_algorithm;
+        Collective collective;  // of the schedule
+      };
+      std::vector<Row> rows;
+      for (const AlgorithmChoice* choice : eligible) rows.push_back({choice->text(), choice, "", *collective});
+      std::vector<AlgorithmChoice> native_choices;
+      native_choices.reserve(natives.size());  // rows point into it
+      for (const model::NativeLibrary library : natives) {
+        const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes);
+        if (decision.spec.empty()) {
+          if (not_costed_said.insert(model::native_label(library) + ": " + decision.why_not).second)
+            std::cerr << "collshim-model: note: " << model::native_label(library) << " from " << bytes
+                      << " B: not costed: " << decision.why_not << "\n";
+          rows.push_back({model::native_label(library), nullptr, decision.library_algorithm, *collective});
+          continue;
+        }
+        native_choices.push_back(*parse_algorithm_spec(decision.spec, decision.costed_as).choice);
+        rows.push_back({model::native_label(library), &native_choices.back(), decision.library_algorithm,
+                        decision.costed_as});
+      }
+      for (const Row& row : rows) {
+        if (row.choice == nullptr) {
+          if (!options.csv) std::printf(" %12s", "n/a");
+          continue;
+        }
+        const AlgorithmChoice& choice = *row.choice;
+        // Another collective's schedule standing for the library's (NativeDecision): its blocks of
+        // the call's size.
+        const CheckSetup stand_in{naming_of(row.collective), p, [bytes](std::int64_t) { return bytes; }};
         const auto start = std::chrono::steady_clock::now();
         const model::Prediction prediction = model::predict(
-            platform, call, node_of_rank, [&](int rank) { return generate_schedule(*choice, node_of_rank, rank); }, start_us,
-            one_size ? rank_symmetry(*choice, p) : RankSymmetry{});
+            platform, row.collective == *collective ? call : stand_in, node_of_rank, [&](int rank) { return generate_schedule(choice, node_of_rank, rank); }, start_us,
+            one_size ? rank_symmetry(choice, p) : RankSymmetry{});
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
-          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld\n", bench::csv_field(platform.name).c_str(),
+          std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld,%s\n", bench::csv_field(platform.name).c_str(),
                       options.collective.c_str(), sends ? options.pattern.c_str() : "", p, options.ppn,
-                      options.mapping.c_str(), bytes, bench::csv_field(choice->text()).c_str(), prediction.us,
-                      prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes);
+                      options.mapping.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
+                      prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes,
+                      bench::csv_field(row.library_algorithm).c_str());
         } else {
-          std::printf(" %*.2f%s", column_width(*choice) - 1, prediction.us, prediction.approximated ? "~" : " ");
+          const int width = row.library_algorithm.empty() ? column_width(choice) : 12;
+          std::printf(" %*.2f%s", width - 1, prediction.us, prediction.approximated ? "~" : " ");
         }
-        if (best < 0 || prediction.us < best) best = prediction.us, best_name = choice->text();
+        if (best < 0 || prediction.us < best) best = prediction.us, best_name = row.label;
       }
       if (!options.csv) std::printf("  %s\n", best_name.c_str());
     }
   }
-  if (!options.csv) std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
+  if (!options.csv) {
+    std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
+    if (!natives.empty())
+      std::printf("# native:LIBRARY: the library's own decision, costed as the collshim schedule with its messages "
+                  "(--csv names it per size); n/a: not modelled there\n");
+  }
   return 0;
 }
 
@@ -203,6 +258,9 @@ int main(int argc, char** argv) {
   predict_command->add_option("--pattern", predict.pattern, "Alltoallv: which pairs send, as collshim-bench --pattern")
       ->capture_default_str();
   predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
+  predict_command->add_option("--native", predict.natives,
+                              "also cost these MPI libraries' own choice (ompi, mpich: their fixed Allgather decisions, "
+                              "as SMPI's selectors make them), as rows native:LIBRARY");
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "

@@ -1,0 +1,47 @@
+#pragma once
+// What an MPI library runs for a collective call, so that the cost model can cost `native` too: its
+// fixed decision logic (size and process-count thresholds) picks one of its algorithms, and where
+// collshim has a schedule with the same messages, that schedule stands for it. Without this the
+// model ranks collshim's algorithms but cannot say where they beat the library (issue 20: the tuner
+// fills unmeasured cells only where native is costed too).
+//
+// The decisions are those of SimGrid 3.32's SMPI selectors, which are what the bench/sim sweeps
+// measure and so what the model can be checked against:
+//  - `ompi`: Open MPI's coll/tuned fixed rules (ompi_coll_tuned_allgather_intra_dec_fixed, as of
+//    Open MPI 4.1; src/smpi/colls/smpi_openmpi_selector.cpp);
+//  - `mpich`: MPICH's (Thakur et al. 2005; src/smpi/colls/smpi_mpich_selector.cpp).
+// Only Allgather is modelled. Where the library's algorithm has no collshim schedule (MPICH's
+// recursive doubling at a process count that is not a power of two sends extra tree messages ours
+// does not have) the decision says so and nothing is costed: a guess would not be evidence.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/collective.hpp"
+
+namespace collshim::model {
+
+enum class NativeLibrary { ompi, mpich };
+
+std::optional<NativeLibrary> parse_native_library(std::string_view name);
+std::string_view native_library_name(NativeLibrary library);
+std::vector<std::string_view> native_library_names();
+
+// The row label of a costed native decision: "native:ompi". The tuner reads it as a native baseline.
+std::string native_label(NativeLibrary library);
+
+// The schedule that stands for the library's algorithm may be another collective's with the same
+// messages: SMPI's Allgather "ring" is no ring but a shift exchange (step i: the own block to
+// rank + i, from rank − i), which is Alltoall `pairwise` with one block per pair.
+struct NativeDecision {
+  std::string library_algorithm;  // the library's own name for what it runs, e.g. "neighbor_exchange"
+  Collective costed_as = Collective::allgather;  // the collective of `spec`, its blocks of the call's size
+  std::string spec;               // collshim's spec with the same messages; empty: not modelled
+  std::string why_not;            // when spec is empty: why
+};
+
+// `bytes`: the block per rank (what the library's decision calls the per-process data size).
+NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes);
+
+}  // namespace collshim::model
