@@ -144,6 +144,88 @@ TEST(RuleSynthesis, EveryRuleCarriesItsEvidence) {
   EXPECT_NE(result.yaml.find("use: \"bruck:radix=4\""), std::string::npos) << result.yaml;
 }
 
+// A cost-model prediction of the same sweep (collshim-model predict --native --csv).
+Measurement predicted(long long block_bytes, const std::string& algorithm, double time_us) {
+  Measurement m = measured(block_bytes, algorithm, time_us);
+  m.predicted = true;
+  m.mpi_library = m.date = "";
+  return m;
+}
+
+TEST(RuleSynthesis, PredictionsFillOnlyCellsNobodyMeasured) {
+  // 1024 B was measured (native wins there); 2048 and 4096 B only predicted, where bruck beats the
+  // costed library decisions by 2x. The prediction for 1024 B says bruck too, but the measurement rules.
+  std::vector<Measurement> m = {measured(1024, "native", 50), measured(1024, "bruck", 100),
+                                predicted(1024, "native:ompi", 100), predicted(1024, "bruck", 50)};
+  for (const long long size : {2048, 4096}) {
+    m.push_back(predicted(size, "native:ompi", 200));
+    m.push_back(predicted(size, "native:mpich", 150));
+    m.push_back(predicted(size, "bruck", 75));
+  }
+  SynthesisOptions options;
+  options.predicted_inputs = {"pred.csv"};
+  const auto result = synthesize_rules(m, options);
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs(table, 1024), "native");
+  EXPECT_EQ(runs(table, 2048), "bruck");
+  EXPECT_EQ(runs(table, 4096), "bruck");
+  EXPECT_EQ(result.cells, 1);
+  EXPECT_EQ(result.predicted_cells, 2);
+  EXPECT_EQ(result.predicted_cells_with_rule, 2);
+  EXPECT_EQ(result.predictions_overridden, 2);
+  // The baseline is the faster library (150 us): 2.00x.
+  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to native: geometric "
+                             "mean 2.00x"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# predicted by the cost model (collshim-model predict --native); native = the fastest "
+                             "costed library decision (native:mpich); wins count beyond 10%\n"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# Cells nobody measured are filled with the cost model's predictions from pred.csv\n"),
+            std::string::npos)
+      << result.yaml;
+}
+
+TEST(RuleSynthesis, APredictedWinWithinTheMarginIsNoEvidence) {
+  // 8% faster than predicted native: inside the default 10% margin, so no rule; a 5% margin takes it.
+  const std::vector<Measurement> m = {predicted(1024, "native:ompi", 100), predicted(1024, "ring", 92)};
+  EXPECT_EQ(synthesize_rules(m, {}).rules, 0);
+  SynthesisOptions loose;
+  loose.prediction_margin = 0.05;
+  EXPECT_EQ(synthesize_rules(m, loose).rules, 1);
+}
+
+TEST(RuleSynthesis, APredictedCellWithoutACostedNativeGetsNoRuleAndANote) {
+  // The library's algorithm had no schedule there (collshim-model wrote no native row): not an
+  // error, as it would be for a measurement, but no rule either.
+  const std::vector<Measurement> m = {predicted(1024, "ring", 10)};
+  const auto result = synthesize_rules(m, {});
+  EXPECT_TRUE(result.errors.empty()) << result.errors[0];
+  EXPECT_EQ(result.rules, 0);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0].rfind("1 predicted cell(s) have no costed native row", 0), 0u) << result.notes[0];
+}
+
+TEST(RuleSynthesis, AMeasuredCellStopsAPredictedRangeFromWidening) {
+  // Predicted: bruck wins at 16 ranks (2048 B) and at 32 ranks (2048 B); measured at 24 ranks in
+  // between, native wins. The predicted rules stay apart: the measurement inside the hull refutes it.
+  std::vector<Measurement> m;
+  for (const int procs : {16, 24, 32}) {
+    const bool measured_here = procs == 24;
+    Measurement native = measured_here ? measured(2048, "native", 50) : predicted(2048, "native:ompi", 100);
+    Measurement bruck = measured_here ? measured(2048, "bruck", 100) : predicted(2048, "bruck", 50);
+    native.procs = bruck.procs = procs;
+    m.push_back(native);
+    m.push_back(bruck);
+  }
+  const auto result = synthesize_rules(m, {});
+  EXPECT_EQ(result.rules, 2) << result.yaml;
+  EXPECT_EQ(result.cells, 1);
+  EXPECT_EQ(result.predicted_cells_with_rule, 2);
+}
+
 TEST(RuleSynthesis, ACellWithoutNativeIsAnErrorNamingItsRow) {
   std::vector<Measurement> m = {measured(1024, "ring", 50)};
   m[0].source = "results.csv:7";

@@ -1,7 +1,9 @@
 // collshim-tune: rule tables from measurements (issue 18; README "Tuning").
 //   collshim-tune rules RESULTS.csv... -o FILE.yaml [--tolerance 0.03] [--robust] [--platform NAME]...
+//                          [--predicted PREDICTIONS.csv... [--prediction-margin 0.10]]
 //                          the smallest rule table that keeps each measured cell within the
-//                          tolerance of its best; exit 1 on bad input (file:line: column: why)
+//                          tolerance of its best, cells nobody measured filled from the cost
+//                          model's predictions; exit 1 on bad input (file:line: column: why)
 //   collshim-tune measure [options] -o RESULTS.csv -- LAUNCHER...
 //                          collshim-bench under the launcher, every collective, variant and tuning
 //                          candidate; rows appended as sizes complete, resumable
@@ -34,6 +36,8 @@ struct RulesOptions {
   double tolerance = 0.03;
   bool robust = false;
   std::vector<std::string> platforms;  // one for every input, or one for all
+  std::vector<std::string> predicted;  // collshim-model predict --native --csv files
+  double prediction_margin = 0.10;
 };
 
 // Reads collshim-bench CSV files; false (after saying why) when they cannot be used.
@@ -59,14 +63,27 @@ bool read_inputs(const std::vector<std::string>& inputs, const std::vector<std::
   return true;
 }
 
-// Rules and verdicts rest on measurements only: the cost model cannot cost the MPI library's own
-// choice, so a prediction cannot show that a rule beats it. `plot` draws predictions.
+// Measurements and predictions are given apart, so that a file of one is never taken for the
+// other: rules takes predictions with --predicted only (they fill unmeasured cells), and verify
+// judges a table on measurements only. `plot` draws either.
 bool refuse_predictions(const collshim::tune::CsvReadResult& read, const std::string& command) {
   for (const auto& m : read.measurements) {
     if (!m.predicted) continue;
     std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); " << command
-              << " takes measurements only (collshim-bench --csv), as the model cannot cost the MPI library's own "
-                 "collective\n";
+              << (command == "rules" ? " takes predictions with --predicted only, to fill cells nobody measured"
+                                     : " takes measurements only (collshim-bench --csv)")
+              << "\n";
+    return true;
+  }
+  return false;
+}
+
+bool refuse_measurements(const collshim::tune::CsvReadResult& read) {
+  for (const auto& m : read.measurements) {
+    if (m.predicted) continue;
+    std::cerr << "collshim-tune: error: " << m.source
+              << ": a measurement given to --predicted (which takes collshim-model predict --native --csv output); "
+                 "give measurements as the positional inputs\n";
     return true;
   }
   return false;
@@ -80,12 +97,20 @@ int run_rules(const RulesOptions& options) {
   }
   collshim::tune::CsvReadResult read;
   if (!read_inputs(options.inputs, options.platforms, read) || refuse_predictions(read, "rules")) return 1;
+  if (!options.predicted.empty()) {
+    collshim::tune::CsvReadResult predicted;
+    if (!read_inputs(options.predicted, {}, predicted) || refuse_measurements(predicted)) return 1;
+    read.measurements.insert(read.measurements.end(), predicted.measurements.begin(), predicted.measurements.end());
+  }
 
   collshim::tune::SynthesisOptions synthesis;
   synthesis.tolerance = options.tolerance;
+  synthesis.prediction_margin = options.prediction_margin;
   synthesis.robust = options.robust;
   synthesis.inputs = options.inputs;
+  synthesis.predicted_inputs = options.predicted;
   const auto result = collshim::tune::synthesize_rules(read.measurements, synthesis);
+  for (const std::string& note : result.notes) std::cerr << "collshim-tune: note: " << note << "\n";
   for (const std::string& error : result.errors) std::cerr << "collshim-tune: error: " << error << "\n";
   if (!result.errors.empty()) return 1;
 
@@ -104,7 +129,12 @@ int run_rules(const RulesOptions& options) {
     return 1;
   }
   std::cout << "collshim-tune: " << result.rules << " rule(s) covering " << result.cells_with_rule << " of "
-            << result.cells << " measured cells (the others run native), written to " << options.output << "\n";
+            << result.cells << " measured cells";
+  if (!options.predicted.empty()) {
+    std::cout << " and " << result.predicted_cells_with_rule << " of " << result.predicted_cells << " predicted ones ("
+              << result.predictions_overridden << " predicted rows left out: their cells were measured)";
+  }
+  std::cout << " (the others run native), written to " << options.output << "\n";
   return 0;
 }
 
@@ -220,6 +250,14 @@ int main(int argc, char** argv) {
   rules_command->add_flag("--robust", rules.robust,
                           "results from several platforms: the algorithm with the best worst-case ratio to native, "
                           "none below 1.05");
+  rules_command->add_option("--predicted", rules.predicted,
+                            "collshim-model predict --native ... --csv files: fill the cells nobody measured (never "
+                            "one that was), against the libraries' decisions as the model costs them")
+      ->check(CLI::ExistingFile);
+  rules_command->add_option("--prediction-margin", rules.prediction_margin,
+                            "a predicted algorithm must beat predicted native by more than this fraction")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   rules_command->add_option("--platform", rules.platforms,
                             "platform of rows without a platform column value: once for all files, or once per file "
                             "in order");

@@ -16,7 +16,7 @@
 namespace collshim::tune {
 
 bool is_native_label(std::string_view algorithm) {
-  return algorithm == "native" || algorithm.starts_with("smpi_");
+  return algorithm == "native" || algorithm.starts_with("native:") || algorithm.starts_with("smpi_");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,6 +248,7 @@ struct Timing {
 struct Cell {
   // platform -> algorithm -> timing
   std::map<std::string, std::map<std::string, Timing>> timings;
+  bool predicted = false;  // filled by predictions (nobody measured it)
 };
 
 // What a cell allows: the algorithms that may run there (with their ratio to native) and whether
@@ -255,11 +256,14 @@ struct Cell {
 struct Verdict {
   std::map<std::string, double> acceptable;  // algorithm -> ratio to native (worst over platforms)
   bool native_acceptable = true;
-  std::set<std::string> platforms, mpi_libraries, dates;
+  bool predicted = false;
+  std::set<std::string> platforms, mpi_libraries, dates, natives;  // natives: the baselines' labels
 };
 
-Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std::string>& errors) {
+Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std::string>& errors,
+              int& predicted_without_native) {
   Verdict verdict;
+  verdict.predicted = cell.predicted;
   // Per platform, the baseline is the fastest native label (under SMPI several selectors are
   // measured; a rule must beat the best of them).
   std::map<std::string, const Timing*> native_of;
@@ -268,6 +272,10 @@ Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std
     for (const auto& [algorithm, timing] : algorithms) {
       if (is_native_label(algorithm) && (best == nullptr || timing.time_us < best->time_us)) best = &timing;
     }
+    if (best == nullptr && cell.predicted) {
+      ++predicted_without_native;  // the library's algorithm there has no schedule: no verdict, no rule
+      continue;
+    }
     if (best == nullptr) {
       errors.push_back(algorithms.begin()->second.first->source + ": no native (or smpi_<selector>) row for this cell on "
                        "platform '" + platform + "', so nothing can be compared with native there");
@@ -275,6 +283,7 @@ Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std
     }
     native_of[platform] = best;
     verdict.platforms.insert(platform);
+    verdict.natives.insert(best->first->algorithm);
     for (const auto& [algorithm, timing] : algorithms) {
       if (!timing.first->mpi_library.empty()) verdict.mpi_libraries.insert(timing.first->mpi_library);
       if (!timing.first->date.empty()) verdict.dates.insert(timing.first->date);
@@ -328,6 +337,12 @@ std::string one_line(std::string text) {
   return text;
 }
 
+std::string percent_text(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g%%", fraction * 100);
+  return text;
+}
+
 std::string ratio_text(double ratio) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2fx", ratio);
@@ -346,8 +361,13 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
                                      const SynthesisOptions& options) {
   double log_sum = 0, worst = INFINITY;
   long long worst_size = 0, smallest = LLONG_MAX, largest = 0;
-  std::set<std::string> platforms, libraries, dates;
+  std::set<std::string> platforms, libraries, dates, predicted_natives;
+  std::size_t predicted = 0;
   for (const MeasuredCell& cell : cells) {
+    if (cell.verdict->predicted) {
+      ++predicted;
+      predicted_natives.insert(cell.verdict->natives.begin(), cell.verdict->natives.end());
+    }
     const double ratio = cell.verdict->acceptable.at(algorithm);
     log_sum += std::log(ratio);
     if (ratio < worst) {
@@ -362,14 +382,28 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
   }
   const std::size_t count = cells.size();
   const std::string per = options.robust ? " (worst over platforms per cell)" : "";
-  return {std::to_string(count) + (count == 1 ? " cell" : " cells") + ", block_bytes " + std::to_string(smallest) +
-              (smallest == largest ? "" : ".." + std::to_string(largest)) + " measured; ratio to native" + per +
+  const std::string how = predicted == 0       ? " measured"
+                          : predicted == count ? " predicted, none measured"
+                                               : " (" + std::to_string(count - predicted) + " measured, " +
+                                                     std::to_string(predicted) + " predicted)";
+  std::vector<std::string> lines{
+      std::to_string(count) + (count == 1 ? " cell" : " cells") + ", block_bytes " + std::to_string(smallest) +
+              (smallest == largest ? "" : ".." + std::to_string(largest)) + how + "; ratio to native" + per +
               ": geometric mean " + ratio_text(std::exp(log_sum / static_cast<double>(count))) + ", worst cell " +
               ratio_text(worst) + " at " + std::to_string(worst_size) + " B",
           "platform: " + join(platforms, ", ") + "; date: " +
               (dates.empty() ? "unknown" : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")),
           "MPI library: " + one_line(join(libraries, " | "))};
+  if (predicted > 0) {
+    const std::string margin = percent_text(options.prediction_margin);
+    lines.push_back("predicted by the cost model (collshim-model predict --native); native = the fastest costed "
+                    "library decision (" + join(predicted_natives, ", ") + "); wins count beyond " + margin);
+  }
+  return lines;
 }
+
+struct SynthesizedRule;
+void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule);
 
 struct SynthesizedRule {
   Collective collective;
@@ -377,7 +411,14 @@ struct SynthesizedRule {
   std::string algorithm;
   std::vector<std::string> evidence;  // comment lines
   int cells = 0;                       // measured cells in its range
+  int predicted_cells = 0;             // and predicted ones
 };
+
+void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule) {
+  rule.predicted_cells = static_cast<int>(
+      std::count_if(covered.begin(), covered.end(), [](const MeasuredCell& cell) { return cell.verdict->predicted; }));
+  rule.cells = static_cast<int>(covered.size()) - rule.predicted_cells;
+}
 
 // The rules of one sweep. Greedy over the sizes in order (README "Tuning"): a range goes on while
 // its algorithm stays acceptable; where it stops, a cell native may run needs no rule, and any other
@@ -406,7 +447,7 @@ void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, 
     std::vector<MeasuredCell> covered;
     for (std::size_t i = first; i <= last; ++i) covered.push_back({sizes[i], &verdicts[i]});
     rule.evidence = evidence_of(covered, algorithm, options);
-    rule.cells = static_cast<int>(covered.size());
+    count_cells(covered, rule);
     rules.push_back(std::move(rule));
   };
 
@@ -494,8 +535,8 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
         if (!clear) continue;
         const auto covered = supported(a.collective, when, a.algorithm);
         if (!covered) continue;
-        SynthesizedRule widened{a.collective, when, a.algorithm, evidence_of(*covered, a.algorithm, options),
-                                static_cast<int>(covered->size())};
+        SynthesizedRule widened{a.collective, when, a.algorithm, evidence_of(*covered, a.algorithm, options)};
+        count_cells(*covered, widened);
         rules[i] = std::move(widened);
         rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
         merged = true;
@@ -518,22 +559,44 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   }
   std::map<SweepKey, std::map<long long, Cell>> sweeps;
   for (const Measurement& m : measurements) {
-    if (m.table) continue;  // a rule table's timing (verify), not an algorithm's
+    if (m.table || m.predicted) continue;  // a rule table's timing (verify), not an algorithm's
     Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
+    cell.timings[m.platform][m.algorithm].add(m);
+  }
+  // Predictions go only where nothing was measured, with the model's margin as their spread.
+  std::vector<Measurement> predictions;
+  for (const Measurement& m : measurements) {
+    if (!m.predicted) continue;
+    const auto sweep = sweeps.find({m.collective, m.procs, m.nodes, m.ppn, m.mapping});
+    if (sweep != sweeps.end() && sweep->second.contains(m.block_bytes)) {
+      ++result.predictions_overridden;
+      continue;
+    }
+    predictions.push_back(m);
+    predictions.back().spread_us = m.time_us * options.prediction_margin;
+  }
+  for (const Measurement& m : predictions) {  // complete: Timing keeps pointers into it
+    Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
+    cell.predicted = true;
     cell.timings[m.platform][m.algorithm].add(m);
   }
   std::vector<SynthesizedRule> rules;
   std::map<SweepKey, std::vector<Verdict>> verdict_of;  // by sweep, in size order
+  int predicted_without_native = 0;
   for (const auto& [key, cells] : sweeps) {
     std::vector<long long> sizes;
     std::vector<Verdict>& verdicts = verdict_of[key];
     for (const auto& [size, cell] : cells) {
       sizes.push_back(size);
-      verdicts.push_back(judge(cell, options, result.errors));
+      verdicts.push_back(judge(cell, options, result.errors, predicted_without_native));
+      ++(cell.predicted ? result.predicted_cells : result.cells);
     }
-    result.cells += static_cast<int>(cells.size());
     synthesize_sweep(key, sizes, verdicts, options, rules);
   }
+  if (predicted_without_native > 0)
+    result.notes.push_back(std::to_string(predicted_without_native) +
+                           " predicted cell(s) have no costed native row (the library's algorithm there has no "
+                           "schedule in the model): no rule there");
   if (!result.errors.empty()) return result;
   widen_rules(rules, sweeps, verdict_of, options);
 
@@ -551,14 +614,22 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   std::ostringstream yaml;
   std::string inputs;
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
-  char tolerance[32];
-  std::snprintf(tolerance, sizeof tolerance, "%g%%", options.tolerance * 100);
+  const std::string tolerance = percent_text(options.tolerance);
   yaml << "# Written by collshim-tune rules" << (inputs.empty() ? "" : " from " + one_line(inputs)) << ".\n"
        << "# Tolerance " << tolerance << " of each cell's best; an algorithm other than native only where it beats\n"
        << "# native by more than the measured spread"
        << (options.robust ? "; --robust: ratios are the worst over platforms, none below " + ratio_text(options.robust_minimum)
                           : std::string())
-       << ".\n# Calls that no rule matches run native. Ratios are native time / algorithm time.\n"
+       << ".\n# Calls that no rule matches run native. Ratios are native time / algorithm time.\n";
+  if (!options.predicted_inputs.empty()) {
+    std::string predicted;
+    for (const std::string& input : options.predicted_inputs) predicted += (predicted.empty() ? "" : ", ") + input;
+    const std::string margin = percent_text(options.prediction_margin);
+    yaml << "# Cells nobody measured are filled with the cost model's predictions from " << one_line(predicted)
+         << "\n# (a rule's evidence says how many of its cells were predicted); a prediction never overrides a\n"
+         << "# measurement, and a predicted win counts only beyond " << margin << ".\n";
+  }
+  yaml
        << "version: 1\n";
   if (kept.empty()) {
     yaml << "rules: []\n";
@@ -567,6 +638,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
     for (const SynthesizedRule& rule : kept) {
       yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.evidence);
       result.cells_with_rule += rule.cells;
+      result.predicted_cells_with_rule += rule.predicted_cells;
     }
   }
   result.yaml = yaml.str();

@@ -51,17 +51,27 @@ struct CsvReadResult {
 void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
                        CsvReadResult& result);
 
+// Predictions (Measurement::predicted, from collshim-model predict --native) fill the cells nobody
+// measured, never one that was: there the measurements alone decide. Their native rows are the
+// libraries' decisions as the model costs them. A predicted win counts only beyond
+// prediction_margin (its "spread": the model's error, not noise), and a rule's evidence says how
+// many of its cells were predicted.
 struct SynthesisOptions {
   double tolerance = 0.03;  // a cell may run an algorithm up to this much slower than its best
+  double prediction_margin = 0.10;  // a predicted time's uncertainty, as a fraction of it
   bool robust = false;      // judge each algorithm by its worst ratio to native over platforms
   double robust_minimum = 1.05;  // --robust: no rule where the best worst-case ratio is below this
   std::vector<std::string> inputs;  // named in the file's header comment
+  std::vector<std::string> predicted_inputs;  // likewise, the files of predictions
 };
 
 struct SynthesisResult {
   std::string yaml;                 // the rule file
-  int rules = 0, cells = 0, cells_with_rule = 0;
+  int rules = 0, cells = 0, cells_with_rule = 0;  // cells: measured ones
+  int predicted_cells = 0, predicted_cells_with_rule = 0;
+  int predictions_overridden = 0;   // predicted rows left out because their cell was measured
   std::vector<std::string> errors;  // nothing written when not empty
+  std::vector<std::string> notes;   // predicted cells that could not be judged, and why
 };
 
 SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, const SynthesisOptions& options);
