@@ -372,9 +372,13 @@ TEST(RuleSynthesisCsv, ReadsCollshimModelPredictionsAsPredicted) {
   const auto result = read(
       "platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,nodes,"
       "block_bytes\n"
-      "fattree,alltoallv,sparse_8,64,16,sequential,8,linear,21.8,0,0.001,4,1\n");
+      "fattree,alltoallv,sparse_8,64,16,sequential,8,linear,21.8,0,0.001,4,1\n"
+      "fattree,alltoallv,sparse_8,64,16,sequential,8,hierarchical,9.5,1,0.001,4,1\n");
   ASSERT_TRUE(result.errors.empty()) << result.errors[0];
+  // The approximated one (an opaque phase) is no evidence: left out, with a note.
   ASSERT_EQ(result.measurements.size(), 1u);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("1 predictions left out, approximated"), std::string::npos) << result.notes[0];
   const Measurement& m = result.measurements[0];
   EXPECT_TRUE(m.predicted);
   EXPECT_EQ(m.variant, "sparse_8");

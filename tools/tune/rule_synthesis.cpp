@@ -53,7 +53,8 @@ namespace {
 // The columns `rules` reads. `ranks` is collshim-bench's name for what rules call procs; either works.
 struct Columns {
   int collective = -1, procs = -1, nodes = -1, ppn = -1, mapping = -1, block_bytes = -1, algorithm = -1,
-      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1, variant = -1, decision = -1;
+      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1, variant = -1, decision = -1,
+      approximated = -1;
 };
 
 class RowReader {
@@ -106,6 +107,7 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
   std::optional<std::vector<std::string>> header;
   Columns columns;
   bool predicted = false;
+  int approximated = 0;
   while (std::getline(in, line)) {
     ++line_number;
     // collshim-bench writes comments (its settings, the verification summary) among the rows.
@@ -128,7 +130,7 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
       columns = {find({"collective"}), find({"procs", "ranks"}), find({"nodes"}), find({"ppn"}), find({"mapping"}),
                  find({"block_bytes"}), find({"algorithm"}), find({"median_us", "predicted_us"}), find({"spread_us"}),
                  find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"}),
-                 find({"distribution", "pattern"}), find({"decision"})};
+                 find({"distribution", "pattern"}), find({"decision"}), find({"approximated"})};
       // collshim-model's predictions carry predicted_us and no spread (a model has no noise).
       predicted = std::find(header->begin(), header->end(), "predicted_us") != header->end() &&
                   std::find(header->begin(), header->end(), "median_us") == header->end();
@@ -159,6 +161,12 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
     // bench/sim/run writes "not run: ..." rows without times; a wrong result's time means nothing.
     if (!verified.empty() && verified != "ok") {
       result.notes.push_back(where + ": left out, verified is '" + verified + "'");
+      continue;
+    }
+    // A prediction with an opaque phase (a library collective, a shared-memory window) is costed by
+    // an approximation, no evidence.
+    if (predicted && row.text(columns.approximated) == "1") {
+      ++approximated;
       continue;
     }
     Measurement m;
@@ -218,6 +226,9 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
     result.measurements.push_back(std::move(m));
   }
   if (!header) result.errors.push_back(file + ": no header line (expected collshim-bench --csv output)");
+  if (approximated > 0)
+    result.notes.push_back(file + ": " + std::to_string(approximated) +
+                           " predictions left out, approximated (an opaque phase: a library collective or shared memory)");
 }
 
 namespace {
