@@ -2,6 +2,11 @@
 
 #include <array>
 #include <climits>
+#include <stdexcept>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/registry.hpp"
+#include "model/mpich_recursive_doubling.hpp"
 
 namespace collshim::model {
 
@@ -92,11 +97,10 @@ NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
       if (p % 2 != 0) return {"neighbor_exchange (ring at odd p)", Collective::alltoall, "pairwise", ""};
       return {"neighbor_exchange", Collective::allgather, "neighbor_exchange", ""};
     case LibraryAlgorithm::recursive_doubling:
+      // At a power of two MPICH's schedule is collshim's (its tree steps are empty), which has a
+      // rank symmetry the model can use.
       if (power_of_two) return {"recursive_doubling", Collective::allgather, "recursive_doubling", ""};
-      return {"recursive_doubling", Collective::allgather, "",
-              "at p = " + std::to_string(p) +
-                  ", not a power of two, the library's recursive doubling (MPICH's, in SMPI) sends tree messages "
-                  "that collshim's recursive_doubling has no schedule for"};
+      return {"recursive_doubling", Collective::allgather, std::string(mpich_recursive_doubling_stand_in), ""};
   }
   return {};
 }
@@ -117,6 +121,16 @@ std::string_view native_library_name(NativeLibrary library) { return library_nam
 std::vector<std::string_view> native_library_names() { return {library_names.begin(), library_names.end()}; }
 
 std::string native_label(NativeLibrary library) { return "native:" + std::string(native_library_name(library)); }
+
+NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank) {
+  const int p = static_cast<int>(node_of_rank.size());
+  if (decision.stand_in == mpich_recursive_doubling_stand_in)
+    return {[p](int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); }, {}};
+  const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
+  if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
+  return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
+          rank_symmetry(*parsed.choice, p)};
+}
 
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes) {
   if (collective != Collective::allgather)

@@ -10,15 +10,18 @@
 //  - `ompi`: Open MPI's coll/tuned fixed rules (ompi_coll_tuned_allgather_intra_dec_fixed, as of
 //    Open MPI 4.1; src/smpi/colls/smpi_openmpi_selector.cpp);
 //  - `mpich`: MPICH's (Thakur et al. 2005; src/smpi/colls/smpi_mpich_selector.cpp).
-// Only Allgather is modelled. Where the library's algorithm has no collshim schedule (MPICH's
-// recursive doubling at a process count that is not a power of two sends extra tree messages ours
-// does not have) the decision says so and nothing is costed: a guess would not be evidence.
+// Only Allgather is modelled. Each decision is costed by a stand-in with the same messages: a
+// collshim algorithm, or, for MPICH's recursive doubling at a p that is not a power of two (which
+// collshim does not run), a schedule of its own (mpich_recursive_doubling.hpp). A decision with no
+// stand-in says why, and nothing is costed: a guess would not be evidence.
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "algorithms/collective.hpp"
+#include "algorithms/schedule.hpp"
 
 namespace collshim::model {
 
@@ -36,10 +39,21 @@ std::string native_label(NativeLibrary library);
 // rank + i, from rank − i), which is Alltoall `pairwise` with one block per pair.
 struct NativeDecision {
   std::string library_algorithm;  // the library's own name for what it runs, e.g. "neighbor_exchange"
-  Collective costed_as = Collective::allgather;  // the collective of `spec`, its blocks of the call's size
-  std::string spec;               // collshim's spec with the same messages; empty: not modelled
-  std::string why_not;            // when spec is empty: why
+  Collective costed_as = Collective::allgather;  // the collective of the stand-in, blocks of the call's size
+  // What is costed: a collshim spec of `costed_as`, or mpich_recursive_doubling_stand_in; empty:
+  // not modelled.
+  std::string stand_in;
+  std::string why_not;  // when stand_in is empty: why
 };
+
+inline constexpr std::string_view mpich_recursive_doubling_stand_in = "mpich_recursive_doubling";
+
+// The stand-in's schedules on a node map, and the rank symmetry the model may use with them.
+struct NativeStandIn {
+  std::function<Schedule(int rank)> schedule_of;
+  RankSymmetry symmetry;
+};
+NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 
 // `bytes`: the block per rank (what the library's decision calls the per-process data size).
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes);

@@ -1,10 +1,12 @@
 // The libraries' own Allgather decisions (SMPI 3.32's ompi and mpich selectors), as the cost model
-// costs them: the thresholds, the stand-in schedules, and that every decision it costs is a collshim
-// spec that exists and is eligible at that p.
+// costs them: the thresholds, the stand-in schedules (MPICH's recursive doubling checked at every p),
+// and that every decision has a stand-in that exists and is eligible at that p.
 #include <gtest/gtest.h>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/schedule_check.hpp"
+#include "model/mpich_recursive_doubling.hpp"
 #include "model/native_decision.hpp"
 
 namespace collshim::model {
@@ -12,7 +14,7 @@ namespace {
 
 std::string runs(NativeLibrary library, int p, long long bytes) {
   const NativeDecision decision = native_decision(library, Collective::allgather, p, bytes);
-  return std::string(collective_info(decision.costed_as).name) + " " + decision.spec;
+  return std::string(collective_info(decision.costed_as).name) + " " + decision.stand_in;
 }
 
 TEST(NativeDecision, OpenMpiThresholds) {
@@ -47,17 +49,48 @@ TEST(NativeDecision, MpichThresholds) {
   EXPECT_EQ(runs(mpich, 80, 1025), "alltoall pairwise");
 }
 
-TEST(NativeDecision, WhatHasNoScheduleIsNotCosted) {
-  const NativeDecision odd = native_decision(NativeLibrary::ompi, Collective::allgather, 24, 8);
-  EXPECT_EQ(odd.library_algorithm, "recursive_doubling");
-  EXPECT_TRUE(odd.spec.empty());
-  EXPECT_NE(odd.why_not.find("p = 24"), std::string::npos) << odd.why_not;
+TEST(NativeDecision, RecursiveDoublingAtOtherProcessCountsIsMpichs) {
+  EXPECT_EQ(runs(NativeLibrary::ompi, 24, 8), "allgather mpich_recursive_doubling");
+  EXPECT_EQ(runs(NativeLibrary::ompi, 1000, 32), "allgather mpich_recursive_doubling");
   const NativeDecision other = native_decision(NativeLibrary::mpich, Collective::alltoall, 64, 8);
-  EXPECT_TRUE(other.spec.empty());
+  EXPECT_TRUE(other.stand_in.empty());
   EXPECT_NE(other.why_not.find("alltoall"), std::string::npos) << other.why_not;
 }
 
-TEST(NativeDecision, EveryCostedDecisionIsAnEligibleSpec) {
+// The checker's invariants for MPICH's schedule at every p: every rank ends with every block once,
+// and nothing is sent before it is held.
+TEST(NativeDecision, MpichRecursiveDoublingIsACorrectAllgatherAtEveryP) {
+  for (int p = 1; p <= 130; ++p) {
+    const CheckResult result =
+        check_block_schedules(p, [p](int rank) { return mpich_recursive_doubling_schedule(p, rank); });
+    ASSERT_TRUE(result.ok()) << "p = " << p << ": " << result.errors[0];
+  }
+}
+
+// Its messages are MPICH's: at p = 6, stage 4 pairs 0-4 and 1-5 exchange (ranks 2 and 3 have no
+// partner), then 0 passes blocks 4 and 5 down the tree to 2 and 1 to 3.
+TEST(NativeDecision, MpichRecursiveDoublingSendsTheTreeMessagesOfACutGroup) {
+  auto sends = [](int rank) {
+    std::vector<std::string> out;
+    const BlockSchedule schedule = mpich_recursive_doubling_schedule(6, rank);
+    for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
+      for (const BlockTransfer& send : schedule.steps[s].sends) {
+        std::string text = std::to_string(s) + ":" + std::to_string(send.peer) + "[";
+        for (const int block : send.blocks) text += std::to_string(block);
+        out.push_back(text + "]");
+      }
+    }
+    return out;
+  };
+  // Steps: stage 1 (1 step), stage 2 (exchange + 1 tree step), stage 4 (exchange + 2 tree steps).
+  EXPECT_EQ(sends(0), (std::vector<std::string>{"0:1[0]", "1:2[01]", "3:4[0123]", "4:2[45]"}));
+  EXPECT_EQ(sends(1), (std::vector<std::string>{"0:0[1]", "1:3[01]", "3:5[0123]", "4:3[45]"}));
+  EXPECT_EQ(sends(2), (std::vector<std::string>{"0:3[2]", "1:0[23]"}));
+  EXPECT_EQ(sends(4), (std::vector<std::string>{"0:5[4]", "3:0[45]"}));
+  for (int rank = 0; rank < 6; ++rank) EXPECT_EQ(mpich_recursive_doubling_schedule(6, rank).steps.size(), 6u);
+}
+
+TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
   for (const std::string_view name : native_library_names()) {
     const NativeLibrary library = *parse_native_library(name);
     EXPECT_EQ(native_label(library), "native:" + std::string(name));
@@ -66,15 +99,13 @@ TEST(NativeDecision, EveryCostedDecisionIsAnEligibleSpec) {
         for (const long long size : {bytes - 1, bytes}) {
           const NativeDecision decision = native_decision(library, Collective::allgather, p, size);
           EXPECT_FALSE(decision.library_algorithm.empty());
-          if (decision.spec.empty()) {
-            EXPECT_FALSE(decision.why_not.empty());
-            continue;
-          }
-          const SpecParseResult parsed = parse_algorithm_spec(decision.spec, decision.costed_as);
-          ASSERT_TRUE(parsed.choice) << decision.spec << ": " << parsed.error;
+          ASSERT_FALSE(decision.stand_in.empty()) << decision.why_not;
+          if (decision.stand_in == mpich_recursive_doubling_stand_in) continue;
+          const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
+          ASSERT_TRUE(parsed.choice) << decision.stand_in << ": " << parsed.error;
           const auto& eligible = parsed.choice->algorithm->eligible;
           EXPECT_TRUE(!eligible || eligible(p, parsed.choice->params))
-              << name << " p = " << p << ", " << size << " B: " << decision.spec << " is not eligible";
+              << name << " p = " << p << ", " << size << " B: " << decision.stand_in << " is not eligible";
         }
       }
     }
@@ -86,11 +117,9 @@ TEST(NativeDecision, EveryCostedDecisionIsAnEligibleSpec) {
 // (one block of the call's size) to rank + k, and takes one from rank − k.
 TEST(NativeDecision, TheShiftExchangeStandInSendsTheOwnBlockToRankPlusK) {
   const NativeDecision decision = native_decision(NativeLibrary::mpich, Collective::allgather, 7, 1 << 20);
-  const SpecParseResult parsed = parse_algorithm_spec(decision.spec, decision.costed_as);
-  ASSERT_TRUE(parsed.choice);
-  const std::vector<int> one_node(7, 0);
+  const NativeStandIn stand_in = native_stand_in(decision, std::vector<int>(7, 0));
   for (int rank = 0; rank < 7; ++rank) {
-    const Schedule schedule = generate_schedule(*parsed.choice, one_node, rank);
+    const Schedule schedule = stand_in.schedule_of(rank);
     ASSERT_EQ(schedule.steps.size(), 6u);
     for (int k = 1; k < 7; ++k) {
       const Step& step = schedule.steps[static_cast<std::size_t>(k - 1)];

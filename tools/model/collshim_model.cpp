@@ -180,40 +180,43 @@ int run_predict(const PredictOptions& options) {
       // the collshim schedule with its messages (none where the library runs something else).
       struct Row {
         std::string label;
-        const AlgorithmChoice* choice;
+        std::function<Schedule(int rank)> schedule_of;  // empty: not costed
+        RankSymmetry symmetry;
         std::string library_algorithm;
         Collective collective;  // of the schedule
       };
       std::vector<Row> rows;
-      for (const AlgorithmChoice* choice : eligible) rows.push_back({choice->text(), choice, "", *collective});
-      std::vector<AlgorithmChoice> native_choices;
-      native_choices.reserve(natives.size());  // rows point into it
+      for (const AlgorithmChoice* choice : eligible) {
+        rows.push_back({choice->text(),
+                        [choice, &node_of_rank](int rank) { return generate_schedule(*choice, node_of_rank, rank); },
+                        rank_symmetry(*choice, p), "", *collective});
+      }
       for (const model::NativeLibrary library : natives) {
         const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes);
-        if (decision.spec.empty()) {
-          if (not_costed_said.insert(model::native_label(library) + ": " + decision.why_not).second)
-            std::cerr << "collshim-model: note: " << model::native_label(library) << " from " << bytes
+        Row row{model::native_label(library), {}, {}, decision.library_algorithm, decision.costed_as};
+        if (decision.stand_in.empty()) {
+          if (not_costed_said.insert(row.label + ": " + decision.why_not).second)
+            std::cerr << "collshim-model: note: " << row.label << " from " << bytes
                       << " B: not costed: " << decision.why_not << "\n";
-          rows.push_back({model::native_label(library), nullptr, decision.library_algorithm, *collective});
-          continue;
+        } else {
+          model::NativeStandIn stand_in = model::native_stand_in(decision, node_of_rank);
+          row.schedule_of = std::move(stand_in.schedule_of);
+          row.symmetry = stand_in.symmetry;
         }
-        native_choices.push_back(*parse_algorithm_spec(decision.spec, decision.costed_as).choice);
-        rows.push_back({model::native_label(library), &native_choices.back(), decision.library_algorithm,
-                        decision.costed_as});
+        rows.push_back(std::move(row));
       }
       for (const Row& row : rows) {
-        if (row.choice == nullptr) {
+        if (!row.schedule_of) {
           if (!options.csv) std::printf(" %12s", "n/a");
           continue;
         }
-        const AlgorithmChoice& choice = *row.choice;
         // Another collective's schedule standing for the library's (NativeDecision): its blocks of
         // the call's size.
         const CheckSetup stand_in{naming_of(row.collective), p, [bytes](std::int64_t) { return bytes; }};
         const auto start = std::chrono::steady_clock::now();
-        const model::Prediction prediction = model::predict(
-            platform, row.collective == *collective ? call : stand_in, node_of_rank, [&](int rank) { return generate_schedule(choice, node_of_rank, rank); }, start_us,
-            one_size ? rank_symmetry(choice, p) : RankSymmetry{});
+        const model::Prediction prediction =
+            model::predict(platform, row.collective == *collective ? call : stand_in, node_of_rank, row.schedule_of,
+                           start_us, one_size ? row.symmetry : RankSymmetry{});
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
           std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld,%s\n", bench::csv_field(platform.name).c_str(),
@@ -222,7 +225,7 @@ int run_predict(const PredictOptions& options) {
                       prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes,
                       bench::csv_field(row.library_algorithm).c_str());
         } else {
-          const int width = row.library_algorithm.empty() ? column_width(choice) : 12;
+          const int width = row.library_algorithm.empty() ? std::max(12, static_cast<int>(row.label.size())) : 12;
           std::printf(" %*.2f%s", width - 1, prediction.us, prediction.approximated ? "~" : " ");
         }
         if (best < 0 || prediction.us < best) best = prediction.us, best_name = row.label;
