@@ -95,8 +95,16 @@ int run_rules(const RulesOptions& options) {
               << options.inputs.size() << " input files; give it once (for all) or once per file, in order\n";
     return 2;
   }
+  if (options.inputs.empty() && options.predicted.empty()) {
+    std::cerr << "collshim-tune: error: rules needs measurements (collshim-bench --csv files) or predictions "
+                 "(--predicted FILE), or both\n";
+    return 2;
+  }
   collshim::tune::CsvReadResult read;
-  if (!read_inputs(options.inputs, options.platforms, read) || refuse_predictions(read, "rules")) return 1;
+  // Predictions alone make a table where nothing could be measured; its evidence says so.
+  if (!options.inputs.empty() &&
+      (!read_inputs(options.inputs, options.platforms, read) || refuse_predictions(read, "rules")))
+    return 1;
   if (!options.predicted.empty()) {
     collshim::tune::CsvReadResult predicted;
     if (!read_inputs(options.predicted, {}, predicted) || refuse_measurements(predicted)) return 1;
@@ -240,8 +248,7 @@ int main(int argc, char** argv) {
   RulesOptions rules;
   CLI::App* rules_command = app.add_subcommand(
       "rules", "the smallest rule table that keeps every measured cell within the tolerance of its best");
-  rules_command->add_option("results", rules.inputs, "CSV files written by collshim-bench --csv")
-      ->required()
+  rules_command->add_option("results", rules.inputs, "CSV files written by collshim-bench --csv (measurements)")
       ->check(CLI::ExistingFile);
   rules_command->add_option("-o,--output", rules.output, "rule file to write")->required();
   rules_command->add_option("--tolerance", rules.tolerance, "how much slower than a cell's best its algorithm may be")
