@@ -72,6 +72,22 @@ TEST(Verification, DecisionsPickMeasuredAlgorithmsAndTheBestLibraryIsNative) {
   EXPECT_NE(verify_report(r, 0.95).find("1 cell(s) left out"), std::string::npos);
 }
 
+// A verify run under one selector holds the table's rows; natives measured in other runs (other
+// selectors) join them, and a table row counts for the decision it ran, not for another.
+TEST(Verification, ATableRowCountsAsAMeasurementOfTheDecisionItRan) {
+  const std::vector<Measurement> m = {
+      row(64, "smpi_ompi", 12), row(64, "collshim", 6, "bruck"), row(64, "smpi_mpich", 9),  // 1.5x over mpich
+      row(128, "smpi_ompi", 12), row(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
+  };
+  const auto decide = [](const CallFacts&) -> std::string { return "bruck"; };
+  const VerifyResult r = verify_table(m, decide, 0.95);
+  ASSERT_TRUE(r.errors.empty()) << r.errors[0];
+  ASSERT_EQ(r.cells.size(), 1u);
+  EXPECT_EQ(r.cells[0].block_bytes, 64);
+  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 1.5);
+  EXPECT_EQ(r.unmeasured, 1);
+}
+
 TEST(Verification, CellsWithoutNativeOrTableRowsAreErrors) {
   const VerifyResult no_native = verify_table({row(64, "bruck", 4)}, nullptr, 0.95);
   ASSERT_EQ(no_native.errors.size(), 1u);

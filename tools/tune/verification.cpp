@@ -55,8 +55,11 @@ VerifyResult verify_table(const std::vector<Measurement>& measurements, const De
         cell.table_us = native;
       } else {
         cell.measured = false;
+        // The decision's own rows, or a verify run's table rows that ran it (the same algorithm, run
+        // by the shim's selector): a table checked again against natives measured in other runs.
         for (const Measurement* m : rows) {
-          if (!m->table && !m->native && m->algorithm == cell.decision) {
+          const bool ran_decision = m->table ? m->decision == cell.decision : m->algorithm == cell.decision;
+          if (!m->native && ran_decision) {
             cell.table_us = cell.measured ? std::min(cell.table_us, m->time_us) : m->time_us;
             cell.measured = true;
           }
