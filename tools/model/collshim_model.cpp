@@ -19,6 +19,7 @@
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
 #include "model/cost_model.hpp"
+#include "model/host_file.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mapping.hpp"
 #include "selector/rule_table.hpp"
@@ -41,6 +42,7 @@ struct PredictOptions {
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
   std::vector<std::string> natives;  // libraries whose own decision is costed too (native_decision.hpp)
+  std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
 };
 
 // Bytes of every datum for a call of `bytes`: the allgathers' block per rank, Alltoall's block per
@@ -101,6 +103,15 @@ int run_predict(const PredictOptions& options) {
     }
     sizes.push_back(*bytes);
   }
+  std::vector<std::string> host_slots;
+  if (!options.hostfile.empty()) {
+    try {
+      host_slots = model::read_host_file(options.hostfile, options.node_pattern);
+    } catch (const model::HostFileError& e) {
+      std::cerr << "collshim-model: " << e.what() << "\n";
+      return 2;
+    }
+  }
   model::Platform platform;
   try {
     platform = model::load_platform(options.platform);
@@ -136,9 +147,22 @@ int run_predict(const PredictOptions& options) {
     std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
                 "nodes,block_bytes,library_algorithm\n");
   for (const int p : options.procs) {
-    const TopologyOverride topology{std::max(1, (p + options.ppn - 1) / options.ppn), *mapping, std::nullopt};
     std::vector<int> node_of_rank;
-    for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+    if (options.hostfile.empty()) {
+      const TopologyOverride topology{std::max(1, (p + options.ppn - 1) / options.ppn), *mapping, std::nullopt};
+      for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+    } else {
+      try {
+        node_of_rank = model::node_of_rank_from_slots(host_slots, p, options.hostfile);
+      } catch (const model::HostFileError& e) {
+        std::cerr << "collshim-model: " << e.what() << "\n";
+        return 2;
+      }
+    }
+    // What the rows report: the placement's class, nodes and most ranks on a node, as the shim's
+    // selector sees them.
+    const CommMapping placement = classify_mapping(node_of_rank, false);
+    const std::string mapping_text(mapping_name(placement.mapping));
     std::shared_ptr<const std::vector<bool>> sends;  // Alltoallv: the pattern's pairs
     if (*collective == Collective::alltoallv) {
       auto flags = std::make_shared<std::vector<bool>>(static_cast<std::size_t>(p) * p, false);
@@ -157,7 +181,7 @@ int run_predict(const PredictOptions& options) {
     }
     if (!options.csv) {
       std::printf("# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
-                  options.collective.c_str(), sends ? (" (" + options.pattern + ")").c_str() : "", p, topology.nodes, options.ppn, options.mapping.c_str(), platform.name.c_str(),
+                  options.collective.c_str(), sends ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes, placement.ppn, mapping_text.c_str(), platform.name.c_str(),
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
@@ -220,9 +244,9 @@ int run_predict(const PredictOptions& options) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
           std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld,%s\n", bench::csv_field(platform.name).c_str(),
-                      options.collective.c_str(), sends ? options.pattern.c_str() : "", p, options.ppn,
-                      options.mapping.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
-                      prediction.approximated ? 1 : 0, seconds, topology.nodes, block_bytes,
+                      options.collective.c_str(), sends ? options.pattern.c_str() : "", p, placement.ppn,
+                      mapping_text.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
+                      prediction.approximated ? 1 : 0, seconds, placement.nodes, block_bytes,
                       bench::csv_field(row.library_algorithm).c_str());
         } else {
           const int width = row.library_algorithm.empty() ? std::max(12, static_cast<int>(row.label.size())) : 12;
@@ -251,8 +275,22 @@ int main(int argc, char** argv) {
   CLI::App* predict_command = app.add_subcommand("predict", "predicted time of every algorithm and the winner, per size");
   predict_command->add_option("--platform", predict.platform, "platform description (YAML)")->required()->check(CLI::ExistingFile);
   predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
-  predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
-  predict_command->add_option("--mapping", predict.mapping, "placement of ranks on nodes: sequential, cyclic, irregular or single_node")->capture_default_str();
+  CLI::Option* ppn =
+      predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
+  CLI::Option* mapping = predict_command->add_option("--mapping", predict.mapping, "placement of ranks on nodes: sequential, cyclic, irregular or single_node")->capture_default_str();
+  CLI::Option* hostfile =
+      predict_command
+          ->add_option("--hostfile", predict.hostfile,
+                       "placement from a host file instead (host slots=N, host:N or a host per line; ranks fill the "
+                       "slots in order)")
+          ->check(CLI::ExistingFile)
+          ->excludes(ppn)
+          ->excludes(mapping);
+  predict_command
+      ->add_option("--node-pattern", predict.node_pattern,
+                   "with --hostfile: a regular expression whose first group names a host's node, for platforms with "
+                   "a host per core, e.g. '(.*)-c[0-9]+'")
+      ->needs(hostfile);
   predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv or allreduce")
       ->capture_default_str();
   predict_command->add_option("--bytes", predict.sizes,
