@@ -200,8 +200,8 @@ int run_predict(const PredictOptions& options) {
       // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
       const bool one_size = sends ? options.pattern == "uniform"
                                   : collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0;
-      // The rows of this size: collshim's algorithms, then each library's own decision, costed as
-      // the collshim schedule with its messages (none where the library runs something else).
+      // The rows of this size: collshim's algorithms, then each library's own decision, costed by
+      // its stand-in (native_decision.hpp; not costed where it has none).
       struct Row {
         std::string label;
         std::function<Schedule(int rank)> schedule_of;  // empty: not costed

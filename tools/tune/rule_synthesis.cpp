@@ -413,9 +413,6 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
   return lines;
 }
 
-struct SynthesizedRule;
-void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule);
-
 struct SynthesizedRule {
   Collective collective;
   RuleConditions when;
@@ -570,7 +567,8 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   }
   std::map<SweepKey, std::map<long long, Cell>> sweeps;
   for (const Measurement& m : measurements) {
-    if (m.table || m.predicted) continue;  // a rule table's timing (verify), not an algorithm's
+    // A rule table's timing (verify) is not an algorithm's; predictions come next, where this left gaps.
+    if (m.table || m.predicted) continue;
     Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
     cell.timings[m.platform][m.algorithm].add(m);
   }
