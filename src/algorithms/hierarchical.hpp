@@ -46,6 +46,9 @@ Params with_intra(Params params, std::string_view intra);
 // The inter-node algorithm for `nodes` leaders: `inter` with its default parameters, or its fallback
 // where it is not eligible at that count (recursive_doubling at 3 nodes runs bruck).
 AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes);
+// Its rank symmetry on a node map (registry.hpp): a rotation by whole nodes where every node is one
+// run of ppn consecutive ranks and the leaders' algorithm is a rotation; none elsewhere.
+RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // The block form for an inter algorithm with a schedule and intra=p2p: 1 gather step, the inter
 // algorithm's steps among leaders (none for native), ceil(log2 max ppn) broadcast steps.

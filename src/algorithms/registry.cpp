@@ -33,10 +33,11 @@ ParamSpec node_grid_dims_param() {
 }
 
 // Peers at fixed distances (ring, Bruck): the same schedule from every rank, shifted.
-RankSymmetry rotation(int, const Params&) { return {RankSymmetry::Kind::rotation}; }
+RankSymmetry rotation(const std::vector<int>&, const Params&) { return {RankSymmetry::Kind::rotation}; }
 
 // Partners rank XOR 2^s: the binary digits of a power of two.
-RankSymmetry binary_digits(int p, const Params&) {
+RankSymmetry binary_digits(const std::vector<int>& node_of_rank, const Params&) {
+  const int p = static_cast<int>(node_of_rank.size());
   if (p < 2 || (p & (p - 1)) != 0) return {};
   RankSymmetry symmetry{RankSymmetry::Kind::digits};
   for (int place = 1; place < p; place *= 2) symmetry.radices.push_back(2);
@@ -44,8 +45,8 @@ RankSymmetry binary_digits(int p, const Params&) {
 }
 
 // Groups of the plan's factors, the first stage's the least significant digit; a collapse breaks it.
-RankSymmetry multiplying_digits(int p, const Params& params) {
-  const auto plan = recursive_multiplying_plan(p, params);
+RankSymmetry multiplying_digits(const std::vector<int>& node_of_rank, const Params& params) {
+  const auto plan = recursive_multiplying_plan(static_cast<int>(node_of_rank.size()), params);
   if (!plan || plan->collapses() || plan->factors.empty()) return {};
   return {RankSymmetry::Kind::digits, 1, plan->factors};
 }
@@ -91,7 +92,9 @@ const std::vector<Algorithm>& algorithms() {
                     .eligibility = "p even",
                     .fallback = "ring",
                     .make_block_schedule = neighbor_exchange_schedule,
-                    .symmetry = [](int, const Params&) { return RankSymmetry{RankSymmetry::Kind::rotation, 2}; }});
+                    .symmetry = [](const std::vector<int>&, const Params&) {
+                      return RankSymmetry{RankSymmetry::Kind::rotation, 2};
+                    }});
     list.push_back({.name = "recursive_doubling",
                     .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
                     .collectives = {allgather, allgatherv},
@@ -121,6 +124,7 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {allgather, allgatherv},
                     .params = {hierarchical_inter_param(list), hierarchical_intra_param()},
                     .make_schedule = hierarchical_schedule,
+                    .symmetry = hierarchical_symmetry,
                     .make_state = make_hierarchical_state});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
@@ -226,8 +230,8 @@ const std::vector<Algorithm>& algorithms() {
   return table;
 }
 
-RankSymmetry rank_symmetry(const AlgorithmChoice& choice, int p) {
-  return choice.algorithm->symmetry ? choice.algorithm->symmetry(p, choice.params) : RankSymmetry{};
+RankSymmetry rank_symmetry(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank) {
+  return choice.algorithm->symmetry ? choice.algorithm->symmetry(node_of_rank, choice.params) : RankSymmetry{};
 }
 
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank) {

@@ -57,9 +57,10 @@ struct Algorithm {
   bool order_needs_consecutive_nodes = false;
   BlockScheduleGenerator make_block_schedule;  // allgather family; composite algorithms reuse it
   ScheduleGenerator make_schedule;             // every algorithm but native
-  // The relabelings of ranks under which its schedules for p ranks repeat (schedule.hpp), for the
-  // cost model; empty or Kind::none: none declared. The unit tests check every declaration.
-  std::function<RankSymmetry(int p, const Params& params)> symmetry;
+  // The relabelings of ranks under which its schedules on this node map repeat (schedule.hpp), for
+  // the cost model; empty or Kind::none: none declared. Flat algorithms' depend on p alone. The
+  // unit tests check every declaration.
+  std::function<RankSymmetry(const std::vector<int>& node_of_rank, const Params& params)> symmetry;
   StateFactory make_state = nullptr;           // null: the state is the schedule alone
   bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
 
@@ -72,8 +73,8 @@ struct Algorithm {
 const std::vector<Algorithm>& algorithms();
 // `choice`'s schedule for `rank` of a communicator whose ranks run on node_of_rank (p entries).
 Schedule generate_schedule(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, int rank);
-// The relabelings under which `choice`'s schedules for p ranks repeat (none if it declares none).
-RankSymmetry rank_symmetry(const AlgorithmChoice& choice, int p);
+// The relabelings under which `choice`'s schedules on node_of_rank repeat (none if it declares none).
+RankSymmetry rank_symmetry(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank);
 // The per-communicator state of `choice` (CommContext::state makes it through this).
 int make_algorithm_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
 // The algorithm `name` (of `collective` where given: names repeat across collectives, e.g. `ring`).

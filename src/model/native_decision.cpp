@@ -129,7 +129,7 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
   if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
   return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
-          rank_symmetry(*parsed.choice, p)};
+          rank_symmetry(*parsed.choice, node_of_rank)};
 }
 
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes) {

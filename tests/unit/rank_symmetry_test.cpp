@@ -44,6 +44,16 @@ const std::vector<Spec> symmetric_specs = {
     {Collective::allreduce, "ring"},
 };
 
+// Node-aware algorithms whose declaration depends on the node map: checked on sequential maps of
+// whole nodes, where they declare one.
+const std::vector<Spec> node_aware_specs = {
+    {Collective::allgather, "hierarchical:inter=ring"},
+    {Collective::allgather, "hierarchical:inter=bruck"},
+    {Collective::allgather, "hierarchical:inter=sparbit"},
+    {Collective::allgather, "hierarchical:inter=neighbor_exchange"},
+    {Collective::allgather, "hierarchical:inter=bruck,intra=shm"},
+};
+
 AlgorithmChoice choice_of(const Spec& spec) {
   const SpecParseResult parsed = parse_algorithm_spec(spec.text, spec.collective);
   EXPECT_TRUE(parsed.choice) << parsed.error;
@@ -70,10 +80,10 @@ TEST(RankSymmetry, EveryDeclarationHoldsForEveryRank) {
     int symmetric_counts = 0;
     for (int p = 1; p <= 130; ++p) {
       if (!eligible(choice, p)) continue;
-      const RankSymmetry symmetry = rank_symmetry(choice, p);
+      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+      const RankSymmetry symmetry = rank_symmetry(choice, one_node);
       if (symmetry.kind == RankSymmetry::Kind::none) continue;
       ++symmetric_counts;
-      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
       EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
                                         [&](int rank) { return generate_schedule(choice, one_node, rank); }),
                 "")
@@ -83,10 +93,52 @@ TEST(RankSymmetry, EveryDeclarationHoldsForEveryRank) {
   }
 }
 
-// The list above covers every declaration, so a new one cannot go unchecked.
+std::vector<int> sequential(int p, int per_node);
+
+// Hierarchical: a rotation by whole nodes where every node is a run of the same number of ranks and
+// the leaders' algorithm rotates; the check runs on those maps (every rank's schedule on it).
+TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
+  for (const Spec& spec : node_aware_specs) {
+    const AlgorithmChoice choice = choice_of(spec);
+    int symmetric_maps = 0;
+    for (int p = 1; p <= 130; ++p) {
+      for (const int per_node : {2, 3, 4, 8, 16}) {
+        if (p % per_node != 0) continue;
+        const std::vector<int> nodes = sequential(p, per_node);
+        const RankSymmetry symmetry = rank_symmetry(choice, nodes);
+        if (symmetry.kind == RankSymmetry::Kind::none) continue;
+        ++symmetric_maps;
+        EXPECT_EQ(symmetry.period % per_node, 0) << spec.text << " shifts by whole nodes only";
+        EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
+                                          [&](int rank) { return generate_schedule(choice, nodes, rank); }),
+                  "")
+            << spec.text << " p=" << p << " " << per_node << " per node";
+      }
+    }
+    EXPECT_GE(symmetric_maps, 40) << spec.text;
+    // Elsewhere it declares none: one node, an uneven last node, round-robin, a digit-symmetric inter.
+    EXPECT_EQ(rank_symmetry(choice, std::vector<int>(16, 0)).kind, RankSymmetry::Kind::none);
+    EXPECT_EQ(rank_symmetry(choice, sequential(20, 8)).kind, RankSymmetry::Kind::none);
+    EXPECT_EQ(rank_symmetry(choice, {0, 1, 0, 1, 0, 1, 0, 1}).kind, RankSymmetry::Kind::none);
+    EXPECT_EQ(rank_symmetry(choice, {0, 0, 1, 2, 3, 3, 4, 4}).kind, RankSymmetry::Kind::none) << "two nodes in one run";
+  }
+  // And the check finds a shift by less than a node (a member would stand where a leader does).
+  const AlgorithmChoice bruck = choice_of({Collective::allgather, "hierarchical:inter=bruck"});
+  const std::vector<int> nodes = sequential(16, 4);
+  EXPECT_NE(rank_symmetry_violation(uniform_call(Collective::allgather, 16, 24), {RankSymmetry::Kind::rotation, 2},
+                                    [&](int rank) { return generate_schedule(bruck, nodes, rank); }),
+            "");
+  EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical:inter=recursive_doubling"}), sequential(32, 4)).kind,
+            RankSymmetry::Kind::none);
+  EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical"}), sequential(32, 4)).kind,
+            RankSymmetry::Kind::none) << "inter=native: a library collective";
+}
+
+// The lists above cover every declaration, so a new one cannot go unchecked.
 TEST(RankSymmetry, EveryDeclaringAlgorithmIsChecked) {
   std::set<std::pair<Collective, std::string>> listed;
   for (const Spec& spec : symmetric_specs) listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
+  for (const Spec& spec : node_aware_specs) listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
   for (const Algorithm& algorithm : algorithms()) {
     if (!algorithm.symmetry) continue;
     for (const Collective collective : algorithm.collectives) {
@@ -190,11 +242,13 @@ TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
                                        {"sequential 4", sequential(p, 4)},    {"round robin 2", round_robin(p, 2)},
                                        {"round robin 3", round_robin(p, 3)},  {"round robin 4", round_robin(p, 4)},
                                        {"one per node", sequential(p, 1)}};
-    for (const Spec& spec : symmetric_specs) {
+    std::vector<Spec> specs = symmetric_specs;
+    specs.insert(specs.end(), node_aware_specs.begin(), node_aware_specs.end());
+    for (const Spec& spec : specs) {
       const AlgorithmChoice choice = choice_of(spec);
       if (!eligible(choice, p)) continue;
-      const RankSymmetry symmetry = rank_symmetry(choice, p);
       for (const NodeMap& map : maps) {
+        const RankSymmetry symmetry = rank_symmetry(choice, map.nodes);
         for (const bool wait : {false, true}) {
           const Platform platform = drifting_platform(wait);
           const auto schedule_of = [&](int rank) { return generate_schedule(choice, map.nodes, rank); };
@@ -236,7 +290,7 @@ TEST(SymmetricCosting, PackingTurnsItOff) {
   const std::vector<int> nodes = sequential(32, 4);
   const Prediction prediction = predict(platform, uniform_call(Collective::allgather, 32, 64), nodes,
                                         [&](int rank) { return generate_schedule(choice, nodes, rank); }, {},
-                                        rank_symmetry(choice, 32));
+                                        rank_symmetry(choice, nodes));
   EXPECT_EQ(prediction.ranks_costed, 32);
 }
 

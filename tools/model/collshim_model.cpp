@@ -213,7 +213,7 @@ int run_predict(const PredictOptions& options) {
       for (const AlgorithmChoice* choice : eligible) {
         rows.push_back({choice->text(),
                         [choice, &node_of_rank](int rank) { return generate_schedule(*choice, node_of_rank, rank); },
-                        rank_symmetry(*choice, p), "", *collective});
+                        rank_symmetry(*choice, node_of_rank), "", *collective});
       }
       for (const model::NativeLibrary library : natives) {
         const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes);
