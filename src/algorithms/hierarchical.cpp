@@ -102,23 +102,20 @@ RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const P
   // whole nodes then shifts node indices, leaders onto leaders, and the gathers and broadcasts
   // inside nodes go by local index alone. The leaders' algorithm must repeat under shifts of node
   // indices too (a rotation); a digit symmetry among leaders is not one of rank shifts.
-  const int p = static_cast<int>(node_of_rank.size());
-  if (p == 0) return {};
-  int ppn = 1;
-  while (ppn < p && node_of_rank[ppn] == node_of_rank[0]) ++ppn;
-  if (ppn == p || p % ppn != 0) return {};
-  std::unordered_map<int, int> run_of_node;
-  for (int rank = 0; rank < p; ++rank) {
-    if (node_of_rank[rank] != node_of_rank[rank / ppn * ppn]) return {};  // two nodes in one run
-    const auto [entry, added] = run_of_node.try_emplace(node_of_rank[rank], rank / ppn);
-    if (entry->second != rank / ppn) return {};  // one node in two runs
+  const NodeLayout layout = make_node_layout(node_of_rank);
+  const int nodes = static_cast<int>(layout.members.size());
+  if (nodes < 2) return {};
+  const std::size_t ppn = layout.members.front().size();
+  for (int node = 0; node < nodes; ++node) {
+    const std::vector<int>& members = layout.members[static_cast<std::size_t>(node)];
+    // Members are in rank order: ppn of them from node·ppn on are the run node·ppn .. node·ppn + ppn − 1.
+    if (members.size() != ppn || members.front() != node * static_cast<int>(ppn)) return {};
   }
-  const int nodes = p / ppn;
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
   if (inter.algorithm->passes_through) return {};  // a library collective among leaders: not ours to declare
   const RankSymmetry among_leaders = rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0));
   if (among_leaders.kind != RankSymmetry::Kind::rotation) return {};
-  return {RankSymmetry::Kind::rotation, among_leaders.period * ppn};
+  return {RankSymmetry::Kind::rotation, among_leaders.period * static_cast<int>(ppn)};
 }
 
 int hierarchical_broadcast_steps(const NodeLayout& layout) {
