@@ -67,7 +67,7 @@ BlockNaming naming_of(Collective collective) {
   return BlockNaming::gather;
 }
 
-int column_width(const AlgorithmChoice& choice) { return std::max(12, static_cast<int>(choice.text().size())); }
+int column_width(const std::string& label) { return std::max(12, static_cast<int>(label.size())); }
 
 int run_predict(const PredictOptions& options) {
   const std::optional<Collective> collective = find_collective(options.collective);
@@ -184,8 +184,11 @@ int run_predict(const PredictOptions& options) {
                   options.collective.c_str(), sends ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes, placement.ppn, mapping_text.c_str(), platform.name.c_str(),
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
-      for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(*choice), choice->text().c_str());
-      for (const model::NativeLibrary library : natives) std::printf(" %12s", model::native_label(library).c_str());
+      for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(choice->text()), choice->text().c_str());
+      for (const model::NativeLibrary library : natives) {
+        const std::string label = model::native_label(library);
+        std::printf(" %*s", column_width(label), label.c_str());
+      }
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
@@ -231,7 +234,7 @@ int run_predict(const PredictOptions& options) {
       }
       for (const Row& row : rows) {
         if (!row.schedule_of) {
-          if (!options.csv) std::printf(" %12s", "n/a");
+          if (!options.csv) std::printf(" %*s", column_width(row.label), "n/a");
           continue;
         }
         // Another collective's schedule standing for the library's (NativeDecision): its blocks of
@@ -249,8 +252,7 @@ int run_predict(const PredictOptions& options) {
                       prediction.approximated ? 1 : 0, seconds, placement.nodes, block_bytes,
                       bench::csv_field(row.library_algorithm).c_str());
         } else {
-          const int width = row.library_algorithm.empty() ? std::max(12, static_cast<int>(row.label.size())) : 12;
-          std::printf(" %*.2f%s", width - 1, prediction.us, prediction.approximated ? "~" : " ");
+          std::printf(" %*.2f%s", column_width(row.label) - 1, prediction.us, prediction.approximated ? "~" : " ");
         }
         if (best < 0 || prediction.us < best) best = prediction.us, best_name = row.label;
       }
@@ -260,7 +262,7 @@ int run_predict(const PredictOptions& options) {
   if (!options.csv) {
     std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
     if (!natives.empty())
-      std::printf("# native:LIBRARY: the library's own decision, costed as the collshim schedule with its messages "
+      std::printf("# native:LIBRARY: the library's own decision, costed by a stand-in schedule with its messages "
                   "(--csv names it per size); n/a: not modelled there\n");
   }
   return 0;
