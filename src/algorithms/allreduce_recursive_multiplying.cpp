@@ -65,11 +65,17 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   if (merges) largest_group = std::max(largest_group, plan.factors.front() - 1 + merged_per_group);
   schedule.temp_copies = p > 1 ? largest_group : 0;
 
-  Place own_result;  // the receive buffer, after the first copy
+  // The own partial result starts in the last temp copy rather than in the receive buffer (unless
+  // merging, whose receipts may need every copy): then every rank ends with its result in a temp
+  // copy and moves it to recvbuf, where otherwise the rank last in every group would skip that copy.
+  // One more copy on one rank, off the critical path, and every rank's schedule is the same up to
+  // relabeling (the cost model's digit symmetry).
+  Place own_result;
+  if (schedule.temp_copies > 0 && !merges) own_result = {Buffer::temp, schedule.temp_copies - 1};
   std::vector<Place> to_combine;  // received in the previous step, combined in this one
   std::size_t own_index = 0;
   Step& first = schedule.steps.emplace_back();
-  first.copies.push_back({whole_vector(Buffer::send, p), whole_vector(Buffer::recv, p)});
+  first.copies.push_back({whole_vector(Buffer::send, p), region(own_result)});
   if (plan.collapses()) {
     if (wid < 0) first.sends.push_back({survivor, region(own_result)});
     if (wid >= 0 && wid < groups) {
@@ -126,11 +132,15 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
           continue;
         }
         if (own_result.buffer == Buffer::temp && next_copy == own_result.copy) ++next_copy;
-        const Place place{Buffer::temp, next_copy++};
+        to_combine.push_back({Buffer::temp, next_copy++});
+      }
+      // Posted from the next member on, cyclically: members start with different partners, and
+      // relabelings that add to this digit keep the order (the cost model's digit symmetry).
+      for (int j = 1; j < f; ++j) {
+        const int i = (static_cast<int>(own_index) + j) % f;
         const int member = real_rank(group_start + i * held + wid % held);
         step.sends.push_back({member, region(own_result)});
-        step.recvs.push_back({member, region(place)});
-        to_combine.push_back(place);
+        step.recvs.push_back({member, region(to_combine[static_cast<std::size_t>(i)])});
       }
       if (stage == 0) to_combine.insert(to_combine.end(), merged_in.begin(), merged_in.end());
     }
@@ -140,7 +150,8 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   if (!to_combine.empty()) own_result = combine_in_order(last, to_combine, own_index, p);
   // Copies run before a step's reductions, so the result moves to recvbuf one step later.
   Step& expand = schedule.steps.emplace_back();
-  if (own_result.buffer == Buffer::temp) expand.copies.push_back({region(own_result), whole_vector(Buffer::recv, p)});
+  const bool computes_result = wid >= 0 || merged;  // a collapsed rank receives it instead
+  if (computes_result && own_result.buffer == Buffer::temp) expand.copies.push_back({region(own_result), whole_vector(Buffer::recv, p)});
   if (plan.collapses()) {
     if (wid < 0) expand.recvs.push_back({survivor, whole_vector(Buffer::recv, p)});
     if (wid >= 0 && wid < groups) {

@@ -164,7 +164,8 @@ const std::vector<Algorithm>& algorithms() {
     list.push_back({.name = "recursive_doubling",
                     .summary = "whole vectors exchanged with rank XOR 2^s, MPICH's fold for p not a power of two",
                     .collectives = {allreduce},
-                    .make_schedule = allreduce_recursive_doubling_schedule});
+                    .make_schedule = allreduce_recursive_doubling_schedule,
+                    .symmetry = binary_digits});
     list.push_back({.name = "recursive_multiplying",
                     .summary = "stages of groups of up to k ranks exchange whole vectors; collapse/expand when p "
                                "has a prime factor above k",
@@ -175,11 +176,13 @@ const std::vector<Algorithm>& algorithms() {
                     .eligibility = "p equal to the product of `factors`; with primes=merge a commutative operation",
                     .fallback = "recursive_multiplying",
                     .needs_commutative = [](const Params& params) { return params.at("primes") == "merge"; },
-                    .make_schedule = allreduce_recursive_multiplying_schedule});
+                    .make_schedule = allreduce_recursive_multiplying_schedule,
+                    .symmetry = multiplying_digits});
     list.push_back({.name = "rabenseifner",
                     .summary = "reduce-scatter by recursive halving, allgather by recursive doubling, MPICH's fold",
                     .collectives = {allreduce},
-                    .make_schedule = allreduce_rabenseifner_schedule});
+                    .make_schedule = allreduce_rabenseifner_schedule,
+                    .symmetry = binary_digits});
     list.push_back({.name = "ring",
                     .summary = "reduce-scatter and allgather around the ring: 2(p-1) steps of 1/p of the vector",
                     .collectives = {allreduce},

@@ -148,13 +148,14 @@ TEST(AllreduceCheck, RejectsAContributionReducedTwice) {
 }
 
 TEST(AllreduceCheck, RejectsOperandsOutOfOrder) {
-  // Rank 1 puts its own result on the left of rank 0's (and moves the result to recvbuf after).
+  // Rank 1 puts its own result on the left of rank 0's (and moves the result to recvbuf from where
+  // that leaves it).
   auto broken = [](int rank) {
     Schedule s = doubling(2, rank);
     if (rank == 1) {
       LocalReduce& reduce = s.steps[2].reductions.front();
       std::swap(reduce.from, reduce.into);
-      s.steps[3].copies.push_back({reduce.into, reduce.from});
+      s.steps[3].copies.front().from = reduce.into;
     }
     return s;
   };
@@ -200,7 +201,7 @@ TEST(AllreduceCheck, RejectsReducingDifferentSegments) {
 TEST(AllreduceCheck, RejectsReceivingIntoWhatTheStepSends) {
   auto broken = [](int rank) {
     Schedule s = doubling(2, rank);
-    s.steps[1].recvs.front().region.buffer = Buffer::recv;
+    s.steps[1].recvs.front().region = s.steps[1].sends.front().region;
     return s;
   };
   const auto result = check_allreduce(2, false, broken);

@@ -21,9 +21,7 @@ struct Spec {
   std::string text;
 };
 
-// Every algorithm that declares a symmetry, with the parameters that change its shape. The Allreduce
-// algorithms that pair ranks have none: the lower partner of a pair combines into a different buffer
-// than the upper one (rank order), so their copies differ.
+// Every algorithm that declares a symmetry, with the parameters that change its shape.
 const std::vector<Spec> symmetric_specs = {
     {Collective::allgather, "ring"},
     {Collective::allgather, "neighbor_exchange"},
@@ -42,6 +40,11 @@ const std::vector<Spec> symmetric_specs = {
     {Collective::alltoall, "bruck"},
     {Collective::alltoall, "bruck:radix=3"},
     {Collective::allreduce, "ring"},
+    {Collective::allreduce, "recursive_doubling"},
+    {Collective::allreduce, "recursive_multiplying"},
+    {Collective::allreduce, "recursive_multiplying:k=2"},
+    {Collective::allreduce, "recursive_multiplying:k=3"},
+    {Collective::allreduce, "rabenseifner"},
 };
 
 // Node-aware algorithms whose declaration depends on the node map: checked on sequential maps of
