@@ -47,6 +47,8 @@ Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, i
 Schedule allreduce_ring_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 // Node-aware: combine at each node's leader, `inter` among the leaders, send back (allreduce_hierarchical.cpp).
 Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+// Its rank symmetry: node_aware_symmetry (hierarchical.hpp) with `inter`'s among the leaders.
+RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 // `inter=ALG`: the flat Allreduce schedule algorithms among `algorithms` (registered before it).
 ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
 // Its state: the schedule alone, or with intra=shm the node's communicators and window as well.

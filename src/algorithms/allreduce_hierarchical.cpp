@@ -72,6 +72,17 @@ ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algor
                    }};
 }
 
+RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
+  const int nodes = static_cast<int>(shared_node_layout(node_of_rank)->members.size());
+  const AlgorithmChoice inter = *make_choice(params.at("inter"), {}, Collective::allreduce).choice;
+  const RankSymmetry among_leaders = rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0));
+  // The leaders run `inter` in place (their recvbuf holds the node's vector), where recursive
+  // doubling's and multiplying's last rank copies its vector to a temp copy and the others copy
+  // nothing: their digit symmetry does not hold here.
+  if (among_leaders.kind != RankSymmetry::Kind::rotation) return {};
+  return node_aware_symmetry(node_of_rank, among_leaders);
+}
+
 Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
   const auto shared_layout = shared_node_layout(node_of_rank);

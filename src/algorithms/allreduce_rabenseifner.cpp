@@ -26,25 +26,17 @@ Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, i
   schedule.temp_copies = p > 1 ? 1 : 0;
   schedule.steps.resize(static_cast<std::size_t>(2 * rounds + 3));
   auto& steps = schedule.steps;
-  // The lower partner of a round combines into the buffer it received into, so the partial result
-  // changes buffer in every round where the rank is lower (bit s of its new rank 0). Starting in
-  // temp where that happens an odd number of times ends every rank's reduce-scatter in recvbuf:
-  // no copy before the allgather, and every rank's schedule the same up to relabeling (the cost
-  // model's digit symmetry).
-  int lower_rounds = 0;
-  for (int s = 0; s < rounds; ++s) lower_rounds += new_rank >= 0 && (new_rank >> s & 1) == 0 ? 1 : 0;
-  const Buffer start = lower_rounds % 2 == 1 ? Buffer::temp : Buffer::recv;
   // Step 0: copy the contribution, fold. Step 1: the fold's reduction.
-  steps[0].copies.push_back({whole_vector(Buffer::send, p), whole_vector(start, p)});
+  steps[0].copies.push_back({whole_vector(Buffer::send, p), whole_vector(Buffer::recv, p)});
   if (rank < 2 * rem && new_rank < 0) steps[0].sends.push_back({rank + 1, whole_vector(Buffer::recv, p)});
   if (rank < 2 * rem && new_rank >= 0) {
-    steps[0].recvs.push_back({rank - 1, whole_vector(other(start), p)});
-    steps[1].reductions.push_back({whole_vector(other(start), p), whole_vector(start, p)});
+    steps[0].recvs.push_back({rank - 1, whole_vector(Buffer::temp, p)});
+    steps[1].reductions.push_back({whole_vector(Buffer::temp, p), whole_vector(Buffer::recv, p)});
   }
   if (new_rank >= 0) {
     // Reduce-scatter: round s in step 1+s, its reduction in step 2+s. `mine` holds the partial
     // result of the current segments [first, end).
-    Buffer mine = start;
+    Buffer mine = Buffer::recv;
     int first = 0, end = p;
     struct Round {
       int peer;
@@ -74,7 +66,10 @@ Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, i
       first = kept.first;
       end = kept.second;
     }
-    // Allgather, step 2+rounds on: the rounds backwards, in recvbuf (where `mine` ends).
+    // Allgather, step 2+rounds on: the rounds backwards; the own segments first move to recvbuf.
+    if (mine == Buffer::temp)
+      steps[static_cast<std::size_t>(2 + rounds)].copies.push_back(
+          {segment_range(Buffer::temp, first, end), segment_range(Buffer::recv, first, end)});
     for (int j = 0; j < rounds; ++j) {
       const Round& round = history[static_cast<std::size_t>(rounds - 1 - j)];
       Step& step = steps[static_cast<std::size_t>(2 + rounds + j)];

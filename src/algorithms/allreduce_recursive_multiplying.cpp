@@ -65,13 +65,15 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   if (merges) largest_group = std::max(largest_group, plan.factors.front() - 1 + merged_per_group);
   schedule.temp_copies = p > 1 ? largest_group : 0;
 
-  // The own partial result starts in the last temp copy rather than in the receive buffer (unless
-  // merging, whose receipts may need every copy): then every rank ends with its result in a temp
-  // copy and moves it to recvbuf, where otherwise the rank last in every group would skip that copy.
-  // One more copy on one rank, off the critical path, and every rank's schedule is the same up to
-  // relabeling (the cost model's digit symmetry).
+  // The own partial result starts in the receive buffer (with MPI_IN_PLACE no copy at all) and moves
+  // to a temp copy at the first stage where the rank is not its group's last; only the rank last in
+  // every group would end there and skip the final copy into recvbuf. It starts in the last temp copy
+  // instead: one more copy on that rank (at the end; with MPI_IN_PLACE also one before its first
+  // send), and every rank's schedule the same up to relabeling (the cost model's digit symmetry).
+  int virtual_ranks = 1;
+  for (const int f : plan.factors) virtual_ranks *= f;
   Place own_result;
-  if (schedule.temp_copies > 0 && !merges) own_result = {Buffer::temp, schedule.temp_copies - 1};
+  if (p > 1 && !merges && wid == virtual_ranks - 1) own_result = {Buffer::temp, schedule.temp_copies - 1};
   std::vector<Place> to_combine;  // received in the previous step, combined in this one
   std::size_t own_index = 0;
   Step& first = schedule.steps.emplace_back();
@@ -150,8 +152,7 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   if (!to_combine.empty()) own_result = combine_in_order(last, to_combine, own_index, p);
   // Copies run before a step's reductions, so the result moves to recvbuf one step later.
   Step& expand = schedule.steps.emplace_back();
-  const bool computes_result = wid >= 0 || merged;  // a collapsed rank receives it instead
-  if (computes_result && own_result.buffer == Buffer::temp) expand.copies.push_back({region(own_result), whole_vector(Buffer::recv, p)});
+  if (own_result.buffer == Buffer::temp) expand.copies.push_back({region(own_result), whole_vector(Buffer::recv, p)});
   if (plan.collapses()) {
     if (wid < 0) expand.recvs.push_back({survivor, whole_vector(Buffer::recv, p)});
     if (wid >= 0 && wid < groups) {

@@ -97,25 +97,59 @@ AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
   return choice;
 }
 
-RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
-  // Only where every node is one run of the same number of consecutive ranks: shifting ranks by
-  // whole nodes then shifts node indices, leaders onto leaders, and the gathers and broadcasts
-  // inside nodes go by local index alone. The leaders' algorithm must repeat under shifts of node
-  // indices too (a rotation); a digit symmetry among leaders is not one of rank shifts.
+RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const RankSymmetry& among_leaders) {
   const NodeLayout layout = make_node_layout(node_of_rank);
   const int nodes = static_cast<int>(layout.members.size());
   if (nodes < 2) return {};
-  const std::size_t ppn = layout.members.front().size();
+  const int ppn = static_cast<int>(layout.members.front().size());
+  // Members are in rank order, nodes in order of their lowest rank.
+  bool runs = true, strides = true;
   for (int node = 0; node < nodes; ++node) {
     const std::vector<int>& members = layout.members[static_cast<std::size_t>(node)];
-    // Members are in rank order: ppn of them from node·ppn on are the run node·ppn .. node·ppn + ppn − 1.
-    if (members.size() != ppn || members.front() != node * static_cast<int>(ppn)) return {};
+    if (static_cast<int>(members.size()) != ppn) return {};
+    for (int local = 0; local < ppn; ++local) {
+      runs = runs && members[local] == node * ppn + local;
+      strides = strides && members[local] == node + local * nodes;
+    }
   }
+  if (!runs && !strides) return {};
+  // The node index's digits (radix, whether relabelings may change it), least significant first: a
+  // rotation by multiples of q changes the high digit of node = d0 + q·d1 (d0 < q).
+  std::vector<std::pair<int, bool>> node_digits;
+  if (among_leaders.kind == RankSymmetry::Kind::rotation) {
+    if (among_leaders.period < 1 || nodes % among_leaders.period != 0) return {};
+    node_digits = {{among_leaders.period, false}, {nodes / among_leaders.period, true}};
+  } else if (among_leaders.kind == RankSymmetry::Kind::digits) {
+    for (std::size_t i = 0; i < among_leaders.radices.size(); ++i) {
+      const bool fixed = std::find(among_leaders.fixed.begin(), among_leaders.fixed.end(), static_cast<int>(i)) !=
+                         among_leaders.fixed.end();
+      node_digits.emplace_back(among_leaders.radices[i], !fixed);
+    }
+  } else {
+    return {};
+  }
+  // Sequential: rank = node·ppn + local; round-robin: rank = node + local·nodes.
+  std::vector<std::pair<int, bool>> digits;
+  if (runs) digits.emplace_back(ppn, false);
+  digits.insert(digits.end(), node_digits.begin(), node_digits.end());
+  if (!runs) digits.emplace_back(ppn, false);
+  RankSymmetry symmetry{RankSymmetry::Kind::digits};
+  long long product = 1;
+  for (const auto& [radix, free] : digits) {
+    product *= radix;
+    if (radix < 2) continue;  // a digit that is always 0
+    if (!free) symmetry.fixed.push_back(static_cast<int>(symmetry.radices.size()));
+    symmetry.radices.push_back(radix);
+  }
+  if (product != static_cast<long long>(node_of_rank.size()) || symmetry.fixed.size() == symmetry.radices.size()) return {};
+  return symmetry;
+}
+
+RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
+  const int nodes = static_cast<int>(make_node_layout(node_of_rank).members.size());
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
   if (inter.algorithm->passes_through) return {};  // a library collective among leaders: not ours to declare
-  const RankSymmetry among_leaders = rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0));
-  if (among_leaders.kind != RankSymmetry::Kind::rotation) return {};
-  return {RankSymmetry::Kind::rotation, among_leaders.period * static_cast<int>(ppn)};
+  return node_aware_symmetry(node_of_rank, rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0)));
 }
 
 int hierarchical_broadcast_steps(const NodeLayout& layout) {

@@ -46,8 +46,14 @@ Params with_intra(Params params, std::string_view intra);
 // The inter-node algorithm for `nodes` leaders: `inter` with its default parameters, or its fallback
 // where it is not eligible at that count (recursive_doubling at 3 nodes runs bruck).
 AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes);
-// Its rank symmetry on a node map (registry.hpp): a rotation by whole nodes where every node is one
-// run of ppn consecutive ranks and the leaders' algorithm is a rotation; none elsewhere.
+// The rank symmetry (registry.hpp) of a node-aware algorithm on a node map: the ranks of each node
+// go to its lowest one, which runs an algorithm of symmetry `among_leaders` with the other nodes'
+// lowest ranks by node index, and back by local index. Where every node holds the same number of
+// ranks, as one run of consecutive ranks (sequential) or every n-th rank (round-robin over n nodes),
+// relabeling node indices as `among_leaders` allows, local indices fixed, repeats the schedules:
+// digits of the rank's local index and node index. None elsewhere.
+RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const RankSymmetry& among_leaders);
+// The Allgather hierarchical's: node_aware_symmetry with `inter`'s among the leaders (none for native).
 RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // The block form for an inter algorithm with a schedule and intra=p2p: 1 gather step, the inter

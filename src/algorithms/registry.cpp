@@ -181,8 +181,7 @@ const std::vector<Algorithm>& algorithms() {
     list.push_back({.name = "rabenseifner",
                     .summary = "reduce-scatter by recursive halving, allgather by recursive doubling, MPICH's fold",
                     .collectives = {allreduce},
-                    .make_schedule = allreduce_rabenseifner_schedule,
-                    .symmetry = binary_digits});
+                    .make_schedule = allreduce_rabenseifner_schedule});
     list.push_back({.name = "ring",
                     .summary = "reduce-scatter and allgather around the ring: 2(p-1) steps of 1/p of the vector",
                     .collectives = {allreduce},
@@ -204,6 +203,7 @@ const std::vector<Algorithm>& algorithms() {
                     .needs_commutative = [](const Params& params) { return params.at("inter") == "ring"; },
                     .order_needs_consecutive_nodes = true,
                     .make_schedule = allreduce_hierarchical_schedule,
+                    .symmetry = allreduce_hierarchical_symmetry,
                     .make_state = make_allreduce_hierarchical_state});
     // Gatherv and Scatterv: their states make each call's schedule (root- and count-dependent).
     list.push_back({.name = "linear",

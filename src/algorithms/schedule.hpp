@@ -91,12 +91,13 @@ struct Schedule {
 //             distances);
 //   digits:   r written in the mixed radix `radices` (least significant first, product p), g adds x
 //             digit by digit without carry (recursive doubling: XOR; recursive multiplying: its
-//             stages' groups).
+//             stages' groups), x zero at the `fixed` digits (a node-aware algorithm's local index).
 struct RankSymmetry {
   enum class Kind : std::uint8_t { none, rotation, digits };
   Kind kind = Kind::none;
   int period = 1;
   std::vector<int> radices;
+  std::vector<int> fixed;  // digits: indices into radices
 };
 
 }  // namespace collshim

@@ -146,12 +146,13 @@ class CostModel {
 
   Prediction run(const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
                  std::vector<double>* end_us = nullptr) {
+    // Indices below are orbits, one rank costed for each (orbits_.representative_rank).
     const int ranks = orbits_.representatives();
-    for (int r = 0; r < ranks; ++r) record(r, profile_of(call_, r, schedule_of(r)));
+    for (int r = 0; r < ranks; ++r) record(r, profile_of(call_, orbits_.representative_rank(r), schedule_of(orbits_.representative_rank(r))));
     check_relabeled_ranks(schedule_of);
 
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
-    if (!start_us.empty()) std::copy_n(start_us.begin(), ranks, clock.begin());
+    for (int r = 0; r < ranks && !start_us.empty(); ++r) clock[r] = start_us[orbits_.representative_rank(r)];
     std::vector<double> posted_at(clock.size()), busy_until(clock.size()), sends_done(clock.size());
     std::vector<std::vector<std::pair<double, bool>>> arrivals(clock.size());  // (time, between nodes)
     Prediction prediction;
@@ -171,23 +172,25 @@ class CostModel {
         incoming.clear();
         t += pack_us(profiles_[static_cast<std::size_t>(r)].steps[s].unpacked_bytes);
         const double end = std::max(t, sends_done[r]);
-        if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = r;
+        if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = orbits_.representative_rank(r);
         clock[r] = end;
       }
       prediction.approximated = prediction.approximated || step.opaque;
     }
-    for (int r = 0; r < ranks; ++r) prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[r]));
+    for (int r = 0; r < ranks; ++r)
+      prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[orbits_.representative_rank(r)]));
     if (end_us) {
       end_us->resize(static_cast<std::size_t>(call_.p));
-      for (int r = 0; r < call_.p; ++r) (*end_us)[r] = clock[orbits_.representative(r)];
+      for (int r = 0; r < call_.p; ++r) (*end_us)[r] = clock[orbits_.orbit_of(r)];
     }
     return prediction;
   }
 
  private:
   // Pass 1: a representative's profile, and its share of every step's concurrency (τ per node).
-  void record(int rank, RankProfile profile) {
-    if (rank == 0) {
+  void record(int index, RankProfile profile) {
+    const int rank = orbits_.representative_rank(index);
+    if (index == 0) {
       steps_ = profile.steps.size();
       concurrency_.resize(steps_);
       opaque_ = profile.opaque;
@@ -217,15 +220,15 @@ class CostModel {
   }
 
   // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
-  // here ranks outside the representatives, spread over all of them, are checked against it.
+  // here ranks spread over all p, the representatives skipped, are checked against it.
   void check_relabeled_ranks(const std::function<Schedule(int rank)>& schedule_of) const {
-    const int t = orbits_.representatives();
     constexpr int samples = 16;
-    for (int i = 0; i < samples && t < call_.p; ++i) {
-      const int rank = t + static_cast<int>(static_cast<long long>(call_.p - t - 1) * i / (samples - 1));
-      const int model = orbits_.representative(rank);
-      const std::string mismatch =
-          relabeling_mismatch(orbits_, model, profiles_[static_cast<std::size_t>(model)], rank, profile_of(call_, rank, schedule_of(rank)));
+    for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i) {
+      const int rank = static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1));
+      if (orbits_.is_representative(rank)) continue;
+      const int orbit = orbits_.orbit_of(rank);
+      const std::string mismatch = relabeling_mismatch(orbits_, orbits_.representative_rank(orbit), profiles_[static_cast<std::size_t>(orbit)],
+                                                       rank, profile_of(call_, rank, schedule_of(rank)));
       if (!mismatch.empty()) throw std::logic_error("the schedules lack the symmetry their algorithm declares: " + mismatch);
     }
   }
@@ -250,12 +253,12 @@ class CostModel {
 
   // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
   // its receives and sends.
-  double posted(int rank, std::size_t s, double clock) const {
-    const RankProfile& profile = profiles_[static_cast<std::size_t>(rank)];
+  double posted(int orbit, std::size_t s, double clock) const {
+    const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
     const RankStep& compact = profile.steps[s];
     double t = clock;
     if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
-    const int copiers = count(concurrency_.copying, s, node_[rank]);
+    const int copiers = count(concurrency_.copying, s, node_[orbits_.representative_rank(orbit)]);
     for (std::uint32_t i = compact.first; i < compact.first + compact.count && profile.items[i].kind == Item::Kind::copy; ++i)
       if (!platform_.local_copies_free) t += platform_.shm.transfer_time(profile.items[i].bytes, copiers);
     return t;
@@ -264,20 +267,20 @@ class CostModel {
   // Then its sends, one after another from when it posted; a message moves from its injection (or,
   // where transfers wait for the receiver, from when the receiver posted, if later) for one
   // transmission time. It arrives at the representative of its receiver's orbit.
-  void send(int rank, std::size_t s, const std::vector<double>& posted_at, double& busy_until, double& sends_done,
+  void send(int orbit, std::size_t s, const std::vector<double>& posted_at, double& busy_until, double& sends_done,
             std::vector<std::vector<std::pair<double, bool>>>& arrivals) const {
-    const int node = node_[rank];
+    const int node = node_[orbits_.representative_rank(orbit)];
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
-    const RankProfile& profile = profiles_[static_cast<std::size_t>(rank)];
+    const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
     const RankStep& compact = profile.steps[s];
-    double t = posted_at[rank];
+    double t = posted_at[orbit];
     sends_done = t;
     for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
       const Item& item = profile.items[i];
       if (item.kind == Item::Kind::copy) continue;
       const int destination = node_[item.peer];
-      const int receiver = orbits_.representative(item.peer);
+      const int receiver = orbits_.orbit_of(item.peer);
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       if (destination == node) {
@@ -323,10 +326,14 @@ std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& 
   if (symmetry.kind != RankSymmetry::Kind::none && orbits.kind() == RankSymmetry::Kind::none)
     return "the declared symmetry does not fit p = " + std::to_string(call.p);
   std::vector<RankProfile> representatives;
-  for (int rank = 0; rank < orbits.representatives(); ++rank) representatives.push_back(profile_of(call, rank, schedule_of(rank)));
-  for (int rank = orbits.representatives(); rank < call.p; ++rank) {
-    const int model = orbits.representative(rank);
-    std::string mismatch = relabeling_mismatch(orbits, model, representatives[static_cast<std::size_t>(model)], rank,
+  for (int orbit = 0; orbit < orbits.representatives(); ++orbit) {
+    const int rank = orbits.representative_rank(orbit);
+    representatives.push_back(profile_of(call, rank, schedule_of(rank)));
+  }
+  for (int rank = 0; rank < call.p; ++rank) {
+    if (orbits.is_representative(rank)) continue;
+    const int orbit = orbits.orbit_of(rank);
+    std::string mismatch = relabeling_mismatch(orbits, orbits.representative_rank(orbit), representatives[static_cast<std::size_t>(orbit)], rank,
                                                profile_of(call, rank, schedule_of(rank)));
     if (!mismatch.empty()) return mismatch;
   }

@@ -7,15 +7,16 @@
 namespace collshim::model {
 
 RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us)
-    : p_(std::max(1, static_cast<int>(node_of_rank.size()))), t_(p_) {
+    : p_(std::max(1, static_cast<int>(node_of_rank.size()))) {
   const int nodes = node_of_rank.empty() ? 0 : *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
   // The generators of G: G is what they generate, and it keeps the nodes if each of them does.
   std::vector<int> generators;
+  int period = p_;  // rotation: G's shifts are the multiples of this
   if (symmetry.kind == RankSymmetry::Kind::rotation && symmetry.period > 0 && p_ % symmetry.period == 0) {
-    kind_ = symmetry.kind;  // t = p until a shift keeps the nodes
+    kind_ = symmetry.kind;  // no shift until one keeps the nodes
     for (int t = symmetry.period; t < p_; t += symmetry.period) {
       if (p_ % t == 0 && keeps(t, node_of_rank, nodes, start_us)) {
-        t_ = t;
+        period = t;
         generators = {t};
         break;
       }
@@ -27,12 +28,37 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
       kind_ = symmetry.kind;
       radices_ = symmetry.radices;
       for (int place = 1; const int radix : radices_) places_.push_back(place), place *= radix;
-      // Adding 1 at digit j generates the additions at that place; G uses the places from the
-      // lowest one above which every place keeps the nodes.
-      for (int j = static_cast<int>(places_.size()) - 1; j >= 0 && keeps(places_[j], node_of_rank, nodes, start_us); --j) {
-        t_ = places_[static_cast<std::size_t>(j)];
-        generators.push_back(t_);
+      // Adding s at digit j generates the additions of multiples of s there: per digit not fixed,
+      // the smallest s (a divisor of its radix) that keeps the nodes (a row of a grid keeps nodes of
+      // 16 ranks when shifted by 16, not by 1).
+      steps_.assign(radices_.size(), 0);
+      for (std::size_t j = 0; j < places_.size(); ++j) {
+        if (std::find(symmetry.fixed.begin(), symmetry.fixed.end(), static_cast<int>(j)) != symmetry.fixed.end()) continue;
+        for (int s = 1; s < radices_[j] && steps_[j] == 0; ++s) {
+          if (radices_[j] % s == 0 && keeps(s * places_[j], node_of_rank, nodes, start_us)) {
+            steps_[j] = s;
+            generators.push_back(s * places_[j]);
+          }
+        }
       }
+    }
+  }
+
+  // Orbits: a rotation's are the residues mod its period; under digits a rank's representative has
+  // each generating digit reduced mod its step (it is no larger, so it is numbered first).
+  orbit_of_.resize(static_cast<std::size_t>(p_));
+  for (int rank = 0; rank < p_; ++rank) {
+    int representative = rank;
+    if (kind_ == RankSymmetry::Kind::rotation) representative = rank % period;
+    for (std::size_t j = 0; kind_ == RankSymmetry::Kind::digits && j < places_.size(); ++j) {
+      const int digit = rank / places_[j] % radices_[j];
+      if (steps_[j] > 0) representative -= (digit - digit % steps_[j]) * places_[j];
+    }
+    if (representative == rank) {
+      orbit_of_[static_cast<std::size_t>(rank)] = static_cast<int>(ranks_.size());
+      ranks_.push_back(rank);
+    } else {
+      orbit_of_[static_cast<std::size_t>(rank)] = orbit_of_[static_cast<std::size_t>(representative)];
     }
   }
 

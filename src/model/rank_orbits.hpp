@@ -2,12 +2,14 @@
 // Which ranks the cost model must cost. Of an algorithm's RankSymmetry (schedule.hpp) it keeps the
 // relabelings g that also keep nodes whole (node(r) = node(s) exactly when node(g r) = node(g s)):
 // they form a group G, and every rank of an orbit of G has the same clock in every step, so the
-// model costs one representative per orbit. The orbits are the residues r mod t for the smallest
-// t the node map allows:
-//   rotation: G = shifts by multiples of t (t a multiple of the period that divides p);
-//   digits:   G = digit additions at the places from t = radix_0 · … · radix_{j-1} up.
+// model costs one representative per orbit:
+//   rotation: G = shifts by multiples of t (t a multiple of the period that divides p, the smallest
+//             that keeps the nodes); the representatives are ranks 0..t-1;
+//   digits:   G = additions of multiples of s_j at each digit j not fixed, s_j the smallest divisor
+//             of its radix whose addition keeps the nodes; the representatives are the ranks whose
+//             digit j is below s_j at every such digit.
 // Sequential nodes of n ranks give t = n under rotation (n a power of two under digits of 2),
-// round-robin placement t = 1. Without a symmetry, or where none keeps the nodes, t = p.
+// round-robin placement t = 1. Without a symmetry, or where none keeps the nodes, every rank.
 // Nodes fall into orbits of G too: a count of events at a node (τ's messages) is the count of the
 // representatives' events in the node's orbit times |G| / (orbit size).
 #include <vector>
@@ -22,11 +24,14 @@ class RankOrbits {
   // must also keep every rank's start time (a barrier's exit skew repeats only under some of them).
   RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us = {});
 
-  // none where the declared symmetry does not fit p (then t = p)
+  // none where the declared symmetry does not fit p (then every rank is its own orbit)
   RankSymmetry::Kind kind() const { return kind_; }
-  int representatives() const { return t_; }  // ranks 0..t-1
-  int representative(int rank) const { return rank % t_; }
-  int group_order() const { return p_ / t_; }
+  // Orbits are numbered 0..representatives()-1, in the order of their representatives' ranks.
+  int representatives() const { return static_cast<int>(ranks_.size()); }
+  int representative_rank(int orbit) const { return ranks_[static_cast<std::size_t>(orbit)]; }
+  int orbit_of(int rank) const { return orbit_of_[static_cast<std::size_t>(rank)]; }
+  bool is_representative(int rank) const { return representative_rank(orbit_of(rank)) == rank; }
+  int group_order() const { return p_ / representatives(); }
   // The g in G with g(from) = to, applied to `rank` (from and to in one orbit).
   int relabel(int from, int to, int rank) const { return add(difference(to, from), rank); }
   int node_orbit(int node) const { return node_orbit_[static_cast<std::size_t>(node)]; }
@@ -43,8 +48,11 @@ class RankOrbits {
   bool keeps(int x, const std::vector<int>& node_of_rank, int nodes, const std::vector<double>& start_us) const;
 
   RankSymmetry::Kind kind_ = RankSymmetry::Kind::none;
-  int p_ = 1, t_ = 1;
+  int p_ = 1;
   std::vector<int> radices_, places_;  // digits: radix and place value, least significant first
+  std::vector<int> steps_;             // digits: G adds multiples of this there (0: nothing)
+  std::vector<int> ranks_;             // orbit -> its representative
+  std::vector<int> orbit_of_;          // rank -> orbit
   std::vector<int> node_orbit_;        // node -> orbit 0..K-1
   std::vector<int> orbit_size_;        // nodes per orbit
 };

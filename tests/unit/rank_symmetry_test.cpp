@@ -3,6 +3,7 @@
 // one rank per orbit predicts exactly what costing every rank does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <stdexcept>
@@ -44,17 +45,20 @@ const std::vector<Spec> symmetric_specs = {
     {Collective::allreduce, "recursive_multiplying"},
     {Collective::allreduce, "recursive_multiplying:k=2"},
     {Collective::allreduce, "recursive_multiplying:k=3"},
-    {Collective::allreduce, "rabenseifner"},
 };
 
-// Node-aware algorithms whose declaration depends on the node map: checked on sequential maps of
-// whole nodes, where they declare one.
+// Node-aware algorithms whose declaration depends on the node map: checked on sequential and
+// round-robin maps of whole nodes, where they declare one.
 const std::vector<Spec> node_aware_specs = {
     {Collective::allgather, "hierarchical:inter=ring"},
     {Collective::allgather, "hierarchical:inter=bruck"},
     {Collective::allgather, "hierarchical:inter=sparbit"},
     {Collective::allgather, "hierarchical:inter=neighbor_exchange"},
+    {Collective::allgather, "hierarchical:inter=recursive_doubling"},
+    {Collective::allgather, "hierarchical:inter=recursive_multiplying"},
     {Collective::allgather, "hierarchical:inter=bruck,intra=shm"},
+    {Collective::allreduce, "hierarchical:inter=ring"},
+    {Collective::allreduce, "hierarchical:inter=ring,intra=shm"},
 };
 
 AlgorithmChoice choice_of(const Spec& spec) {
@@ -97,9 +101,11 @@ TEST(RankSymmetry, EveryDeclarationHoldsForEveryRank) {
 }
 
 std::vector<int> sequential(int p, int per_node);
+std::vector<int> round_robin(int p, int node_count);
 
-// Hierarchical: a rotation by whole nodes where every node is a run of the same number of ranks and
-// the leaders' algorithm rotates; the check runs on those maps (every rank's schedule on it).
+// Node-aware: node indices relabeled as the leaders' algorithm allows, local indices fixed, where
+// every node holds the same number of ranks in one run or round-robin; the check runs on those maps
+// (every rank's schedule on it).
 TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
   for (const Spec& spec : node_aware_specs) {
     const AlgorithmChoice choice = choice_of(spec);
@@ -107,22 +113,31 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
     for (int p = 1; p <= 130; ++p) {
       for (const int per_node : {2, 3, 4, 8, 16}) {
         if (p % per_node != 0) continue;
-        const std::vector<int> nodes = sequential(p, per_node);
-        const RankSymmetry symmetry = rank_symmetry(choice, nodes);
-        if (symmetry.kind == RankSymmetry::Kind::none) continue;
-        ++symmetric_maps;
-        EXPECT_EQ(symmetry.period % per_node, 0) << spec.text << " shifts by whole nodes only";
-        EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
-                                          [&](int rank) { return generate_schedule(choice, nodes, rank); }),
-                  "")
-            << spec.text << " p=" << p << " " << per_node << " per node";
+        for (const std::vector<int>& nodes : {sequential(p, per_node), round_robin(p, p / per_node)}) {
+          const RankSymmetry symmetry = rank_symmetry(choice, nodes);
+          if (symmetry.kind == RankSymmetry::Kind::none) continue;
+          ++symmetric_maps;
+          const std::string what = spec.text + " p=" + std::to_string(p) + " " + std::to_string(per_node) + " per node" +
+                                   (nodes == sequential(p, per_node) ? "" : " round-robin");
+          // No relabeling moves a rank within its node: an orbit's ranks share their local index.
+          const RankOrbits orbits(symmetry, nodes);
+          for (int rank = 0; rank < p; ++rank) {
+            const int model = orbits.representative_rank(orbits.orbit_of(rank));
+            const auto local = [&](int r) { return static_cast<int>(std::count(nodes.begin(), nodes.begin() + r, nodes[r])); };
+            ASSERT_EQ(local(rank), local(model)) << what << " rank " << rank;
+          }
+          EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
+                                            [&](int rank) { return generate_schedule(choice, nodes, rank); }),
+                    "")
+              << what;
+        }
       }
     }
     EXPECT_GE(symmetric_maps, 40) << spec.text;
-    // Elsewhere it declares none: one node, an uneven last node, round-robin, a digit-symmetric inter.
+    // Elsewhere it declares none: one node, an uneven last node, nodes neither runs nor round-robin.
     EXPECT_EQ(rank_symmetry(choice, std::vector<int>(16, 0)).kind, RankSymmetry::Kind::none);
     EXPECT_EQ(rank_symmetry(choice, sequential(20, 8)).kind, RankSymmetry::Kind::none);
-    EXPECT_EQ(rank_symmetry(choice, {0, 1, 0, 1, 0, 1, 0, 1}).kind, RankSymmetry::Kind::none);
+    EXPECT_EQ(rank_symmetry(choice, {0, 1, 1, 0, 0, 1, 1, 0}).kind, RankSymmetry::Kind::none);
     EXPECT_EQ(rank_symmetry(choice, {0, 0, 1, 2, 3, 3, 4, 4}).kind, RankSymmetry::Kind::none) << "two nodes in one run";
   }
   // And the check finds a shift by less than a node (a member would stand where a leader does).
@@ -131,8 +146,8 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
   EXPECT_NE(rank_symmetry_violation(uniform_call(Collective::allgather, 16, 24), {RankSymmetry::Kind::rotation, 2},
                                     [&](int rank) { return generate_schedule(bruck, nodes, rank); }),
             "");
-  EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical:inter=recursive_doubling"}), sequential(32, 4)).kind,
-            RankSymmetry::Kind::none);
+  EXPECT_EQ(rank_symmetry(choice_of({Collective::allreduce, "hierarchical:inter=recursive_doubling"}), sequential(32, 4)).kind,
+            RankSymmetry::Kind::none) << "the leaders run it in place, where its last rank copies and the others do not";
   EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical"}), sequential(32, 4)).kind,
             RankSymmetry::Kind::none) << "inter=native: a library collective";
 }
@@ -193,10 +208,28 @@ TEST(RankOrbits, TheNodeMapDecidesHowManyRanksAreCosted) {
   EXPECT_EQ(RankOrbits({RankSymmetry::Kind::rotation, 2}, round_robin(64, 4)).representatives(), 2);
   EXPECT_EQ(RankOrbits(binary, sequential(64, 16)).representatives(), 1) << "XOR of the low bits stays in the node";
   EXPECT_EQ(RankOrbits(binary, round_robin(64, 4)).representatives(), 1);
-  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).representatives(), 64) << "XOR 32 splits nodes of 12";
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).representatives(), 16) << "XOR 1 and 2 keep nodes of 12, XOR 4 splits them";
   EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).kind(), RankSymmetry::Kind::digits);
   EXPECT_EQ(RankOrbits(binary, sequential(32, 4)).kind(), RankSymmetry::Kind::none) << "radices for 64, not 32";
   EXPECT_EQ(RankOrbits({}, sequential(64, 16)).representatives(), 64);
+  // A row of 8 (the low digit) holds two nodes of 4: shifts by 4 along it keep them, by 1 or 2 not.
+  EXPECT_EQ(RankOrbits(RankSymmetry{RankSymmetry::Kind::digits, 1, {8, 4}}, sequential(32, 4)).representatives(), 4);
+  EXPECT_EQ(RankOrbits(RankSymmetry{RankSymmetry::Kind::digits, 1, {8, 4}}, sequential(32, 4)).orbit_of(8 * 3 + 4 + 2), 2);
+  // Fixed digits: a node-aware algorithm's local index. Nodes of 4 consecutive ranks, the node index
+  // rotated: node 0's ranks represent their orbits.
+  const RankOrbits by_node(RankSymmetry{RankSymmetry::Kind::digits, 1, {4, 16}, {0}}, sequential(64, 4));
+  EXPECT_EQ(by_node.representatives(), 4);
+  EXPECT_EQ(by_node.representative_rank(3), 3);
+  EXPECT_EQ(by_node.orbit_of(4 * 9 + 3), 3);
+  // Round-robin over 16 nodes, the node index (the low digit) rotated, the local index (the high one)
+  // fixed: the representatives are node 0's ranks 0, 16, 32, 48.
+  const RankOrbits round_robin_nodes(RankSymmetry{RankSymmetry::Kind::digits, 1, {16, 4}, {1}}, round_robin(64, 16));
+  EXPECT_EQ(round_robin_nodes.representatives(), 4);
+  EXPECT_EQ(round_robin_nodes.representative_rank(1), 16);
+  EXPECT_EQ(round_robin_nodes.orbit_of(16 + 5), 1);
+  EXPECT_TRUE(round_robin_nodes.is_representative(48));
+  EXPECT_FALSE(round_robin_nodes.is_representative(49));
+  EXPECT_EQ(round_robin_nodes.relabel(16, 16 + 5, 32 + 15), 32 + 4) << "node 15 + 5 wraps to node 4";
   // Start times that repeat every 4 ranks: only relabelings that keep them count.
   std::vector<double> every_fourth(64);
   for (int r = 0; r < 64; ++r) every_fourth[r] = 0.5 * (r % 4);
