@@ -16,6 +16,9 @@ Schedule linear_alltoallv_schedule(const std::vector<int>& node_of_rank, int ran
 Schedule pairwise_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 Schedule bruck_alltoall_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+// Where the shape has no holes (p = prod d_j), the schedules repeat under digit additions of the
+// grid coordinates (the last dimension the least significant digit); none elsewhere.
+RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 
 // An Alltoallv whose blocks are forwarded through `phases` phases (grid, node_grid), seen from one

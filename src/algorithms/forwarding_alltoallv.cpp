@@ -34,6 +34,11 @@ Schedule forwarding_alltoallv_schedule(int p, int rank, const ForwardingRoute& r
       (next == rank ? staying : outgoing[next]).push_back(held_item);
     }
     for (auto& [peer, blocks] : outgoing) step.sends.push_back({peer, {Buffer::scratch, std::move(blocks)}});
+    // Posted from the next rank up, cyclically: group members start with different partners, and
+    // a grid's digit relabelings keep the order (the cost model's symmetry).
+    std::stable_sort(step.sends.begin(), step.sends.end(), [p, rank](const Transfer& a, const Transfer& b) {
+      return (a.peer - rank + p) % p < (b.peer - rank + p) % p;
+    });
 
     Step& after = schedule.steps[j + 1];
     LocalCopy deliver{{Buffer::scratch, {}}, {Buffer::recv, {}}};

@@ -23,11 +23,26 @@
 // enumerating all p^2 items: O(p * sum(d_j)) next-hop evaluations per rank, once per communicator.
 #include <algorithm>
 #include <map>
+#include <numeric>
+#include <optional>
 
 #include "algorithms/alltoallv_algorithms.hpp"
 #include "algorithms/grid_routing.hpp"
 
 namespace collshim {
+
+RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
+  const int p = static_cast<int>(node_of_rank.size());
+  const std::vector<int> shape = grid_shape(p, parse_grid_dims(params.at("dims")).value_or(GridDims{}));
+  RankSymmetry symmetry{RankSymmetry::Kind::digits};
+  long long box = 1;
+  for (auto side = shape.rbegin(); side != shape.rend(); ++side) {
+    box *= *side;
+    if (*side >= 2) symmetry.radices.push_back(*side);  // a side of 1 is a digit that is always 0
+  }
+  if (box != p || symmetry.radices.empty()) return {};
+  return symmetry;
+}
 
 Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
@@ -35,18 +50,35 @@ Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank,
   const GridRouting routing(p, grid_shape(p, dims.value_or(GridDims{})));
   ForwardingRoute route;
   route.phases = routing.phases();
-  route.next_hop = [&](int phase, int /*origin*/, int destination) { return routing.next_hop(phase, rank, destination); };
+  // This rank's groups, each found once: the next hop of everything it holds is read from them.
+  std::vector<std::optional<GridPhase>> groups(static_cast<std::size_t>(routing.phases()));
+  route.next_hop = [&](int phase, int /*origin*/, int destination) {
+    std::optional<GridPhase>& group = groups[static_cast<std::size_t>(phase)];
+    if (!group) group = routing.phase(phase, rank);
+    if (destination < group->block_begin || destination >= group->block_begin + group->block_size) return -1;
+    return group->members[static_cast<std::size_t>(group->next_index(destination))];
+  };
+  // Where each origin's items for this rank's depth-j block are at the start of phase j, advanced
+  // one phase per call (the schedule asks for the phases in order).
+  std::vector<int> at_of_origin(static_cast<std::size_t>(p));
+  int advanced_to = p;  // the phase at_of_origin describes; p: not yet set
   route.incoming = [&](int j) {
+    if (advanced_to > j) std::iota(at_of_origin.begin(), at_of_origin.end(), 0), advanced_to = 0;
+    for (; advanced_to < j; ++advanced_to) {
+      for (int& at : at_of_origin) at = routing.next_hop(advanced_to, at, rank);
+    }
     const GridPhase group = routing.phase(j, rank);
     const auto in_group = [&](int member) { return std::binary_search(group.members.begin(), group.members.end(), member); };
+    // A hop lands in its destination's sub-block, so only destinations in this rank's can come here.
+    const int part = group.part_of(rank);
+    const int first = group.part_begin(part), last = first + group.part_length(part);
     // What each member hands over: items for destinations in this rank's depth-j block, held by
     // the member (their place depends on the origin only, for that block) and routed to this rank.
     std::map<int, std::vector<std::int64_t>> incoming;
     for (int origin = 0; origin < p; ++origin) {
-      int at = origin;
-      for (int i = 0; i < j; ++i) at = routing.next_hop(i, at, rank);
+      const int at = at_of_origin[static_cast<std::size_t>(origin)];
       if (at == rank || !in_group(at)) continue;
-      for (int destination = group.block_begin; destination < group.block_begin + group.block_size; ++destination) {
+      for (int destination = first; destination < last; ++destination) {
         if (destination != origin && routing.next_hop(j, at, destination) == rank)
           incoming[at].push_back(static_cast<std::int64_t>(origin) * p + destination);
       }

@@ -65,6 +65,8 @@ struct GridPhase {
   std::vector<int> next_by_part;   // per sub-block: index in `members` of the hop for destinations there
 
   int part_of(int rank) const;  // sub-block of a rank of this block
+  int part_begin(int part) const { return block_begin + part * part_size + (part < long_parts ? part : long_parts); }
+  int part_length(int part) const { return part_size + (part < long_parts ? 1 : 0); }
   // Index in `members` of the next hop of an item for `destination` (a rank of this block).
   int next_index(int destination) const { return next_by_part[part_of(destination)]; }
 };

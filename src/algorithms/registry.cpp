@@ -142,7 +142,8 @@ const std::vector<Algorithm>& algorithms() {
                                "each byte forwarded up to k times",
                     .collectives = {alltoallv, alltoall},
                     .params = {grid_dims_param()},
-                    .make_schedule = grid_alltoallv_schedule});
+                    .make_schedule = grid_alltoallv_schedule,
+                    .symmetry = grid_symmetry});
     // Eligible everywhere: one node is an intra-node exchange (combine and deliver phases of nothing
     // but direct blocks), one rank per node the `dims` grid among nodes.
     list.push_back({.name = "node_grid",
