@@ -16,9 +16,10 @@
 //   - whether network messages also load the nodes' memory: a ring inside a node while other ranks
 //     of it exchange with another node, predicted by the cost model both ways; the closer wins.
 // L(m, τ) is fitted per τ as latency + m / bandwidth by least squares on proportional error, then
-// corrected per measured size by one factor (the geometric mean over τ of measured / fitted), which
-// size_factors apply to latency and transfer time alike: eager and rendezvous regimes, caches and
-// the simulator's size factors bend the curve, and a straight line would miss them by up to 2×.
+// corrected per measured size by a latency factor and a bandwidth factor (least squares over τ; one
+// factor for both, the geometric mean over τ of measured / fitted, where τ cannot tell them apart):
+// eager and rendezvous regimes, caches and the simulator's size factors bend the curve, and a
+// straight line would miss them by up to 2×.
 #include <optional>
 #include <string>
 #include <vector>

@@ -336,8 +336,8 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
                              const std::vector<std::string>& provenance) {
   std::ostringstream text;
   text << "# A cost-model platform description measured by collshim-bench --calibrate (collshim-model predict\n"
-          "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by one\n"
-          "# factor per measured size (size_factors); see src/model/calibration.hpp.\n";
+          "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by a\n"
+          "# latency and a bandwidth factor per measured size (size_factors); see src/model/calibration.hpp.\n";
   for (const std::string& line : provenance) text << "# " << line << '\n';
   char line[200];
   for (const auto& [name, channel, quality] : {std::tuple{"shm", &measured.shm, &fitted.shm}, std::tuple{"net", &measured.net, &fitted.net}}) {
