@@ -98,7 +98,8 @@ AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
 }
 
 RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const RankSymmetry& among_leaders) {
-  const NodeLayout layout = make_node_layout(node_of_rank);
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
   const int nodes = static_cast<int>(layout.members.size());
   if (nodes < 2) return {};
   const int ppn = static_cast<int>(layout.members.front().size());
@@ -146,7 +147,7 @@ RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const Ran
 }
 
 RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
-  const int nodes = static_cast<int>(make_node_layout(node_of_rank).members.size());
+  const int nodes = static_cast<int>(shared_node_layout(node_of_rank)->members.size());
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
   if (inter.algorithm->passes_through) return {};  // a library collective among leaders: not ours to declare
   return node_aware_symmetry(node_of_rank, rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0)));
