@@ -66,12 +66,11 @@ bool read_inputs(const std::vector<std::string>& inputs, const std::vector<std::
 // Measurements and predictions are given apart, so that a file of one is never taken for the
 // other: rules takes predictions with --predicted only (they fill unmeasured cells), and verify
 // judges a table on measurements only. `plot` draws either.
-bool refuse_predictions(const collshim::tune::CsvReadResult& read, const std::string& command) {
+// `what_it_takes` finishes the message: what the command accepts instead.
+bool refuse_predictions(const collshim::tune::CsvReadResult& read, const std::string& what_it_takes) {
   for (const auto& m : read.measurements) {
     if (!m.predicted) continue;
-    std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); " << command
-              << (command == "rules" ? " takes predictions with --predicted only, to fill cells nobody measured"
-                                     : " takes measurements only (collshim-bench --csv)")
+    std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); " << what_it_takes
               << "\n";
     return true;
   }
@@ -103,7 +102,8 @@ int run_rules(const RulesOptions& options) {
   collshim::tune::CsvReadResult read;
   // Predictions alone make a table where nothing could be measured; its evidence says so.
   if (!options.inputs.empty() &&
-      (!read_inputs(options.inputs, options.platforms, read) || refuse_predictions(read, "rules")))
+      (!read_inputs(options.inputs, options.platforms, read) ||
+       refuse_predictions(read, "rules takes predictions with --predicted only, to fill cells nobody measured")))
     return 1;
   if (!options.predicted.empty()) {
     collshim::tune::CsvReadResult predicted;
@@ -212,7 +212,7 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
     if (const int status = collshim::tune::run_sweep(sweep); status != 0) return status;
     inputs = {output};
   }
-  if (!read_inputs(inputs, {}, read) || refuse_predictions(read, "verify")) return 1;
+  if (!read_inputs(inputs, {}, read) || refuse_predictions(read, "verify takes measurements only (collshim-bench --csv)")) return 1;
 
   // Measured elsewhere: the table decides each cell as the shim would (no forcing variables).
   std::unique_ptr<collshim::Selector> selector;
