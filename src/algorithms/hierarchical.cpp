@@ -121,11 +121,8 @@ RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const Ran
     if (among_leaders.period < 1 || nodes % among_leaders.period != 0) return {};
     node_digits = {{among_leaders.period, false}, {nodes / among_leaders.period, true}};
   } else if (among_leaders.kind == RankSymmetry::Kind::digits) {
-    for (std::size_t i = 0; i < among_leaders.radices.size(); ++i) {
-      const bool fixed = std::find(among_leaders.fixed.begin(), among_leaders.fixed.end(), static_cast<int>(i)) !=
-                         among_leaders.fixed.end();
-      node_digits.emplace_back(among_leaders.radices[i], !fixed);
-    }
+    for (std::size_t i = 0; i < among_leaders.radices.size(); ++i)
+      node_digits.emplace_back(among_leaders.radices[i], !among_leaders.fixes(i));
   } else {
     return {};
   }

@@ -14,6 +14,7 @@
 // Order within a step: local copies (and reductions) first, then every send and receive is posted,
 // and all complete before the next step starts. Data received in a step is usable from the next
 // step on. The step index is the message tag, so every rank runs the same number of steps.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -98,6 +99,10 @@ struct RankSymmetry {
   int period = 1;
   std::vector<int> radices;
   std::vector<int> fixed;  // digits: indices into radices
+
+  bool fixes(std::size_t digit) const {
+    return std::find(fixed.begin(), fixed.end(), static_cast<int>(digit)) != fixed.end();
+  }
 };
 
 }  // namespace collshim

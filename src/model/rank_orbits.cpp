@@ -33,7 +33,7 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
       // 16 ranks when shifted by 16, not by 1).
       steps_.assign(radices_.size(), 0);
       for (std::size_t j = 0; j < places_.size(); ++j) {
-        if (std::find(symmetry.fixed.begin(), symmetry.fixed.end(), static_cast<int>(j)) != symmetry.fixed.end()) continue;
+        if (symmetry.fixes(j)) continue;
         for (int s = 1; s < radices_[j] && steps_[j] == 0; ++s) {
           if (radices_[j] % s == 0 && keeps(s * places_[j], node_of_rank, nodes, start_us)) {
             steps_[j] = s;
