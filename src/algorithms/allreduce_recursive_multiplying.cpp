@@ -70,10 +70,8 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   // every group would end there and skip the final copy into recvbuf. It starts in the last temp copy
   // instead: one more copy on that rank (at the end; with MPI_IN_PLACE also one before its first
   // send), and every rank's schedule the same up to relabeling (the cost model's digit symmetry).
-  int virtual_ranks = 1;
-  for (const int f : plan.factors) virtual_ranks *= f;
   Place own_result;
-  if (p > 1 && !merges && wid == virtual_ranks - 1) own_result = {Buffer::temp, schedule.temp_copies - 1};
+  if (p > 1 && !merges && wid == plan.virtual_ranks() - 1) own_result = {Buffer::temp, schedule.temp_copies - 1};
   std::vector<Place> to_combine;  // received in the previous step, combined in this one
   std::size_t own_index = 0;
   Step& first = schedule.steps.emplace_back();
@@ -184,9 +182,7 @@ Schedule allreduce_recursive_multiplying_schedule(const std::vector<int>& node_o
   const int p = static_cast<int>(node_of_rank.size());
   if (params.at("primes") == "merge" && params.at("factors") == "auto") {
     if (const auto merging = plan_prime_merging(p, param_int(params, "k"))) {
-      int q = 1;
-      for (const int f : merging->factors) q *= f;
-      return allreduce_multiplying_schedule_of(*merging, p, rank, p - q);
+      return allreduce_multiplying_schedule_of(*merging, p, rank, p - merging->virtual_ranks());
     }
   }
   const auto plan = recursive_multiplying_plan(p, params);

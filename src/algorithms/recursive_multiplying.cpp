@@ -87,6 +87,12 @@ std::vector<int> smooth_numbers_below(int limit, int k) {
 
 }  // namespace
 
+int RecursiveMultiplyingPlan::virtual_ranks() const {
+  int product = 1;
+  for (const int f : factors) product *= f;
+  return product;
+}
+
 int RecursiveMultiplyingPlan::critical_messages() const {
   int messages = collapses() ? 2 * (collapse_base - 1) : 0;
   for (const int f : factors) messages += f - 1;
@@ -163,12 +169,11 @@ ParamSpec recursive_multiplying_factors_param() {
 std::optional<RecursiveMultiplyingPlan> recursive_multiplying_plan(int p, const Params& params) {
   const std::string& factors = params.at("factors");
   if (factors == "auto") return plan_recursive_multiplying(p, param_int(params, "k"));
-  auto list = parse_factor_list(factors);
-  long long product = 1;
-  for (const int f : list.value_or(std::vector<int>{})) product *= f;
-  if (!list || product != p) return std::nullopt;
+  auto list = parse_factor_list(factors);  // its product fits an int
+  if (!list) return std::nullopt;
   RecursiveMultiplyingPlan plan;
   plan.factors = std::move(*list);
+  if (plan.virtual_ranks() != p) return std::nullopt;
   return plan;
 }
 

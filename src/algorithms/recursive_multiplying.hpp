@@ -26,6 +26,7 @@ struct RecursiveMultiplyingPlan {
   bool collapses() const { return collapse_groups > 0; }
   int threshold() const { return collapse_base * collapse_groups; }
   int steps() const { return static_cast<int>(factors.size()) + (collapses() ? 2 : 0); }
+  int virtual_ranks() const;  // the product of the factors: the ranks the stages run among
   // Messages on the critical path under the paper's pipelining model: a survivor receives B-1
   // messages in the collapse and sends B-1 in the expand; a stage with factor f costs f-1.
   int critical_messages() const;
