@@ -31,9 +31,18 @@
 
 namespace collshim {
 
+namespace {
+
+// The shape of the `dims` parameter (validated with the choice) for p ranks.
+std::vector<int> shape_of(int p, const Params& params) {
+  return grid_shape(p, parse_grid_dims(params.at("dims")).value_or(GridDims{}));
+}
+
+}  // namespace
+
 RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
-  const std::vector<int> shape = grid_shape(p, parse_grid_dims(params.at("dims")).value_or(GridDims{}));
+  const std::vector<int> shape = shape_of(p, params);
   RankSymmetry symmetry{RankSymmetry::Kind::digits};
   long long box = 1;
   for (auto side = shape.rbegin(); side != shape.rend(); ++side) {
@@ -46,8 +55,7 @@ RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& p
 
 Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
-  const std::optional<GridDims> dims = parse_grid_dims(params.at("dims"));  // validated with the choice
-  const GridRouting routing(p, grid_shape(p, dims.value_or(GridDims{})));
+  const GridRouting routing(p, shape_of(p, params));
   ForwardingRoute route;
   route.phases = routing.phases();
   // This rank's groups, each found once: the next hop of everything it holds is read from them.
