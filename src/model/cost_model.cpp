@@ -148,7 +148,10 @@ class CostModel {
                  std::vector<double>* end_us = nullptr) {
     // Indices below are orbits, one rank costed for each (orbits_.representative_rank).
     const int ranks = orbits_.representatives();
-    for (int r = 0; r < ranks; ++r) record(r, profile_of(call_, orbits_.representative_rank(r), schedule_of(orbits_.representative_rank(r))));
+    for (int r = 0; r < ranks; ++r) {
+      const int rank = orbits_.representative_rank(r);
+      record(r, profile_of(call_, rank, schedule_of(rank)));
+    }
     check_relabeled_ranks(schedule_of);
 
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
