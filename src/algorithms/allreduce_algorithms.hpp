@@ -14,14 +14,14 @@ namespace collshim {
 // All p segments of a buffer (of temp copy `copy`): the whole vector, one run of the user's type.
 inline Region whole_vector(Buffer buffer, int p, int copy = 0) {
   Region region{buffer, {}};
-  for (int b = 0; b < p; ++b) region.blocks.push_back(static_cast<std::int64_t>(copy) * p + b);
+  region.blocks.append_run(static_cast<std::int64_t>(copy) * p, p);
   return region;
 }
 
 // Segments [first, end) of a buffer.
 inline Region segment_range(Buffer buffer, int first, int end) {
   Region region{buffer, {}};
-  for (int b = first; b < end; ++b) region.blocks.push_back(b);
+  region.blocks.append_run(first, end - first);
   return region;
 }
 

@@ -45,7 +45,8 @@ Region expand_region(const Region& inner, int q, int p) {
   Region outer{inner.buffer == Buffer::send ? Buffer::recv : inner.buffer, {}};
   for (const std::int64_t block : inner.blocks) {
     const std::int64_t copy = block / q, segment = block % q;
-    for (std::int64_t b = segment * p / q; b < (segment + 1) * p / q; ++b) outer.blocks.push_back(copy * p + b);
+    const std::int64_t first = segment * p / q, end = (segment + 1) * p / q;
+    outer.blocks.append_run(copy * p + first, end - first);
   }
   return outer;
 }

@@ -37,6 +37,12 @@ std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::i
   return block;
 }
 
+std::int64_t consecutive_datums(BlockNaming naming, int p, Buffer buffer, std::int64_t block, std::int64_t count) {
+  if (naming == BlockNaming::reduction) return std::min(count, p - block % p);  // up to the copy's end
+  if (naming == BlockNaming::alltoall && buffer == Buffer::recv) return std::min<std::int64_t>(count, 1);  // o*p+rank
+  return count;
+}
+
 std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) const {
   if (naming == BlockNaming::allgather) return recv.bytes(block);
   if (is_rooted(naming)) {

@@ -2,6 +2,7 @@
 // Where the blocks a schedule names are, for one call: the engine's view of the user's buffers.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <climits>
@@ -31,6 +32,9 @@ inline bool is_rooted(BlockNaming naming) { return naming == BlockNaming::gather
 // The datum that block `block` of `buffer` holds on `rank` when the collective is done (recv), at
 // its start (send), or whenever it holds anything (scratch, shared).
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block);
+// How many of blocks block, block + 1, ..., block + count - 1 (from the first on) hold consecutive
+// datums on any rank: a run of blocks then carries a run of data, whose bytes can be summed at once.
+std::int64_t consecutive_datums(BlockNaming naming, int p, Buffer buffer, std::int64_t block, std::int64_t count);
 
 // Whether `rank` knows the bytes of scratch block `block` without being told: its own send or
 // receive data (for the allgathers, every rank holds every count; for Gatherv and Scatterv the root
@@ -137,6 +141,11 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
 // first count % p one element longer. Every algorithm, and the cost model, cuts the same way.
 inline long long segment_elements(long long count, int p, int segment) {
   return count / p + (segment < count % p ? 1 : 0);
+}
+// Elements of segments [first, first + n) together.
+inline long long segments_elements(long long count, int p, long long first, long long n) {
+  const long long longer = std::max(0LL, std::min(first + n, count % p) - first);  // of the first count % p
+  return n * (count / p) + longer;
 }
 
 // A reduction's vector cut into p segments as equal as possible, in whole elements (the counts and

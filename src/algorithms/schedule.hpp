@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/block_list.hpp"
+
 namespace collshim {
 
 enum class Buffer : std::uint8_t {
@@ -38,7 +40,7 @@ inline bool is_packed(Buffer buffer) { return buffer == Buffer::scratch || buffe
 // the blocks lie back to back, otherwise one derived datatype; scratch blocks travel as bytes.
 struct Region {
   Buffer buffer = Buffer::recv;
-  std::vector<std::int64_t> blocks;
+  BlockList blocks;
   bool operator==(const Region&) const = default;
 };
 

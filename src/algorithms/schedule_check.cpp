@@ -11,10 +11,20 @@
 namespace collshim {
 
 long long payload_bytes(const CheckSetup& setup, int holder, const Region& region) {
+  if (!setup.datum_bytes) return static_cast<long long>(region.blocks.size());
   long long bytes = 0;
-  for (const std::int64_t block : region.blocks) {
-    const std::int64_t datum = datum_of(setup.naming, setup.p, holder, region.buffer, block);
-    bytes += setup.datum_bytes ? setup.datum_bytes(datum) : 1;
+  for (const BlockList::Run& run : region.blocks.runs()) {
+    for (std::int64_t block = run.first, left = run.count; left > 0;) {
+      const std::int64_t datum = datum_of(setup.naming, setup.p, holder, region.buffer, block);
+      const std::int64_t n = consecutive_datums(setup.naming, setup.p, region.buffer, block, left);
+      if (setup.datum_run_bytes) {
+        bytes += setup.datum_run_bytes(datum, n);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) bytes += setup.datum_bytes(datum + i);
+      }
+      block += n;
+      left -= n;
+    }
   }
   return bytes;
 }
@@ -46,7 +56,12 @@ const char* buffer_name(Buffer buffer) {
 std::string region_text(const Region& region) {
   std::ostringstream out;
   out << buffer_name(region.buffer) << '{';
-  for (std::size_t i = 0; i < region.blocks.size(); ++i) out << (i ? "," : "") << region.blocks[i];
+  const char* separator = "";
+  for (const BlockList::Run& run : region.blocks.runs()) {
+    out << separator << run.first;
+    if (run.count > 1) out << ".." << run.first + run.count - 1;
+    separator = ",";
+  }
   out << '}';
   return out.str();
 }
@@ -226,17 +241,16 @@ class Checker {
       for (const LocalCopy& copy : step.copies) {
         if (copy.from.blocks.size() != copy.to.blocks.size())
           fail(where + "rank " + std::to_string(r) + " copies " + region_text(copy.from) + " to " + region_text(copy.to));
-        for (std::size_t i = 0; i < copy.from.blocks.size() && i < copy.to.blocks.size(); ++i) {
-          const std::int64_t* datum = holding(r, copy.from.buffer, copy.from.blocks[i]);
+        for_each_pair(copy.from.blocks, copy.to.blocks, [&](std::int64_t from, std::int64_t to) {
+          const std::int64_t* datum = holding(r, copy.from.buffer, from);
           if (datum == nullptr) {
             fail(where + "rank " + std::to_string(r) + " copies " + buffer_name(copy.from.buffer) + " block " +
-                 std::to_string(copy.from.blocks[i]) + " it does not hold");
-            continue;
+                 std::to_string(from) + " it does not hold");
+            return;
           }
-          const Contributions moved =
-              reduction() ? contributions_[r][slot_key(copy.from.buffer, copy.from.blocks[i])] : Contributions{};
-          write(where, r, copy.to.buffer, copy.to.blocks[i], *datum, &moved);
-        }
+          const Contributions moved = reduction() ? contributions_[r][slot_key(copy.from.buffer, from)] : Contributions{};
+          write(where, r, copy.to.buffer, to, *datum, &moved);
+        });
       }
       for (const LocalReduce& reduce : step.reductions) run_reduce(where, r, reduce);
     }
@@ -299,20 +313,19 @@ class Checker {
                std::to_string(r) + " expects " + region_text(recv.region));
           continue;
         }
-        for (std::size_t i = 0; i < send.region.blocks.size(); ++i) {
+        for_each_pair(send.region.blocks, recv.region.blocks, [&](std::int64_t sent_block, std::int64_t received_block) {
           if (reduction()) {
-            const std::int64_t slot = slot_key(recv.region.buffer, recv.region.blocks[i]);
+            const std::int64_t slot = slot_key(recv.region.buffer, received_block);
             if (sent_slots[r].contains(slot) || !received_slots[r].insert(slot).second)
               fail(where + "rank " + std::to_string(r) + " receives into " + buffer_name(recv.region.buffer) +
-                   " block " + std::to_string(recv.region.blocks[i]) +
-                   " while the same step sends it or receives it again");
+                   " block " + std::to_string(received_block) + " while the same step sends it or receives it again");
           }
-          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, send.region.blocks[i])) {
+          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, sent_block)) {
             Contributions combined;
-            if (reduction()) combined = contributions_[recv.peer][slot_key(send.region.buffer, send.region.blocks[i])];
-            arrivals.push_back({r, recv.region.buffer, recv.region.blocks[i], *datum, std::move(combined)});
+            if (reduction()) combined = contributions_[recv.peer][slot_key(send.region.buffer, sent_block)];
+            arrivals.push_back({r, recv.region.buffer, received_block, *datum, std::move(combined)});
           }
-        }
+        });
       }
     }
     for (const auto& [pair, queue] : in_flight) {
@@ -334,18 +347,17 @@ class Checker {
       fail(who() + "reduces " + region_text(reduce.from) + " into " + region_text(reduce.into));
       return;
     }
-    for (std::size_t i = 0; i < reduce.from.blocks.size(); ++i) {
-      const std::int64_t from = reduce.from.blocks[i], into = reduce.into.blocks[i];
+    for_each_pair(reduce.from.blocks, reduce.into.blocks, [&](std::int64_t from, std::int64_t into) {
       const std::int64_t* from_datum = holding(r, reduce.from.buffer, from);
       const std::int64_t* into_datum = holding(r, reduce.into.buffer, into);
       if (from_datum == nullptr || into_datum == nullptr) {
         fail(who() + "reduces " + buffer_name(reduce.from.buffer) + " block " + std::to_string(from) + " into " +
              buffer_name(reduce.into.buffer) + " block " + std::to_string(into) + ", which it does not both hold");
-        continue;
+        return;
       }
       if (*from_datum != *into_datum) {
         fail(who() + "reduces segment " + std::to_string(*from_datum) + " into segment " + std::to_string(*into_datum));
-        continue;
+        return;
       }
       const Contributions& left = contributions_[r][slot_key(reduce.from.buffer, from)];
       Contributions right = contributions_[r][slot_key(reduce.into.buffer, into)];
@@ -354,18 +366,18 @@ class Checker {
       };
       if (!left.disjoint(right)) {
         fail(who() + "combines a contribution twice: " + operands());
-        continue;
+        return;
       }
       if (setup_.ordered) {
         const auto a = left.interval(), b = right.interval();
         if (!a || !b || a->second + 1 != b->first) {
           fail(who() + "combines out of rank order: " + operands());
-          continue;
+          return;
         }
       }
       right.add(left);
       write(where, r, reduce.into.buffer, into, *into_datum, &right);
-    }
+    });
   }
 
   const CheckSetup& setup_;

@@ -39,6 +39,9 @@ struct CheckSetup {
   // Bytes of a datum (allgather: rank b's block; alltoall: o*p+d), for the engine's skipping of
   // empty messages and the byte statistics. Empty: sizes are not modelled.
   std::function<long long(std::int64_t datum)> datum_bytes;
+  // Optional, with datum_bytes: the bytes of datums [first, first + count) together, so that a
+  // message over a long run of blocks costs one call (the cost model at large p).
+  std::function<long long(std::int64_t first, std::int64_t count)> datum_run_bytes;
   // Reductions: whether the operation's order matters (non-commutative): partial results must then
   // combine rank intervals in rank order.
   bool ordered = false;

@@ -102,9 +102,10 @@ class StepRunner {
     long long total = 0;
     bool back_to_back = true;
     MPI_Aint expected_next = 0;
-    for (std::size_t i = 0; i < region.blocks.size(); ++i) {
-      const std::int64_t block = region.blocks[i];
-      if (i > 0 && buffer.displacement(block) != expected_next) back_to_back = false;
+    bool first = true;
+    for (const std::int64_t block : region.blocks) {
+      if (!first && buffer.displacement(block) != expected_next) back_to_back = false;
+      first = false;
       expected_next = buffer.displacement(block) + buffer.count(block);
       total += buffer.count(block);
     }
@@ -256,15 +257,17 @@ class StepRunner {
         continue;
       }
       const std::byte* payload = headed.data + header_bytes;
+      const std::byte* header = headed.data;
       long long left = headed.bytes - header_bytes;
-      for (std::size_t i = 0; i < blocks.size(); ++i) {
+      for (const std::int64_t block : blocks) {
         std::int64_t block_bytes = 0;
-        std::memcpy(&block_bytes, headed.data + i * sizeof(std::int64_t), sizeof block_bytes);
+        std::memcpy(&block_bytes, header, sizeof block_bytes);
+        header += sizeof block_bytes;
         if (block_bytes < 0 || block_bytes > left) {
           keep_first_error(rc, MPI_ERR_TRUNCATE);
           break;
         }
-        engine_.scratch_blocks[blocks[i]] = {const_cast<std::byte*>(payload), block_bytes};
+        engine_.scratch_blocks[block] = {const_cast<std::byte*>(payload), block_bytes};
         payload += block_bytes;
         left -= block_bytes;
       }
@@ -272,46 +275,52 @@ class StepRunner {
     return rc;
   }
 
-  // Blocks [i, end) of two typed regions that lie back to back in both buffers: one run of elements.
-  std::size_t typed_run_end(const TypedBuffer& a, const Region& ra, const TypedBuffer& b, const Region& rb,
-                            std::size_t i, std::size_t n) const {
-    std::size_t end = i + 1;
-    while (end < n && a.displacement(ra.blocks[end]) == a.displacement(ra.blocks[end - 1]) + a.count(ra.blocks[end - 1]) &&
-           b.displacement(rb.blocks[end]) == b.displacement(rb.blocks[end - 1]) + b.count(rb.blocks[end - 1]))
-      ++end;
-    return end;
+  // run(a block, b block, elements) for each run of blocks of two typed regions that lie back to
+  // back in both buffers (paired in order); elements counted in b.
+  template <typename Run>
+  static void for_each_typed_run(const TypedBuffer& a, const Region& ra, const TypedBuffer& b, const Region& rb,
+                                 Run&& run) {
+    auto x = ra.blocks.begin(), y = rb.blocks.begin();
+    const auto x_end = ra.blocks.end(), y_end = rb.blocks.end();
+    while (x != x_end && y != y_end) {
+      const std::int64_t a_first = *x, b_first = *y;
+      long long elements = b.count(b_first);
+      MPI_Aint a_next = a.displacement(a_first) + a.count(a_first), b_next = b.displacement(b_first) + elements;
+      for (++x, ++y; x != x_end && y != y_end && a.displacement(*x) == a_next && b.displacement(*y) == b_next; ++x, ++y) {
+        a_next += a.count(*x);
+        b_next += b.count(*y);
+        elements += b.count(*y);
+      }
+      run(a_first, b_first, elements);
+    }
   }
 
   int run_copy(const LocalCopy& copy) {
     int first_error = MPI_SUCCESS;
-    const std::size_t n = std::min(copy.from.blocks.size(), copy.to.blocks.size());
     if (call_.naming == BlockNaming::reduction && !is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) &&
-        n > 1) {
+        std::min(copy.from.blocks.size(), copy.to.blocks.size()) > 1) {
       // A reduction's whole vector is p blocks of one type and counts in every buffer: copied as
       // runs, not block by block. (Other collectives' send and receive types and counts may differ.)
       const TypedBuffer &in = typed(copy.from.buffer), &out = typed(copy.to.buffer);
-      for (std::size_t i = 0; i < n;) {
-        const std::size_t end = typed_run_end(in, copy.from, out, copy.to, i, n);
-        long long elements = 0;
-        for (std::size_t j = i; j < end; ++j) elements += out.count(copy.to.blocks[j]);
-        const char* source = in.address(copy.from.blocks[i]);
-        char* target = out.address(copy.to.blocks[i]);
+      for_each_typed_run(in, copy.from, out, copy.to, [&](std::int64_t from, std::int64_t to, long long elements) {
+        const char* source = in.address(from);
+        char* target = out.address(to);
         if (elements > 0 && source != target)  // elements <= the call's int count
           keep_first_error(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
-                                             static_cast<int>(elements), out.type, context_.comm(), call_.rank));
-        i = end;
-      }
+                                                   static_cast<int>(elements), out.type, context_.comm(), call_.rank));
+      });
       return first_error;
     }
-    for (std::size_t i = 0; i < n; ++i) keep_first_error(first_error, copy_block(copy.from, copy.to, i));
+    for_each_pair(copy.from.blocks, copy.to.blocks, [&](std::int64_t source, std::int64_t target) {
+      keep_first_error(first_error, copy_block(copy.from.buffer, source, copy.to.buffer, target));
+    });
     return first_error;
   }
 
-  int copy_block(const Region& from, const Region& to, std::size_t i) {
-    const std::int64_t source = from.blocks[i], target = to.blocks[i];
+  int copy_block(Buffer from, std::int64_t source, Buffer to, std::int64_t target) {
     const MPI_Comm comm = context_.comm();
-    if (!is_packed(from.buffer) && !is_packed(to.buffer)) {
-      const TypedBuffer &in = typed(from.buffer), &out = typed(to.buffer);
+    if (!is_packed(from) && !is_packed(to)) {
+      const TypedBuffer &in = typed(from), &out = typed(to);
       const char* source_address = in.address(source);
       char* target_address = out.address(target);
       if (source_address == target_address && in.type == out.type && in.count(source) == out.count(target))
@@ -319,23 +328,23 @@ class StepRunner {
       return copy_typed(source_address, in.count(source), in.type, target_address, out.count(target), out.type, comm,
                         call_.rank);
     }
-    if (!is_packed(from.buffer)) {  // pack
-      const TypedBuffer& in = typed(from.buffer);
+    if (!is_packed(from)) {  // pack
+      const TypedBuffer& in = typed(from);
       const long long bytes = in.bytes(source);
-      std::byte* at = to.buffer == Buffer::shared ? packed_location(Buffer::shared, target).address
-                                                  : engine_.allocate(static_cast<std::size_t>(bytes));
-      if (to.buffer == Buffer::scratch) engine_.scratch_blocks[target] = {at, bytes};
+      std::byte* at = to == Buffer::shared ? packed_location(Buffer::shared, target).address
+                                           : engine_.allocate(static_cast<std::size_t>(bytes));
+      if (to == Buffer::scratch) engine_.scratch_blocks[target] = {at, bytes};
       return pack_elements(in.address(source), in.count(source), in.type, at, comm, call_.rank);
     }
-    const PackedLocation at = packed_location(from.buffer, source);
-    if (!is_packed(to.buffer)) {  // unpack: the packed size must be what this rank expects
-      const TypedBuffer& out = typed(to.buffer);
+    const PackedLocation at = packed_location(from, source);
+    if (!is_packed(to)) {  // unpack: the packed size must be what this rank expects
+      const TypedBuffer& out = typed(to);
       if (at.bytes != out.bytes(target)) return MPI_ERR_TRUNCATE;
       return unpack_elements(at.address, out.count(target), out.type, out.address(target), comm, call_.rank);
     }
-    std::byte* destination = to.buffer == Buffer::shared ? packed_location(Buffer::shared, target).address
-                                                         : engine_.allocate(static_cast<std::size_t>(at.bytes));
-    if (to.buffer == Buffer::scratch) engine_.scratch_blocks[target] = {destination, at.bytes};
+    std::byte* destination = to == Buffer::shared ? packed_location(Buffer::shared, target).address
+                                                  : engine_.allocate(static_cast<std::size_t>(at.bytes));
+    if (to == Buffer::scratch) engine_.scratch_blocks[target] = {destination, at.bytes};
     if (at.bytes > 0) std::memmove(destination, at.address, static_cast<std::size_t>(at.bytes));
     return MPI_SUCCESS;
   }
@@ -345,16 +354,12 @@ class StepRunner {
     if (is_packed(reduce.from.buffer) || is_packed(reduce.into.buffer) || call_.op == MPI_OP_NULL) return MPI_ERR_INTERN;
     int first_error = MPI_SUCCESS;
     const TypedBuffer &in = typed(reduce.from.buffer), &inout = typed(reduce.into.buffer);
-    const std::size_t n = std::min(reduce.from.blocks.size(), reduce.into.blocks.size());
-    for (std::size_t i = 0; i < n;) {  // one MPI_Reduce_local per run of adjacent blocks
-      const std::size_t end = typed_run_end(in, reduce.from, inout, reduce.into, i, n);
-      long long elements = 0;
-      for (std::size_t j = i; j < end; ++j) elements += inout.count(reduce.into.blocks[j]);
+    // One MPI_Reduce_local per run of adjacent blocks.
+    for_each_typed_run(in, reduce.from, inout, reduce.into, [&](std::int64_t from, std::int64_t into, long long elements) {
       if (elements > 0)
-        keep_first_error(first_error, PMPI_Reduce_local(in.address(reduce.from.blocks[i]), inout.address(reduce.into.blocks[i]),
-                                                  static_cast<int>(elements), inout.type, call_.op));
-      i = end;
-    }
+        keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into), static_cast<int>(elements),
+                                                        inout.type, call_.op));
+    });
     return first_error;
   }
 

@@ -49,11 +49,7 @@ struct RankProfile {
 // Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
 // MPI library packs on send and unpacks on receipt: the thesis's p(m), first and last transfer only.
 bool scattered(const Region& region) {
-  if (is_packed(region.buffer)) return false;
-  for (std::size_t i = 1; i < region.blocks.size(); ++i) {
-    if (region.blocks[i] != region.blocks[i - 1] + 1) return true;
-  }
-  return false;
+  return !is_packed(region.buffer) && region.blocks.runs().size() > 1;
 }
 
 // The model's form of a rank's schedule: its messages and copies, in order, with their bytes.

@@ -219,7 +219,7 @@ TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
 // between them is unchanged.
 TEST(HierarchicalAllreduce, WindowPhasesModelThePointToPointSteps) {
   const auto transfers = [](const Step& step) {
-    std::vector<std::pair<int, std::vector<std::int64_t>>> all;
+    std::vector<std::pair<int, BlockList>> all;
     for (const Transfer& send : step.sends) all.push_back({send.peer, send.region.blocks});
     for (const Transfer& recv : step.recvs) all.push_back({-1 - recv.peer, recv.region.blocks});
     return all;

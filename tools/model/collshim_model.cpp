@@ -57,6 +57,17 @@ std::function<long long(std::int64_t)> datum_bytes(Collective collective, int p,
   };
 }
 
+// The same, summed over datums [first, first + count): nothing for the patterns (summed one by one).
+std::function<long long(std::int64_t, std::int64_t)> datum_run_bytes(Collective collective, int p, long long bytes,
+                                                                     const std::shared_ptr<const std::vector<bool>>& sends) {
+  if (sends) return {};
+  if (collective_info(collective).shape != CallShape::reduction)
+    return [bytes](std::int64_t, std::int64_t count) { return count * bytes; };
+  return [elements = bytes / 8, p](std::int64_t first, std::int64_t count) {
+    return 8 * segments_elements(elements, p, first, count);
+  };
+}
+
 BlockNaming naming_of(Collective collective) {
   switch (collective_info(collective).shape) {
     case CallShape::allgather_like: return BlockNaming::allgather;
@@ -192,7 +203,8 @@ int run_predict(const PredictOptions& options) {
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
-      const CheckSetup call{naming_of(*collective), p, datum_bytes(*collective, p, bytes, sends)};
+      CheckSetup call{naming_of(*collective), p, datum_bytes(*collective, p, bytes, sends)};
+      call.datum_run_bytes = datum_run_bytes(*collective, p, bytes, sends);
       // The size rules test, as collshim-bench's CSV has it: an Alltoallv's average over all p² pairs.
       long long block_bytes = bytes;
       if (sends) block_bytes = bytes * std::count(sends->begin(), sends->end(), true) / (static_cast<long long>(p) * p);
