@@ -7,7 +7,8 @@
 // Every operation is timed as the cost model would cost it with the description it yields, so a
 // description fitted to the model's own predictions gives those predictions back:
 //   - a step of a ring (τ ranks of one node each send to the next and receive from the previous), of
-//     a ping-pong (τ = 1), or of τ pairs across two nodes sending one way: o(m) + L(m, τ) + o_r;
+//     a ping-pong (τ = 1), or of a ring of 2τ ranks alternating between two nodes (τ messages each
+//     way across the network, the thesis's Ring^1_τ): o(m) + L(m, τ) + o_r;
 //   - o_s and o_r, the per-message costs of sending and receiving, from how a zero-byte fan-out and
 //     fan-in grow with their number of peers (the model injects a rank's messages one after another
 //     and takes its arrivals one after another);
