@@ -1,7 +1,9 @@
 #include "model/native_decision.hpp"
 
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <map>
 #include <stdexcept>
 
 #include "algorithms/algorithm_spec.hpp"
@@ -12,7 +14,16 @@ namespace collshim::model {
 
 namespace {
 
-enum class LibraryAlgorithm { two_proc, recursive_doubling, bruck, ring, neighbor_exchange };
+enum class LibraryAlgorithm {
+  two_proc,
+  recursive_doubling,
+  bruck,
+  ring,
+  neighbor_exchange,
+  two_level,         // MVAPICH2's node-aware Allgather (allgather__mvapich2_smp): no stand-in yet
+  gather_bcast,      // Intel MPI's topology-aware gather and broadcast (allgather__GB): no stand-in yet
+  not_implemented,   // a function SMPI's MVAPICH2 table names but does not implement
+};
 
 // Open MPI's fixed Allgather rules: per band of process counts, the algorithm for per-rank sizes
 // below each threshold (the last threshold is unbounded). Thresholds as in the source, in bytes.
@@ -85,6 +96,124 @@ LibraryAlgorithm mpich_allgather(int p, long long bytes) {
   return LibraryAlgorithm::ring;
 }
 
+// MVAPICH2's Allgather tables (SMPI's "stampede" tables): per ranks-per-node configuration (1, 2,
+// 16; others take the first), per band of process counts (the first whose count is at least p, else
+// the last), the algorithm for per-rank sizes up to each threshold (inclusive; the last unbounded),
+// and whether that cell runs the two-level algorithm instead.
+struct Mvapich2Size {
+  long long up_to_bytes;
+  LibraryAlgorithm algorithm;
+  bool two_level;
+};
+struct Mvapich2Band {
+  int up_to_procs;
+  std::vector<Mvapich2Size> sizes;
+};
+struct Mvapich2Table {
+  int ranks_per_node;
+  std::vector<Mvapich2Band> bands;
+};
+
+const std::vector<Mvapich2Table>& mvapich2_allgather_tables() {
+  using enum LibraryAlgorithm;
+  constexpr long long any = LLONG_MAX;
+  static const std::vector<Mvapich2Table> tables{
+      {1,
+       {{2, {{any, ring, false}}},
+        {4, {{262144, recursive_doubling, false}, {any, ring, false}}},
+        {8, {{131072, recursive_doubling, false}, {any, ring, false}}},
+        {16, {{131072, recursive_doubling, false}, {any, ring, false}}},
+        {32, {{65536, recursive_doubling, false}, {any, ring, false}}},
+        {64, {{32768, recursive_doubling, false}, {any, ring, false}}}}},
+      {2,
+       {{4, {{524288, recursive_doubling, false}, {any, ring, false}}},
+        {8, {{32768, recursive_doubling, false}, {any, ring, true}}},
+        {16, {{16384, recursive_doubling, false}, {any, ring, true}}},
+        {32, {{65536, recursive_doubling, true}, {any, ring, true}}},
+        {64, {{32768, recursive_doubling, true}, {any, ring, true}}},
+        {128, {{65536, recursive_doubling, true}, {any, ring, true}}}}},
+      {16,
+       {{16, {{1024, recursive_doubling, false}, {any, ring, false}}},
+        {32, {{1024, not_implemented, false}, {any, ring, false}}},
+        {64, {{1024, not_implemented, false}, {any, ring, false}}},
+        {128, {{1024, not_implemented, false}, {any, ring, false}}},
+        {256, {{1024, not_implemented, false}, {any, ring, false}}},
+        {512, {{1024, not_implemented, false}, {any, ring, false}}}}},
+  };
+  return tables;
+}
+
+LibraryAlgorithm mpich_allgather(int p, long long bytes);
+
+LibraryAlgorithm mvapich2_allgather(int p, long long bytes, const LibraryPlacement& placement) {
+  const auto& tables = mvapich2_allgather_tables();
+  const auto own = std::ranges::find(tables, placement.ranks_per_node, &Mvapich2Table::ranks_per_node);
+  const bool configured = own != tables.end();  // MVAPICH2's partial_sub_ok
+  const Mvapich2Table& table = configured ? *own : tables.front();
+  const auto band = std::ranges::find_if(table.bands, [p](const Mvapich2Band& b) { return p <= b.up_to_procs; });
+  const Mvapich2Band& chosen = band != table.bands.end() ? *band : table.bands.back();
+  const auto size = std::ranges::find_if(chosen.sizes, [bytes](const Mvapich2Size& s) { return bytes <= s.up_to_bytes; });
+  if (!size->two_level) return size->algorithm;
+  if (!configured) return LibraryAlgorithm::recursive_doubling;
+  // Node-aware where each node's ranks are consecutive, otherwise MPICH's decision.
+  return placement.blocked ? LibraryAlgorithm::two_level : mpich_allgather(p, bytes);
+}
+
+// Intel MPI's Allgather table (SMPI's, from the Intel MPI reference manual): per ranks per node (1, 2,
+// 4, 8, 16; others take 1's), per band of process counts (the first whose count is at least p), the
+// algorithm for per-rank sizes below each threshold: 1 recursive doubling, 2 Bruck, 3 ring, 4 gather
+// and broadcast.
+struct ImpiBand {
+  int up_to_procs;
+  std::vector<std::pair<long long, int>> below_bytes;  // (threshold, algorithm number)
+};
+struct ImpiTable {
+  int ranks_per_node;
+  std::vector<ImpiBand> bands;
+};
+
+const std::vector<ImpiTable>& impi_allgather_tables() {
+  constexpr int any = INT_MAX;
+  static const std::vector<ImpiTable> tables{
+      {1,
+       {{4, {{1, 4}, {384, 1}, {1533, 4}, {3296, 1}, {10763, 4}, {31816, 3}, {193343, 4}, {405857, 3}, {597626, 4},
+             {1844323, 3}, {any, 4}}},
+        {8, {{12, 4}, {46, 1}, {205, 4}, {3422, 2}, {4200, 4}, {8748, 1}, {24080, 3}, {33244, 4}, {371159, 1}, {any, 3}}},
+        {16, {{3, 4}, {53, 1}, {100, 4}, {170, 1}, {6077, 4}, {127644, 1}, {143741, 4}, {any, 3}}},
+        {any, {{184, 1}, {320, 4}, {759, 1}, {1219, 4}, {2633, 1}, {8259, 4}, {123678, 1}, {160801, 4}, {284341, 1},
+               {any, 4}}}}},
+      {2,
+       {{8, {{490, 1}, {558, 2}, {2319, 1}, {46227, 3}, {2215101, 1}, {any, 3}}},
+        {16, {{1005, 1}, {1042, 2}, {2059, 1}, {any, 3}}},
+        {any, {{2454, 1}, {any, 3}}}}},
+      {4, {{8, {{2861, 1}, {any, 3}}}, {any, {{605, 1}, {any, 3}}}}},
+      {8,
+       {{16, {{66, 1}, {213, 4}, {514, 1}, {any, 3}}},
+        {32, {{91, 1}, {213, 4}, {514, 1}, {any, 3}}},
+        {64, {{71, 1}, {213, 4}, {514, 1}, {any, 3}}},
+        {128, {{305, 1}, {any, 3}}},
+        {any, {{213, 1}, {any, 3}}}}},
+      {16, {{8, {{2861, 1}, {any, 3}}}, {any, {{605, 1}, {any, 3}}}}},
+  };
+  return tables;
+}
+
+LibraryAlgorithm impi_allgather(int p, long long bytes, const LibraryPlacement& placement) {
+  using enum LibraryAlgorithm;
+  const auto& tables = impi_allgather_tables();
+  const auto own = std::ranges::find(tables, placement.ranks_per_node, &ImpiTable::ranks_per_node);
+  const ImpiTable& table = own != tables.end() ? *own : tables.front();
+  const auto band = std::ranges::find_if(table.bands, [p](const ImpiBand& b) { return p <= b.up_to_procs; });
+  const auto& sizes = (band != table.bands.end() ? *band : table.bands.back()).below_bytes;
+  const auto size = std::ranges::find_if(sizes, [bytes](const auto& s) { return bytes < s.first; });
+  switch (size != sizes.end() ? size->second : sizes.back().second) {
+    case 1: return recursive_doubling;
+    case 2: return bruck;
+    case 3: return ring;
+    default: return gather_bcast;
+  }
+}
+
 NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
   const bool power_of_two = (p & (p - 1)) == 0;
   switch (algorithm) {
@@ -101,11 +230,20 @@ NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
       // rank symmetry the model can use.
       if (power_of_two) return {"recursive_doubling", Collective::allgather, "recursive_doubling", ""};
       return {"recursive_doubling", Collective::allgather, std::string(mpich_recursive_doubling_stand_in), ""};
+    case LibraryAlgorithm::two_level:
+      return {"two_level (allgather__mvapich2_smp)", Collective::allgather, "",
+              "MVAPICH2's two-level Allgather (gather to a node leader, the leaders' Allgather, a node broadcast) has no stand-in yet"};
+    case LibraryAlgorithm::gather_bcast:
+      return {"gather_bcast (allgather__GB)", Collective::allgather, "",
+              "Intel MPI's gather-and-broadcast Allgather has no stand-in yet"};
+    case LibraryAlgorithm::not_implemented:
+      return {"MPIR_Allgather_RD_Allgather_Comm_MV2", Collective::allgather, "",
+              "SMPI 3.32's MVAPICH2 table names a function it does not implement (the call fails)"};
   }
   return {};
 }
 
-constexpr std::array<std::string_view, 2> library_names{"ompi", "mpich"};
+constexpr std::array<std::string_view, 4> library_names{"ompi", "mpich", "mvapich2", "impi"};
 
 }  // namespace
 
@@ -132,11 +270,30 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
           rank_symmetry(*parsed.choice, node_of_rank)};
 }
 
-NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes) {
+LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {
+  std::map<int, int> ranks_on;
+  bool blocked = true;
+  for (std::size_t r = 0; r < node_of_rank.size(); ++r) {
+    // A node seen before, but not on the previous rank: its ranks are not consecutive.
+    if (r > 0 && node_of_rank[r] != node_of_rank[r - 1] && ranks_on.contains(node_of_rank[r])) blocked = false;
+    ++ranks_on[node_of_rank[r]];
+  }
+  const bool uniform =
+      std::ranges::all_of(ranks_on, [&](const auto& node) { return node.second == ranks_on.begin()->second; });
+  return {uniform && !ranks_on.empty() ? ranks_on.begin()->second : 1, blocked};
+}
+
+NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
+                               const LibraryPlacement& placement) {
   if (collective != Collective::allgather)
     return {"", collective, "", "only the libraries' Allgather decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};
-  const LibraryAlgorithm algorithm = library == NativeLibrary::ompi ? ompi_allgather(p, bytes) : mpich_allgather(p, bytes);
-  return allgather_decision(algorithm, p);
+  switch (library) {
+    case NativeLibrary::ompi: return allgather_decision(ompi_allgather(p, bytes), p);
+    case NativeLibrary::mpich: return allgather_decision(mpich_allgather(p, bytes), p);
+    case NativeLibrary::mvapich2: return allgather_decision(mvapich2_allgather(p, bytes, placement), p);
+    case NativeLibrary::impi: return allgather_decision(impi_allgather(p, bytes, placement), p);
+  }
+  return {};
 }
 
 }  // namespace collshim::model

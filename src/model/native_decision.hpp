@@ -9,7 +9,11 @@
 // measure and so what the model can be checked against:
 //  - `ompi`: Open MPI's coll/tuned fixed rules (ompi_coll_tuned_allgather_intra_dec_fixed, as of
 //    Open MPI 4.1; src/smpi/colls/smpi_openmpi_selector.cpp);
-//  - `mpich`: MPICH's (Thakur et al. 2005; src/smpi/colls/smpi_mpich_selector.cpp).
+//  - `mpich`: MPICH's (Thakur et al. 2005; src/smpi/colls/smpi_mpich_selector.cpp);
+//  - `mvapich2`: MVAPICH2's tuning tables for TACC Stampede (smpi_mvapich2_selector_stampede.hpp),
+//    chosen by ranks per node; its two-level algorithm is not modelled;
+//  - `impi`: Intel MPI's (smpi_intel_mpi_selector.cpp, from its reference manual), chosen by ranks per
+//    node; its gather-and-broadcast algorithm is not modelled.
 // Only Allgather is modelled. Each decision is costed by a stand-in with the same messages: a
 // collshim algorithm, or, for MPICH's recursive doubling at a p that is not a power of two (which
 // collshim does not run), a schedule of its own (mpich_recursive_doubling.hpp). A decision with no
@@ -25,7 +29,17 @@
 
 namespace collshim::model {
 
-enum class NativeLibrary { ompi, mpich };
+enum class NativeLibrary { ompi, mpich, mvapich2, impi };
+
+// The placement as a library's decision sees it: MVAPICH2 and Intel MPI pick their table by ranks per
+// node where every node holds as many (1 otherwise), and MVAPICH2 runs its two-level algorithm only
+// where each node's ranks are consecutive ("blocked"). A simulator that makes every core a host (the
+// bench/sim contending platforms) shows the library one rank per node.
+struct LibraryPlacement {
+  int ranks_per_node = 1;
+  bool blocked = true;
+};
+LibraryPlacement library_placement(const std::vector<int>& node_of_rank);
 
 std::optional<NativeLibrary> parse_native_library(std::string_view name);
 std::string_view native_library_name(NativeLibrary library);
@@ -56,6 +70,7 @@ struct NativeStandIn {
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 
 // `bytes`: the block per rank (what the library's decision calls the per-process data size).
-NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes);
+NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
+                               const LibraryPlacement& placement = {});
 
 }  // namespace collshim::model

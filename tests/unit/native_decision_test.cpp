@@ -1,4 +1,4 @@
-// The libraries' own Allgather decisions (SMPI 3.32's ompi and mpich selectors), as the cost model
+// The libraries' own Allgather decisions (SMPI 3.32's ompi, mpich, mvapich2 and impi selectors), as the cost model
 // costs them: the thresholds, the stand-in schedules (MPICH's recursive doubling checked at every p),
 // and that every decision has a stand-in that exists and is eligible at that p.
 #include <gtest/gtest.h>
@@ -12,8 +12,9 @@
 namespace collshim::model {
 namespace {
 
-std::string runs(NativeLibrary library, int p, long long bytes) {
-  const NativeDecision decision = native_decision(library, Collective::allgather, p, bytes);
+std::string runs(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement = {}) {
+  const NativeDecision decision = native_decision(library, Collective::allgather, p, bytes, placement);
+  if (decision.stand_in.empty()) return "not modelled: " + decision.library_algorithm;
   return std::string(collective_info(decision.costed_as).name) + " " + decision.stand_in;
 }
 
@@ -47,6 +48,66 @@ TEST(NativeDecision, MpichThresholds) {
   EXPECT_EQ(runs(mpich, 96, 853), "allgather bruck");  // 81888 B in all
   EXPECT_EQ(runs(mpich, 80, 1024), "allgather bruck");  // exactly 80 KiB
   EXPECT_EQ(runs(mpich, 80, 1025), "alltoall pairwise");
+}
+
+// MVAPICH2's tables: sizes up to a threshold inclusive, the table of the ranks per node (1 where
+// none is configured), two-level cells not modelled where nodes are blocked and MPICH's decision
+// where they are not.
+TEST(NativeDecision, Mvapich2Thresholds) {
+  using enum NativeLibrary;
+  const LibraryPlacement one{1, true}, two{2, true}, two_cyclic{2, false}, sixteen{16, true}, three{3, true};
+  EXPECT_EQ(runs(mvapich2, 2, 8, one), "alltoall pairwise");  // SMPI's "ring": at p = 2 one exchange
+  EXPECT_EQ(runs(mvapich2, 4, 262144, one), "allgather recursive_doubling");
+  EXPECT_EQ(runs(mvapich2, 4, 262145, one), "alltoall pairwise");
+  EXPECT_EQ(runs(mvapich2, 32, 65536, one), "allgather recursive_doubling");
+  EXPECT_EQ(runs(mvapich2, 32, 65537, one), "alltoall pairwise");
+  EXPECT_EQ(runs(mvapich2, 24, 8, one), "allgather mpich_recursive_doubling");
+  // Beyond the last band (64 ranks) that band's sizes.
+  EXPECT_EQ(runs(mvapich2, 4000, 32768, one), "allgather mpich_recursive_doubling");
+  EXPECT_EQ(runs(mvapich2, 4000, 32769, one), "alltoall pairwise");
+  EXPECT_EQ(runs(mvapich2, 4000, 32768, three), runs(mvapich2, 4000, 32768, one));  // no table for 3
+  EXPECT_EQ(runs(mvapich2, 8, 32768, two), "allgather recursive_doubling");
+  EXPECT_EQ(runs(mvapich2, 8, 32769, two), "not modelled: two_level (allgather__mvapich2_smp)");
+  EXPECT_EQ(runs(mvapich2, 8, 32769, two_cyclic), runs(mpich, 8, 32769));
+  EXPECT_EQ(runs(mvapich2, 64, 8, two_cyclic), runs(mpich, 64, 8));
+  EXPECT_EQ(runs(mvapich2, 16, 1024, sixteen), "allgather recursive_doubling");
+  EXPECT_EQ(runs(mvapich2, 16, 1025, sixteen), "alltoall pairwise");
+  EXPECT_EQ(runs(mvapich2, 64, 1024, sixteen), "not modelled: MPIR_Allgather_RD_Allgather_Comm_MV2");
+  EXPECT_EQ(runs(mvapich2, 64, 1025, sixteen), "alltoall pairwise");
+}
+
+// Intel MPI's table: sizes below a threshold, per ranks per node; algorithm 4 (gather and
+// broadcast) not modelled.
+TEST(NativeDecision, IntelMpiThresholds) {
+  using enum NativeLibrary;
+  const LibraryPlacement one{1, true}, four{4, true}, eight{8, true}, five{5, true};
+  EXPECT_EQ(runs(impi, 4, 0, one), "not modelled: gather_bcast (allgather__GB)");
+  EXPECT_EQ(runs(impi, 4, 1, one), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 4, 383, one), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 4, 384, one), "not modelled: gather_bcast (allgather__GB)");
+  EXPECT_EQ(runs(impi, 8, 3421, one), "allgather bruck");
+  EXPECT_EQ(runs(impi, 16, 200000, one), "alltoall pairwise");  // 3: SMPI's "ring"
+  EXPECT_EQ(runs(impi, 256, 183, one), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 256, 184, one), "not modelled: gather_bcast (allgather__GB)");
+  EXPECT_EQ(runs(impi, 100, 183, one), "allgather mpich_recursive_doubling");
+  EXPECT_EQ(runs(impi, 64, 604, four), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 64, 605, four), "alltoall pairwise");
+  EXPECT_EQ(runs(impi, 64, 604, five), runs(impi, 64, 604, one));  // no table for 5
+  EXPECT_EQ(runs(impi, 64, 70, eight), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 64, 71, eight), "not modelled: gather_bcast (allgather__GB)");
+  EXPECT_EQ(runs(impi, 64, 300, eight), "allgather recursive_doubling");
+  EXPECT_EQ(runs(impi, 512, 300, eight), "alltoall pairwise");
+}
+
+TEST(NativeDecision, LibraryPlacementIsRanksPerNodeWhereEveryNodeHoldsAsMany) {
+  const LibraryPlacement sequential = library_placement({0, 0, 0, 1, 1, 1});
+  EXPECT_EQ(sequential.ranks_per_node, 3);
+  EXPECT_TRUE(sequential.blocked);
+  const LibraryPlacement round_robin = library_placement({0, 1, 0, 1});
+  EXPECT_EQ(round_robin.ranks_per_node, 2);
+  EXPECT_FALSE(round_robin.blocked);
+  EXPECT_EQ(library_placement({0, 0, 0, 1}).ranks_per_node, 1);  // uneven: MPI's is_uniform fails
+  EXPECT_EQ(library_placement({5, 5, 2, 2}).ranks_per_node, 2);
 }
 
 TEST(NativeDecision, RecursiveDoublingAtOtherProcessCountsIsMpichs) {
@@ -94,11 +155,19 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
   for (const std::string_view name : native_library_names()) {
     const NativeLibrary library = *parse_native_library(name);
     EXPECT_EQ(native_label(library), "native:" + std::string(name));
+    // MVAPICH2's and Intel MPI's node-aware algorithms have no stand-in yet; every other decision has.
+    const bool all_modelled = library == NativeLibrary::ompi || library == NativeLibrary::mpich;
     for (int p = 2; p <= 4200; p += p < 140 ? 1 : 37) {
       for (long long bytes = 1; bytes <= (4 << 20); bytes *= 2) {
         for (const long long size : {bytes - 1, bytes}) {
-          const NativeDecision decision = native_decision(library, Collective::allgather, p, size);
+          const int ranks_per_node = 1 << (p % 5);  // 1, 2, 4, 8, 16
+          const NativeDecision decision =
+              native_decision(library, Collective::allgather, p, size, {ranks_per_node, p % 2 == 0});
           EXPECT_FALSE(decision.library_algorithm.empty());
+          if (!all_modelled && decision.stand_in.empty()) {
+            EXPECT_FALSE(decision.why_not.empty());
+            continue;
+          }
           ASSERT_FALSE(decision.stand_in.empty()) << decision.why_not;
           if (decision.stand_in == mpich_recursive_doubling_stand_in) continue;
           const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
@@ -110,7 +179,7 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
       }
     }
   }
-  EXPECT_FALSE(parse_native_library("mvapich2"));
+  EXPECT_FALSE(parse_native_library("mvapich"));
 }
 
 // The stand-in for SMPI's Allgather "ring" sends what that code sends: in step k the own block

@@ -42,6 +42,7 @@ struct PredictOptions {
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
   std::vector<std::string> natives;  // libraries whose own decision is costed too (native_decision.hpp)
+  int library_ranks_per_node = 0;     // > 0: the ranks per node the libraries' decisions see
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
 };
 
@@ -183,6 +184,8 @@ int run_predict(const PredictOptions& options) {
       }
       sends = std::move(flags);
     }
+    model::LibraryPlacement library_view = model::library_placement(node_of_rank);
+    if (options.library_ranks_per_node > 0) library_view.ranks_per_node = options.library_ranks_per_node;
     const std::vector<double> start_us =
         options.after_barrier ? model::dissemination_barrier_exit_us(platform, node_of_rank) : std::vector<double>{};
     std::vector<const AlgorithmChoice*> eligible;
@@ -231,7 +234,7 @@ int run_predict(const PredictOptions& options) {
                         rank_symmetry(*choice, node_of_rank), "", *collective});
       }
       for (const model::NativeLibrary library : natives) {
-        const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes);
+        const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes, library_view);
         Row row{model::native_label(library), {}, {}, decision.library_algorithm, decision.costed_as};
         if (decision.stand_in.empty()) {
           if (not_costed_said.insert(row.label + ": " + decision.why_not).second)
@@ -314,8 +317,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
   predict_command->add_option("--native", predict.natives,
-                              "also cost these MPI libraries' own choice (ompi, mpich: their fixed Allgather decisions, "
-                              "as SMPI's selectors make them), as rows native:LIBRARY");
+                              "also cost these MPI libraries' own choice (ompi, mpich, mvapich2, impi: their fixed "
+                              "Allgather decisions, as SMPI's selectors make them), as rows native:LIBRARY");
+  predict_command
+      ->add_option("--library-ranks-per-node", predict.library_ranks_per_node,
+                   "the ranks per node the libraries' decisions see (mvapich2 and impi pick their tables by it; "
+                   "default: the placement's). SMPI on a platform with a host per core shows them 1")
+      ->check(CLI::PositiveNumber);
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
