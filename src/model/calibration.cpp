@@ -89,6 +89,16 @@ Channel fit_channel(const ChannelMeasurements& measured) {
     channel.transfer.push_back({tau, line.latency_us, 1e-3 / line.us_per_byte});
   }
   if (channel.transfer.empty()) channel.transfer.push_back({1, 0.0, 1e6});
+  // Beyond the largest τ measured the model shares the bandwidth among all transfers. Where the
+  // measured τ saw no sharing at all (a fat pipe, as SimGrid's loopback), none is assumed beyond
+  // them either: a node runs more transfers at once than it has ranks (Bruck's radix 8, Sparbit), and
+  // sharing extrapolated from nothing over-predicted those up to 6x.
+  if (channel.transfer.size() > 1 &&
+      channel.transfer.back().gbytes_per_s >= unshared_fraction * channel.transfer.front().gbytes_per_s) {
+    TransferPoint flat = channel.transfer.back();
+    flat.tau = unshared_tau;
+    channel.transfer.push_back(flat);
+  }
 
   // Per measured size, factors on the lines' latency (a) and per-byte (b) parts: least squares over τ
   // of (a·latency + b·β·m − L) / step. Simulators correct the two apart (SMPI at 2 KiB: latency ×1.6,

@@ -86,6 +86,11 @@ struct Calibration {
 
 Calibration fit_platform(const CalibrationMeasurements& measurements);
 
+// A channel whose bandwidth at the largest τ measured is at least this fraction of τ = 1's is taken
+// not to contend at all: its description repeats that point at τ = unshared_tau.
+inline constexpr double unshared_fraction = 0.95;
+inline constexpr int unshared_tau = 1 << 20;
+
 // The step time the description predicts for a measured operation (o(m) + L(m, τ) + o_r).
 double predicted_step_us(const Channel& channel, long long bytes, int tau);
 // The cost model's time for one mixed iteration (ranks as MixedIteration describes).

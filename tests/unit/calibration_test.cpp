@@ -31,20 +31,24 @@ double model_us(const Platform& platform, long long bytes, const std::function<s
 }
 
 // A step of what --calibrate times: τ = 1 a ping-pong (half the round trip); on shm a ring of τ
-// ranks of node 0; on net τ pairs across the nodes sending one way, then back (half of the two).
+// ranks of node 0; on net a ring of 2τ ranks alternating between the nodes (τ messages each way).
 double step_us(const Platform& platform, bool network, int tau, long long bytes) {
   const auto steps_of = [&](int rank) {
     std::vector<Step> steps;
-    if (network || tau == 1) {
-      const int partner_base = network ? per_node : 1;
-      for (int i = 0; i < tau; ++i) add_message(steps, 0, rank, i, partner_base + i);
-      for (int i = 0; i < tau; ++i) add_message(steps, 1, rank, partner_base + i, i);
+    if (tau == 1) {
+      const int partner = network ? per_node : 1;
+      add_message(steps, 0, rank, 0, partner);
+      add_message(steps, 1, rank, partner, 0);
+    } else if (network) {
+      std::vector<int> ring;
+      for (int i = 0; i < tau; ++i) ring.insert(ring.end(), {i, per_node + i});
+      for (std::size_t i = 0; i < ring.size(); ++i) add_message(steps, 0, rank, ring[i], ring[(i + 1) % ring.size()]);
     } else {
       for (int i = 0; i < tau; ++i) add_message(steps, 0, rank, i, (i + 1) % tau);
     }
     return steps;
   };
-  return model_us(platform, bytes, steps_of) / (network || tau == 1 ? 2.0 : 1.0);
+  return model_us(platform, bytes, steps_of) / (tau == 1 ? 2.0 : 1.0);
 }
 
 // The model skips empty messages (the engine does); one byte stands for none.
@@ -121,6 +125,22 @@ TEST(Calibration, FitsBackTheDescriptionThatProducedTheMeasurements) {
   // Nothing waited: every size was eager, up to what was tested.
   EXPECT_EQ(fitted.platform.net.eager_threshold_bytes, (1 << 20) + 1);
   EXPECT_FALSE(fitted.platform.transfers_wait_for_receiver);
+}
+
+// A channel the measured τ do not share (a fat pipe) stays unshared beyond them: 64 transfers at once
+// take what one does, where the description would otherwise share the bandwidth 64 / 8 ways.
+TEST(Calibration, AChannelThatNeverContendedStaysUnsharedBeyondTheMeasuredTau) {
+  Platform known = known_platform();
+  known.shm = linear_channel(0.4, 0.3, {{1, 0.5, 8.0}, {unshared_tau, 0.5, 8.0}});
+  CalibrationMeasurements measured;
+  measured.shm = measure(known, false, {1, 2, 4, 8});
+  measured.net = measure(known, true, {1, 2, 4, 8});
+  const Calibration fitted = fit_platform(measured);
+  ASSERT_EQ(fitted.platform.shm.transfer.back().tau, unshared_tau);
+  EXPECT_NEAR(fitted.platform.shm.transfer_time(1 << 20, 64), fitted.platform.shm.transfer_time(1 << 20, 1), 1e-6);
+  // The network here is shared: it keeps its measured points, and 64 transfers share it.
+  EXPECT_EQ(fitted.platform.net.transfer.back().tau, 8);
+  EXPECT_GT(fitted.platform.net.transfer_time(1 << 20, 64), 7 * fitted.platform.net.transfer_time(1 << 20, 8));
 }
 
 // Whether network traffic loads the nodes' memory is read off a ring that runs beside network pairs:
