@@ -128,6 +128,14 @@ const std::vector<int>& checked_sizes(const CheckSetup& call, const std::vector<
   return node_of_rank;
 }
 
+// The switch of every rank's node, where the platform has more than one (Platform::nodes_per_switch).
+std::vector<int> switches_of(const Platform& platform, const std::vector<int>& node_of_rank) {
+  if (platform.nodes_per_switch.empty()) return {};
+  std::vector<int> switches;
+  for (const int node : node_of_rank) switches.push_back(platform.switch_of_node(node));
+  return switches;
+}
+
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
@@ -135,8 +143,9 @@ class CostModel {
       : platform_(platform),
         call_(call),
         node_(numbered_nodes(checked_sizes(call, node_of_rank, start_us))),
+        switch_of_rank_(switches_of(platform, node_)),
         // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
-        orbits_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry, node_, start_us) {
+        orbits_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry, node_, start_us, switch_of_rank_) {
     concurrency_.orbits = static_cast<std::size_t>(orbits_.node_orbits());
   }
 
@@ -287,6 +296,8 @@ class CostModel {
       } else {
         const int tau = std::max(count(concurrency_.leaving, s, node), count(concurrency_.arriving, s, destination));
         transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
+        if (!switch_of_rank_.empty() && switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
+          transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
           transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node)),
                                shm.transfer_time(item.bytes, memory_tau(s, destination))});
@@ -303,6 +314,7 @@ class CostModel {
   const Platform& platform_;
   const CheckSetup call_;  // a copy: callers may pass a temporary
   std::vector<int> node_;  // rank -> node index 0..M-1
+  std::vector<int> switch_of_rank_;  // empty where the platform has one switch
   RankOrbits orbits_;      // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;

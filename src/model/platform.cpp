@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -17,11 +18,26 @@ double Channel::overhead(long long bytes) const {
   return overhead_us + (rendezvous ? protocol_overhead_us : 0.0);
 }
 
-double Channel::transfer_time(long long bytes, int tau) const {
-  SizeFactor factor;
+const SizeFactor& Channel::size_factor(long long bytes) const {
+  static const SizeFactor none;
+  const SizeFactor* factor = &none;
   for (const SizeFactor& candidate : size_factors) {
-    if (candidate.from_bytes <= bytes) factor = candidate;
+    if (candidate.from_bytes <= bytes) factor = &candidate;
   }
+  return *factor;
+}
+
+int Platform::switch_of_node(int node) const {
+  int first = 0;
+  for (int index = 0;; ++index) {
+    const int size = nodes_per_switch.empty() ? INT_MAX : nodes_per_switch[std::min<std::size_t>(index, nodes_per_switch.size() - 1)];
+    if (node < first + size || size >= INT_MAX - first) return index;
+    first += size;
+  }
+}
+
+double Channel::transfer_time(long long bytes, int tau) const {
+  const SizeFactor& factor = size_factor(bytes);
   const auto time = [bytes, factor](double latency_us, double us_per_byte) {
     return latency_us * factor.latency_factor + static_cast<double>(bytes) * us_per_byte / factor.bandwidth_factor;
   };
@@ -72,7 +88,8 @@ class PlatformReader {
                   {"pack_gbytes_per_s",
                    [&](const YAML::Node& v) { platform.pack_gbytes_per_s = number(v, "pack_gbytes_per_s"); }},
                   {"reduce_gbytes_per_s",
-                   [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }}});
+                   [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }},
+                  {"switches", [&](const YAML::Node& v) { switches(v, platform); }}});
     if (!have_shm) fail(root.Mark(), "missing 'shm', the channel inside a node");
     if (!have_net) fail(root.Mark(), "missing 'net', the channel between nodes");
     return platform;
@@ -101,6 +118,23 @@ class PlatformReader {
       if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' given twice in " + where);
       handler->second(it->second);
     }
+  }
+
+  // switches: {nodes_per_switch: [N, ...], across_latency_us: L}
+  void switches(const YAML::Node& node, Platform& platform) {
+    bool have_sizes = false;
+    for_each_key(node, "'switches'",
+                 {{"nodes_per_switch",
+                   [&](const YAML::Node& v) {
+                     if (!v.IsSequence() || v.size() == 0)
+                       fail(v.Mark(), "'nodes_per_switch' must be a list of node counts, e.g. [16]");
+                     for (const YAML::Node& count : v)
+                       platform.nodes_per_switch.push_back(static_cast<int>(integer(count, "nodes_per_switch", 1, 1 << 20)));
+                     have_sizes = true;
+                   }},
+                  {"across_latency_us",
+                   [&](const YAML::Node& v) { platform.across_switches_latency_us = number(v, "across_latency_us"); }}});
+    if (!have_sizes) fail(node.Mark(), "'switches' needs 'nodes_per_switch'");
   }
 
   std::string scalar(const YAML::Node& node, const std::string& what) const {
@@ -270,6 +304,12 @@ std::string platform_yaml(const Platform& platform) {
   out << YAML::Key << "transfers_wait_for_receiver" << YAML::Value << platform.transfers_wait_for_receiver;
   out << YAML::Key << "network_crosses_memory" << YAML::Value << platform.network_crosses_memory;
   out << YAML::Key << "local_copies_free" << YAML::Value << platform.local_copies_free;
+  if (!platform.nodes_per_switch.empty()) {
+    out << YAML::Key << "switches" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "nodes_per_switch" << YAML::Value << YAML::Flow << platform.nodes_per_switch;
+    out << YAML::Key << "across_latency_us" << YAML::Value << platform.across_switches_latency_us;
+    out << YAML::EndMap;
+  }
   emit_channel(out, "shm", platform.shm);
   emit_channel(out, "net", platform.net);
   out << YAML::EndMap;

@@ -46,6 +46,7 @@ struct Channel {
 
   double overhead(long long bytes) const;
   double transfer_time(long long bytes, int tau) const;  // L(m, τ), µs
+  const SizeFactor& size_factor(long long bytes) const;  // the one that applies to `bytes`
 };
 
 struct Platform {
@@ -66,6 +67,13 @@ struct Platform {
   // Local copies cost nothing (a simulator that does not time computation, as bench/sim runs SMPI);
   // otherwise a copy costs one transfer on the memory channel, τ = the node's ranks copying (c(m, τ)).
   bool local_copies_free = false;
+  // Network switches: a job's nodes, in the order it uses them, fill the switches in turn
+  // (nodes_per_switch[i] on switch i, the last size repeating), and a message between nodes on two
+  // switches takes across_switches_latency_us more, scaled like the network's latency (a fat tree's
+  // leaves, a cluster's two cabinets). Empty: one switch, the network's latency for every pair.
+  std::vector<int> nodes_per_switch;
+  double across_switches_latency_us = 0;
+  int switch_of_node(int node) const;
 };
 
 // A description that cannot be used; what() names the file, line and column and what was expected.

@@ -6,7 +6,8 @@
 
 namespace collshim::model {
 
-RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us)
+RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us,
+                       const std::vector<int>& switch_of_rank)
     : p_(std::max(1, static_cast<int>(node_of_rank.size()))) {
   const int nodes = node_of_rank.empty() ? 0 : *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
   // The generators of G: G is what they generate, and it keeps the nodes if each of them does.
@@ -15,7 +16,7 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
   if (symmetry.kind == RankSymmetry::Kind::rotation && symmetry.period > 0 && p_ % symmetry.period == 0) {
     kind_ = symmetry.kind;  // no shift until one keeps the nodes
     for (int t = symmetry.period; t < p_; t += symmetry.period) {
-      if (p_ % t == 0 && keeps(t, node_of_rank, nodes, start_us)) {
+      if (p_ % t == 0 && keeps(t, node_of_rank, start_us, switch_of_rank)) {
         period = t;
         generators = {t};
         break;
@@ -35,7 +36,7 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
       for (std::size_t j = 0; j < places_.size(); ++j) {
         if (symmetry.fixes(j)) continue;
         for (int s = 1; s < radices_[j] && steps_[j] == 0; ++s) {
-          if (radices_[j] % s == 0 && keeps(s * places_[j], node_of_rank, nodes, start_us)) {
+          if (radices_[j] % s == 0 && keeps(s * places_[j], node_of_rank, start_us, switch_of_rank)) {
             steps_[j] = s;
             generators.push_back(s * places_[j]);
           }
@@ -100,15 +101,21 @@ int RankOrbits::difference(int to, int from) const {
   return result;
 }
 
-bool RankOrbits::keeps(int x, const std::vector<int>& node_of_rank, int nodes, const std::vector<double>& start_us) const {
-  std::vector<int> image(static_cast<std::size_t>(nodes), -1);
+bool RankOrbits::keeps(int x, const std::vector<int>& node_of_rank, const std::vector<double>& start_us,
+                       const std::vector<int>& switch_of_rank) const {
+  for (int r = 0; r < p_ && !start_us.empty(); ++r) {
+    const double mine = start_us[r], theirs = start_us[add(x, r)];
+    if (std::abs(mine - theirs) > 1e-9 * std::max(1.0, std::abs(mine))) return false;
+  }
+  return keeps_classes(x, node_of_rank) && (switch_of_rank.empty() || keeps_classes(x, switch_of_rank));
+}
+
+bool RankOrbits::keeps_classes(int x, const std::vector<int>& class_of_rank) const {
+  const int classes = *std::max_element(class_of_rank.begin(), class_of_rank.end()) + 1;
+  std::vector<int> image(static_cast<std::size_t>(classes), -1);
   for (int r = 0; r < p_; ++r) {
-    if (!start_us.empty()) {
-      const double mine = start_us[r], theirs = start_us[add(x, r)];
-      if (std::abs(mine - theirs) > 1e-9 * std::max(1.0, std::abs(mine))) return false;
-    }
-    int& target = image[node_of_rank[r]];
-    const int mapped = node_of_rank[add(x, r)];
+    int& target = image[class_of_rank[r]];
+    const int mapped = class_of_rank[add(x, r)];
     if (target >= 0 && target != mapped) return false;
     target = mapped;
   }

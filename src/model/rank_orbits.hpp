@@ -22,7 +22,10 @@ class RankOrbits {
  public:
   // node_of_rank: p entries, nodes numbered 0..M-1. start_us, if given (p entries): the relabelings
   // must also keep every rank's start time (a barrier's exit skew repeats only under some of them).
-  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us = {});
+  // switch_of_rank, if given: they must keep the ranks' network switches whole too (a message across
+  // switches takes longer).
+  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us = {},
+             const std::vector<int>& switch_of_rank = {});
 
   // none where the declared symmetry does not fit p (then every rank is its own orbit)
   RankSymmetry::Kind kind() const { return kind_; }
@@ -44,8 +47,12 @@ class RankOrbits {
  private:
   int add(int x, int rank) const;          // the relabeling g_x
   int difference(int to, int from) const;  // x with g_x(from) = to
-  // Whether g_x maps nodes onto nodes one to one, and every rank to one that starts when it does.
-  bool keeps(int x, const std::vector<int>& node_of_rank, int nodes, const std::vector<double>& start_us) const;
+  // Whether g_x maps nodes onto nodes one to one (and switches onto switches), and every rank to one
+  // that starts when it does.
+  bool keeps(int x, const std::vector<int>& node_of_rank, const std::vector<double>& start_us,
+             const std::vector<int>& switch_of_rank) const;
+  // Whether g_x maps the classes of `class_of_rank` onto classes one to one.
+  bool keeps_classes(int x, const std::vector<int>& class_of_rank) const;
 
   RankSymmetry::Kind kind_ = RankSymmetry::Kind::none;
   int p_ = 1;

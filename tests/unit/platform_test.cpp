@@ -85,6 +85,30 @@ TEST(Platform, ErrorsNameFileLineColumnAndWhatWasExpected) {
   expect_error("name: a\nname: b\n", "bad.yaml:2:1: key 'name' given twice");
 }
 
+// A job's nodes fill the switches in turn, the last size repeating; the description reads and
+// writes them back, and names what is wrong with them.
+TEST(Platform, SwitchesTakeTheJobsNodesInTurn) {
+  const std::string net = "net:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\nshm:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\n";
+  const Platform platform = parse_platform("switches: {nodes_per_switch: [5, 11], across_latency_us: 12}\n" + net, "s.yaml");
+  EXPECT_EQ(platform.nodes_per_switch, (std::vector<int>{5, 11}));
+  EXPECT_DOUBLE_EQ(platform.across_switches_latency_us, 12.0);
+  EXPECT_EQ(platform.switch_of_node(0), 0);
+  EXPECT_EQ(platform.switch_of_node(4), 0);
+  EXPECT_EQ(platform.switch_of_node(5), 1);
+  EXPECT_EQ(platform.switch_of_node(15), 1);
+  EXPECT_EQ(platform.switch_of_node(16), 2);  // the last size repeats
+  EXPECT_EQ(platform.switch_of_node(26), 2);
+  EXPECT_EQ(platform.switch_of_node(27), 3);
+  EXPECT_EQ(Platform{}.switch_of_node(1000), 0);
+  const Platform again = parse_platform(platform_yaml(platform), "again.yaml");
+  EXPECT_EQ(again.nodes_per_switch, platform.nodes_per_switch);
+  EXPECT_DOUBLE_EQ(again.across_switches_latency_us, 12.0);
+  expect_error("switches: {across_latency_us: 3}\n" + net, "bad.yaml:1:11: 'switches' needs 'nodes_per_switch'");
+  expect_error("switches: {nodes_per_switch: [0]}\n" + net, "bad.yaml:1:31: bad value '0' for 'nodes_per_switch'");
+  expect_error("switches: {nodes_per_switch: 16}\n" + net, "bad.yaml:1:30: 'nodes_per_switch' must be a list");
+  expect_error("switches: {nodes: [4]}\n" + net, "bad.yaml:1:12: unknown key 'nodes' in 'switches'");
+}
+
 TEST(Platform, AMissingFileIsNamed) {
   EXPECT_THROW(load_platform("/nonexistent/platform.yaml"), PlatformError);
 }

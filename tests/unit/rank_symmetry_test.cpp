@@ -312,6 +312,41 @@ TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
   EXPECT_GT(reduced, 500) << "the symmetric costing must actually cost fewer ranks in most of these cells";
 }
 
+// With switches the relabelings must keep them whole too (a message across two costs more): the
+// orbits' prediction is still every rank's, and the switches do cost something.
+TEST(SymmetricCosting, SwitchesAreKeptWhole) {
+  int reduced = 0, slower = 0, cells = 0;
+  for (const int p : {8, 12, 16, 24, 32}) {
+    for (const std::vector<int>& sizes : {std::vector<int>{2}, std::vector<int>{3}, std::vector<int>{1, 3}}) {
+      for (const std::vector<int>& nodes : {sequential(p, 2), round_robin(p, 4), sequential(p, 1)}) {
+        for (const Spec& spec : symmetric_specs) {
+          const AlgorithmChoice choice = choice_of(spec);
+          if (!eligible(choice, p)) continue;
+          Platform platform = drifting_platform(true);
+          platform.nodes_per_switch = sizes;
+          platform.across_switches_latency_us = 5;
+          const auto schedule_of = [&](int rank) { return generate_schedule(choice, nodes, rank); };
+          const CheckSetup call = uniform_call(spec.collective, p, 64);
+          const std::string what = spec.text + " p=" + std::to_string(p) + " switches of " + std::to_string(sizes[0]);
+          const Prediction every_rank = predict(platform, call, nodes, schedule_of);
+          const Prediction by_orbit = predict(platform, call, nodes, schedule_of, {}, rank_symmetry(choice, nodes));
+          if (by_orbit.ranks_costed < p) ++reduced;
+          ++cells;
+          EXPECT_NEAR(by_orbit.us, every_rank.us, 1e-9 * every_rank.us) << what;
+          platform.nodes_per_switch.clear();
+          const Prediction one_switch = predict(platform, call, nodes, schedule_of);
+          // Never faster; slower where a message across switches is on the critical path (not, say,
+          // Alltoall linear's, whose last injected message stays on the switch).
+          EXPECT_GE(every_rank.us, one_switch.us) << what;
+          if (every_rank.us > one_switch.us) ++slower;
+        }
+      }
+    }
+  }
+  EXPECT_GT(reduced, 50) << "the symmetric costing must still cost fewer ranks in many of these cells";
+  EXPECT_GT(slower, cells * 3 / 4) << "crossing switches must cost something in most cells";
+}
+
 // A symmetry the schedules lack is caught on the ranks outside the representatives, not costed.
 TEST(SymmetricCosting, AWrongDeclarationStopsThePrediction) {
   const AlgorithmChoice choice = choice_of({Collective::allgather, "recursive_doubling"});
