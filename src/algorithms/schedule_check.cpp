@@ -10,6 +10,12 @@
 
 namespace collshim {
 
+CheckSetup uniform_setup(BlockNaming naming, int p, long long bytes) {
+  CheckSetup setup{naming, p, [bytes](std::int64_t) { return bytes; }};
+  setup.datum_run_bytes = [bytes](std::int64_t, std::int64_t count) { return count * bytes; };
+  return setup;
+}
+
 long long payload_bytes(const CheckSetup& setup, int holder, const Region& region) {
   if (!setup.datum_bytes) return static_cast<long long>(region.blocks.size());
   long long bytes = 0;

@@ -48,6 +48,9 @@ struct CheckSetup {
   int root = 0;  // of a rooted collective (BlockNaming gather, scatter)
 };
 
+// A call whose every datum has `bytes` (an Allgather's blocks, an Alltoall's pairs), with runs summed at once.
+CheckSetup uniform_setup(BlockNaming naming, int p, long long bytes);
+
 // A message as the engine puts it on the wire: its bytes, size headers included, and whether the
 // engine skips it (both sides know it is empty; only with datum sizes). `region` is in the buffers of
 // `holder` (the sender, or the receiver for its receive), `receiver` gets the message. The checker's

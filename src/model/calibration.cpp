@@ -178,7 +178,7 @@ double predicted_mixed_us(const Platform& platform, const MixedIteration& mixed)
     return schedule;
   };
   const long long bytes = mixed.bytes;
-  const CheckSetup call{BlockNaming::allgather, p, [bytes](std::int64_t) { return bytes; }};
+  const CheckSetup call = uniform_setup(BlockNaming::allgather, p, bytes);
   return predict(platform, call, node_of_rank, schedule_of).us;
 }
 

@@ -26,7 +26,7 @@ double model_us(const Platform& platform, long long bytes, const std::function<s
   const int p = 2 * per_node;
   std::vector<int> nodes;
   for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
-  const CheckSetup call{BlockNaming::allgather, p, [bytes](std::int64_t) { return bytes; }};
+  const CheckSetup call = uniform_setup(BlockNaming::allgather, p, bytes);
   return predict(platform, call, nodes, [&](int rank) { return Schedule{steps_of(rank), 0}; }).us;
 }
 

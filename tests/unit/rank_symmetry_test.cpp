@@ -77,7 +77,7 @@ BlockNaming naming_of(Collective collective) {
 
 // Data of one size: what a symmetry needs.
 CheckSetup uniform_call(Collective collective, int p, long long bytes) {
-  return CheckSetup{naming_of(collective), p, [bytes](std::int64_t) { return bytes; }};
+  return uniform_setup(naming_of(collective), p, bytes);
 }
 
 bool eligible(const AlgorithmChoice& choice, int p) {

@@ -46,29 +46,6 @@ struct PredictOptions {
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
 };
 
-// Bytes of every datum for a call of `bytes`: the allgathers' block per rank, Alltoall's block per
-// pair, Alltoallv's per sending pair of the pattern (`sends`: p*p flags, origin-major), a
-// reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
-std::function<long long(std::int64_t)> datum_bytes(Collective collective, int p, long long bytes,
-                                                   const std::shared_ptr<const std::vector<bool>>& sends) {
-  if (sends) return [bytes, sends](std::int64_t datum) { return (*sends)[static_cast<std::size_t>(datum)] ? bytes : 0LL; };
-  if (collective_info(collective).shape != CallShape::reduction) return [bytes](std::int64_t) { return bytes; };
-  return [elements = bytes / 8, p](std::int64_t segment) {
-    return 8 * segment_elements(elements, p, static_cast<int>(segment));
-  };
-}
-
-// The same, summed over datums [first, first + count): nothing for the patterns (summed one by one).
-std::function<long long(std::int64_t, std::int64_t)> datum_run_bytes(Collective collective, int p, long long bytes,
-                                                                     const std::shared_ptr<const std::vector<bool>>& sends) {
-  if (sends) return {};
-  if (collective_info(collective).shape != CallShape::reduction)
-    return [bytes](std::int64_t, std::int64_t count) { return count * bytes; };
-  return [elements = bytes / 8, p](std::int64_t first, std::int64_t count) {
-    return 8 * segments_elements(elements, p, first, count);
-  };
-}
-
 BlockNaming naming_of(Collective collective) {
   switch (collective_info(collective).shape) {
     case CallShape::allgather_like: return BlockNaming::allgather;
@@ -77,6 +54,25 @@ BlockNaming naming_of(Collective collective) {
     case CallShape::rooted: break;
   }
   return BlockNaming::gather;
+}
+
+// The data of a call of `bytes`: the allgathers' block per rank, Alltoall's block per pair,
+// Alltoallv's per sending pair of the pattern (`sends`: p*p flags, origin-major; summed datum by
+// datum), a reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
+CheckSetup call_setup(Collective collective, int p, long long bytes,
+                      const std::shared_ptr<const std::vector<bool>>& sends) {
+  const BlockNaming naming = naming_of(collective);
+  if (sends)
+    return {naming, p, [bytes, sends](std::int64_t datum) { return (*sends)[static_cast<std::size_t>(datum)] ? bytes : 0LL; }};
+  if (collective_info(collective).shape != CallShape::reduction) return uniform_setup(naming, p, bytes);
+  const long long elements = bytes / 8;
+  CheckSetup setup{naming, p, [elements, p](std::int64_t segment) {
+                     return 8 * segment_elements(elements, p, static_cast<int>(segment));
+                   }};
+  setup.datum_run_bytes = [elements, p](std::int64_t first, std::int64_t count) {
+    return 8 * segments_elements(elements, p, first, count);
+  };
+  return setup;
 }
 
 int column_width(const std::string& label) { return std::max(12, static_cast<int>(label.size())); }
@@ -206,8 +202,7 @@ int run_predict(const PredictOptions& options) {
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
-      CheckSetup call{naming_of(*collective), p, datum_bytes(*collective, p, bytes, sends)};
-      call.datum_run_bytes = datum_run_bytes(*collective, p, bytes, sends);
+      const CheckSetup call = call_setup(*collective, p, bytes, sends);
       // The size rules test, as collshim-bench's CSV has it: an Alltoallv's average over all p² pairs.
       long long block_bytes = bytes;
       if (sends) block_bytes = bytes * std::count(sends->begin(), sends->end(), true) / (static_cast<long long>(p) * p);
@@ -254,7 +249,7 @@ int run_predict(const PredictOptions& options) {
         }
         // Another collective's schedule standing for the library's (NativeDecision): its blocks of
         // the call's size.
-        const CheckSetup stand_in{naming_of(row.collective), p, [bytes](std::int64_t) { return bytes; }};
+        const CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
         const auto start = std::chrono::steady_clock::now();
         const model::Prediction prediction =
             model::predict(platform, row.collective == *collective ? call : stand_in, node_of_rank, row.schedule_of,
