@@ -143,8 +143,6 @@ const std::vector<Mvapich2Table>& mvapich2_allgather_tables() {
   return tables;
 }
 
-LibraryAlgorithm mpich_allgather(int p, long long bytes);
-
 LibraryAlgorithm mvapich2_allgather(int p, long long bytes, const LibraryPlacement& placement) {
   const auto& tables = mvapich2_allgather_tables();
   const auto own = std::ranges::find(tables, placement.ranks_per_node, &Mvapich2Table::ranks_per_node);

@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -28,12 +27,14 @@ const SizeFactor& Channel::size_factor(long long bytes) const {
 }
 
 int Platform::switch_of_node(int node) const {
-  int first = 0;
-  for (int index = 0;; ++index) {
-    const int size = nodes_per_switch.empty() ? INT_MAX : nodes_per_switch[std::min<std::size_t>(index, nodes_per_switch.size() - 1)];
-    if (node < first + size || size >= INT_MAX - first) return index;
-    first += size;
+  if (nodes_per_switch.empty()) return 0;
+  int index = 0;
+  for (const int size : nodes_per_switch) {
+    if (node < size) return index;
+    node -= size;
+    ++index;
   }
+  return index + node / nodes_per_switch.back();  // beyond the list, the last size repeats
 }
 
 double Channel::transfer_time(long long bytes, int tau) const {
