@@ -19,7 +19,14 @@ Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank,
 // Where the shape has no holes (p = prod d_j), the schedules repeat under digit additions of the
 // grid coordinates (the last dimension the least significant digit); none elsewhere.
 RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
+// The same for a grid of p ranks with this shape (grid_routing.hpp); none where it has holes.
+RankSymmetry grid_digit_symmetry(int p, const std::vector<int>& shape);
 Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
+// With one rank per node node_grid is its grid among nodes (combine and deliver move nothing), so it
+// has the grid's symmetry; elsewhere none is declared: the handler of a node pair, (A + B) mod m,
+// couples a relabeling of nodes to one of local ranks, which RankSymmetry cannot express (the cost
+// model counts those schedules instead: model/forwarding_profiles.hpp).
+RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // An Alltoallv whose blocks are forwarded through `phases` phases (grid, node_grid), seen from one
 // rank. Item o*p+d is rank o's block for rank d (scratch block naming). A rank holds an item from the

@@ -42,7 +42,10 @@ std::vector<int> shape_of(int p, const Params& params) {
 
 RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
   const int p = static_cast<int>(node_of_rank.size());
-  const std::vector<int> shape = shape_of(p, params);
+  return grid_digit_symmetry(p, shape_of(p, params));
+}
+
+RankSymmetry grid_digit_symmetry(int p, const std::vector<int>& shape) {
   RankSymmetry symmetry{RankSymmetry::Kind::digits};
   long long box = 1;
   for (auto side = shape.rbegin(); side != shape.rend(); ++side) {

@@ -11,6 +11,8 @@
 // The schedule is the grid's forwarding (forwarding_alltoallv_schedule): size headers on messages of
 // forwarded blocks, none on the deliveries, which the receivers know. Every rank runs K+2 phases
 // whatever its counts and its node.
+#include <set>
+
 #include "algorithms/alltoallv_algorithms.hpp"
 #include "algorithms/node_grid_routing.hpp"
 
@@ -26,6 +28,13 @@ Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int 
   };
   route.incoming = [&](int phase) { return routing.incoming(phase, rank); };
   return forwarding_alltoallv_schedule(static_cast<int>(node_of_rank.size()), rank, route);
+}
+
+RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
+  const int p = static_cast<int>(node_of_rank.size());
+  // One rank per node: nodes are numbered in rank order (make_node_layout), so node index = rank.
+  if (std::set<int>(node_of_rank.begin(), node_of_rank.end()).size() != node_of_rank.size()) return {};
+  return grid_digit_symmetry(p, grid_shape(p, parse_node_grid_dims(params.at("dims")).value_or(GridDims{1, false})));
 }
 
 }  // namespace collshim

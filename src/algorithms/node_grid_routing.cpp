@@ -57,14 +57,16 @@ std::map<int, std::vector<std::int64_t>> NodeGridRouting::incoming(int phase, in
     // a bundle's node at the start of a phase depends on its source node and on its destination's
     // block at that depth only, which is this node's for every destination it can hand here: so one
     // path per source node, toward this node, finds the sender (O(N * (K + block)) hops, not N^2 K).
+    // A hop lands in its destination's sub-block, so only destination nodes in this node's can come
+    // here: O(N * sub-block) per rank, where the whole block made one rank per node O(N^2).
     const int node_phase = phase - 1;
     const GridPhase group = nodes_.phase(node_phase, node);
+    const int first = group.part_begin(group.part_of(node)), last = first + group.part_length(group.part_of(node));
     for (int source_node = 0; source_node < nodes(); ++source_node) {
       int at = source_node;
       for (int i = 0; i < node_phase; ++i) at = nodes_.next_hop(i, at, node);
       if (at == node) continue;
-      for (int destination_node = group.block_begin; destination_node < group.block_begin + group.block_size;
-           ++destination_node) {
+      for (int destination_node = first; destination_node < last; ++destination_node) {
         if (destination_node == source_node || handler(node, source_node, destination_node) != rank ||
             nodes_.next_hop(node_phase, at, destination_node) != node)
           continue;

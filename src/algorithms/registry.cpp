@@ -151,7 +151,8 @@ const std::vector<Algorithm>& algorithms() {
                                "message per node pair (dims=1) or a `dims` grid among nodes, delivered inside",
                     .collectives = {alltoallv, alltoall},
                     .params = {node_grid_dims_param()},
-                    .make_schedule = node_grid_alltoallv_schedule});
+                    .make_schedule = node_grid_alltoallv_schedule,
+                    .symmetry = node_grid_symmetry});
     // Alltoall only: its blocks are equal, so forwarding them log_k p times costs what the textbook says.
     list.push_back({.name = "bruck",
                     .summary = "radix-k Bruck: ceil(log_k p) phases of up to k-1 messages; blocks travel their "

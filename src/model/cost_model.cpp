@@ -26,52 +26,33 @@ struct Concurrency {
   std::size_t at(std::size_t step, int orbit) const { return step * orbits + static_cast<std::size_t>(orbit); }
 };
 
-// What one rank does in one step, kept compactly between the two passes: its messages (peer and
-// bytes) and local copies (bytes) are items [first, first + count) of the rank's item list.
-struct Item {
-  enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
-  bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
-  int peer = 0;            // a copy's: the rank itself
-  long long bytes = 0;
-};
-struct RankStep {
-  std::uint32_t first = 0, count = 0;
-  long long reduced_bytes = 0;
-  long long unpacked_bytes = 0;  // received into scattered blocks of the user's datatype
-};
-// One rank's schedule as the model costs it.
-struct RankProfile {
-  std::vector<RankStep> steps;
-  std::vector<Item> items;
-  std::vector<bool> opaque;  // per step
-};
-
 // Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
 // MPI library packs on send and unpacks on receipt: the thesis's p(m), first and last transfer only.
 bool scattered(const Region& region) {
   return !is_packed(region.buffer) && region.blocks.runs().size() > 1;
 }
 
-// The model's form of a rank's schedule: its messages and copies, in order, with their bytes.
-RankProfile profile_of(const CheckSetup& call, int rank, const Schedule& schedule) {
+}  // namespace
+
+RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& schedule) {
   RankProfile profile;
   profile.steps.resize(schedule.steps.size());
   profile.opaque.resize(schedule.steps.size());
   for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
     const Step& step = schedule.steps[s];
-    RankStep& compact = profile.steps[s];
+    ProfileStep& compact = profile.steps[s];
     auto& items = profile.items;
     compact.first = static_cast<std::uint32_t>(items.size());
     profile.opaque[s] = step.opaque.has_value();
     for (const LocalCopy& copy : step.copies) {
       const long long bytes = payload_bytes(call, rank, copy.from);
       if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
-      items.push_back({Item::Kind::copy, false, rank, bytes});
+      items.push_back({ProfileItem::Kind::copy, false, rank, bytes});
     }
     for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call, rank, reduce.from);
     for (const Transfer& send : step.sends) {
       const auto [skipped, bytes] = wire_message(call, rank, send.region, send.peer);
-      if (!skipped) items.push_back({Item::Kind::send, scattered(send.region), send.peer, bytes});
+      if (!skipped) items.push_back({ProfileItem::Kind::send, scattered(send.region), send.peer, bytes});
     }
     compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
     for (const Transfer& recv : step.recvs) {
@@ -83,6 +64,8 @@ RankProfile profile_of(const CheckSetup& call, int rank, const Schedule& schedul
   return profile;
 }
 
+namespace {
+
 // Why rank `rank`'s profile is not rank `model`'s relabeled by the orbits' g (g(model) = rank), or "".
 // Packing aside: which messages lie over scattered blocks depends on where a run of blocks wraps at
 // the end of the user's buffer, which no relabeling keeps; the model uses symmetries only where
@@ -93,14 +76,14 @@ std::string relabeling_mismatch(const RankOrbits& orbits, int model, const RankP
   if (of_rank.steps.size() != of_model.steps.size())
     return where + ": " + std::to_string(of_rank.steps.size()) + " steps, not " + std::to_string(of_model.steps.size());
   for (std::size_t s = 0; s < of_model.steps.size(); ++s) {
-    const RankStep& a = of_model.steps[s];
-    const RankStep& b = of_rank.steps[s];
+    const ProfileStep& a = of_model.steps[s];
+    const ProfileStep& b = of_rank.steps[s];
     const std::string at = where + ", step " + std::to_string(s) + ": ";
     if (a.count != b.count) return at + std::to_string(b.count) + " messages and copies, not " + std::to_string(a.count);
     if (a.reduced_bytes != b.reduced_bytes) return at + "reduces " + std::to_string(b.reduced_bytes) + " bytes, not " + std::to_string(a.reduced_bytes);
     for (std::uint32_t i = 0; i < a.count; ++i) {
-      const Item& x = of_model.items[a.first + i];
-      const Item& y = of_rank.items[b.first + i];
+      const ProfileItem& x = of_model.items[a.first + i];
+      const ProfileItem& y = of_rank.items[b.first + i];
       if (x.kind != y.kind || x.bytes != y.bytes) return at + "item " + std::to_string(i) + " differs in kind or bytes";
       if (y.peer != orbits.relabel(model, rank, x.peer))
         return at + "item " + std::to_string(i) + " goes to rank " + std::to_string(y.peer) + ", not " +
@@ -149,15 +132,23 @@ class CostModel {
     concurrency_.orbits = static_cast<std::size_t>(orbits_.node_orbits());
   }
 
-  Prediction run(const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
-                 std::vector<double>* end_us = nullptr) {
+  Prediction run(const std::function<RankProfile(int rank)>& one_profile, const std::vector<double>& start_us,
+                 std::vector<double>* end_us = nullptr,
+                 const std::function<std::vector<RankProfile>()>& every_profile = {}) {
     // Indices below are orbits, one rank costed for each (orbits_.representative_rank).
     const int ranks = orbits_.representatives();
+    // Beyond a few dozen ranks to cost, a form that gives every rank's profile at once is cheaper.
+    constexpr int every_profile_above = 32;
+    std::vector<RankProfile> every;
+    if (every_profile && ranks > every_profile_above) every = every_profile();
+    const auto profile_of = [&](int rank) {  // each rank is asked for once at most
+      return every.empty() ? one_profile(rank) : std::move(every[static_cast<std::size_t>(rank)]);
+    };
     for (int r = 0; r < ranks; ++r) {
       const int rank = orbits_.representative_rank(r);
-      record(r, profile_of(call_, rank, schedule_of(rank)));
+      record(r, profile_of(rank));
     }
-    check_relabeled_ranks(schedule_of);
+    check_relabeled_ranks(profile_of);
 
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
     for (int r = 0; r < ranks && !start_us.empty(); ++r) clock[r] = start_us[orbits_.representative_rank(r)];
@@ -209,11 +200,11 @@ class CostModel {
     const int orbit = orbits_.node_orbit(node_[rank]);
     for (std::size_t s = 0; s < steps_; ++s) {
       opaque_[s] = opaque_[s] || profile.opaque[s];
-      const RankStep& compact = profile.steps[s];
+      const ProfileStep& compact = profile.steps[s];
       bool copies = compact.reduced_bytes > 0;
       for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
-        const Item& item = profile.items[i];
-        if (item.kind == Item::Kind::copy) {
+        const ProfileItem& item = profile.items[i];
+        if (item.kind == ProfileItem::Kind::copy) {
           copies = true;
         } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
           ++concurrency_.inside[concurrency_.at(s, orbit)];
@@ -229,14 +220,14 @@ class CostModel {
 
   // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
   // here ranks spread over all p, the representatives skipped, are checked against it.
-  void check_relabeled_ranks(const std::function<Schedule(int rank)>& schedule_of) const {
+  void check_relabeled_ranks(const std::function<RankProfile(int rank)>& profile_of) const {
     constexpr int samples = 16;
     for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i) {
       const int rank = static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1));
       if (orbits_.is_representative(rank)) continue;
       const int orbit = orbits_.orbit_of(rank);
       const std::string mismatch = relabeling_mismatch(orbits_, orbits_.representative_rank(orbit), profiles_[static_cast<std::size_t>(orbit)],
-                                                       rank, profile_of(call_, rank, schedule_of(rank)));
+                                                       rank, profile_of(rank));
       if (!mismatch.empty()) throw std::logic_error("the schedules lack the symmetry their algorithm declares: " + mismatch);
     }
   }
@@ -263,11 +254,11 @@ class CostModel {
   // its receives and sends.
   double posted(int orbit, std::size_t s, double clock) const {
     const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
-    const RankStep& compact = profile.steps[s];
+    const ProfileStep& compact = profile.steps[s];
     double t = clock;
     if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
     const int copiers = count(concurrency_.copying, s, node_[orbits_.representative_rank(orbit)]);
-    for (std::uint32_t i = compact.first; i < compact.first + compact.count && profile.items[i].kind == Item::Kind::copy; ++i)
+    for (std::uint32_t i = compact.first; i < compact.first + compact.count && profile.items[i].kind == ProfileItem::Kind::copy; ++i)
       if (!platform_.local_copies_free) t += platform_.shm.transfer_time(profile.items[i].bytes, copiers);
     return t;
   }
@@ -281,12 +272,12 @@ class CostModel {
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
     const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
-    const RankStep& compact = profile.steps[s];
+    const ProfileStep& compact = profile.steps[s];
     double t = posted_at[orbit];
     sends_done = t;
     for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
-      const Item& item = profile.items[i];
-      if (item.kind == Item::Kind::copy) continue;
+      const ProfileItem& item = profile.items[i];
+      if (item.kind == ProfileItem::Kind::copy) continue;
       const int destination = node_[item.peer];
       const int receiver = orbits_.orbit_of(item.peer);
       const Channel& channel = destination == node ? shm : net;
@@ -327,7 +318,15 @@ class CostModel {
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us,
                    const RankSymmetry& symmetry) {
-  return CostModel(platform, call, node_of_rank, symmetry, start_us).run(schedule_of, start_us);
+  return predict(
+      platform, call, node_of_rank, [&](int rank) { return rank_profile(call, rank, schedule_of(rank)); }, start_us,
+      symmetry);
+}
+
+Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
+                   const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us,
+                   const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& every_profile) {
+  return CostModel(platform, call, node_of_rank, symmetry, start_us).run(profile_of, start_us, nullptr, every_profile);
 }
 
 std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& symmetry,
@@ -339,13 +338,13 @@ std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& 
   std::vector<RankProfile> representatives;
   for (int orbit = 0; orbit < orbits.representatives(); ++orbit) {
     const int rank = orbits.representative_rank(orbit);
-    representatives.push_back(profile_of(call, rank, schedule_of(rank)));
+    representatives.push_back(rank_profile(call, rank, schedule_of(rank)));
   }
   for (int rank = 0; rank < call.p; ++rank) {
     if (orbits.is_representative(rank)) continue;
     const int orbit = orbits.orbit_of(rank);
     std::string mismatch = relabeling_mismatch(orbits, orbits.representative_rank(orbit), representatives[static_cast<std::size_t>(orbit)], rank,
-                                               profile_of(call, rank, schedule_of(rank)));
+                                               rank_profile(call, rank, schedule_of(rank)));
     if (!mismatch.empty()) return mismatch;
   }
   return "";
@@ -364,9 +363,10 @@ std::vector<double> dissemination_barrier_exit_us(const Platform& platform, cons
     }
     return schedule;
   };
-  CostModel model(platform, CheckSetup{BlockNaming::allgather, p, {}}, node_of_rank, {RankSymmetry::Kind::rotation}, {});
+  const CheckSetup call{BlockNaming::allgather, p, {}};
+  CostModel model(platform, call, node_of_rank, {RankSymmetry::Kind::rotation}, {});
   std::vector<double> exit(static_cast<std::size_t>(p), 0.0);
-  model.run(schedule_of, {}, &exit);
+  model.run([&](int rank) { return rank_profile(call, rank, schedule_of(rank)); }, {}, &exit);
   return exit;
 }
 

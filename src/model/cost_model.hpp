@@ -23,6 +23,7 @@
 // user's buffer that are not back to back (the engine sends it as an `hindexed` type) costs packing
 // before injection and unpacking after receipt (pack_gbytes_per_s; the thesis's p(m), which it takes
 // as 0). An in-place call's saved copy is not modelled.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -46,6 +47,32 @@ struct Prediction {
   int ranks_costed = 0;       // one per orbit of the rank symmetry used (p without one)
 };
 
+// A rank's schedule as the model costs it: per step its local copies (bytes) and then its messages
+// (peer, bytes on the wire, whether over scattered blocks of the user's type), in the schedule's
+// order, and what it reduces and unpacks. rank_profile derives it from the schedule; where the
+// schedules list p² forwarded items, counts can give it faster (forwarding_profiles.hpp).
+struct ProfileItem {
+  enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
+  bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
+  int peer = 0;            // a copy's: the rank itself
+  long long bytes = 0;
+  bool operator==(const ProfileItem&) const = default;
+};
+struct ProfileStep {
+  std::uint32_t first = 0, count = 0;  // its items: [first, first + count) of RankProfile::items
+  long long reduced_bytes = 0;
+  long long unpacked_bytes = 0;  // received into scattered blocks of the user's datatype
+  bool operator==(const ProfileStep&) const = default;
+};
+struct RankProfile {
+  std::vector<ProfileStep> steps;
+  std::vector<ProfileItem> items;
+  std::vector<bool> opaque;  // per step
+  bool operator==(const RankProfile&) const = default;
+};
+// Copies that move nothing (in place, or no bytes) and messages the engine skips are left out.
+RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& schedule);
+
 // `call` gives the collective's block naming, p, the bytes of every datum and the root (as for the
 // checker); node_of_rank has p entries; start_us, if given, each rank's start (p entries). The
 // schedules are kept as messages and copies only (about 16 bytes each) while the steps are costed.
@@ -58,6 +85,13 @@ struct Prediction {
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {},
                    const RankSymmetry& symmetry = {});
+// The same from the ranks' profiles (`call` then only gives p). `every_profile`, if given, returns
+// all p at once (or nothing, where it cannot): a form that is cheaper than p calls of profile_of, used
+// where the symmetry leaves more than a few dozen ranks to cost.
+Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
+                   const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
+                   const RankSymmetry& symmetry = {},
+                   const std::function<std::vector<RankProfile>()>& every_profile = {});
 
 // Where `symmetry` fails for these schedules: the first rank whose messages and copies, as the model
 // costs them (packing aside), are not its representative's relabeled (on one node, so every relabeling applies), or

@@ -19,6 +19,7 @@
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
 #include "model/cost_model.hpp"
+#include "model/forwarding_profiles.hpp"
 #include "model/host_file.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mapping.hpp"
@@ -171,8 +172,11 @@ int run_predict(const PredictOptions& options) {
     // selector sees them.
     const CommMapping placement = classify_mapping(node_of_rank, false);
     const std::string mapping_text(mapping_name(placement.mapping));
-    std::shared_ptr<const std::vector<bool>> sends;  // Alltoallv: the pattern's pairs
-    if (*collective == Collective::alltoallv) {
+    // Alltoallv: the pattern's pairs; none for `uniform` (every pair, as an Alltoall: the p² flags
+    // alone took seconds at p = 16384).
+    const bool patterned = *collective == Collective::alltoallv;
+    std::shared_ptr<const std::vector<bool>> sends;
+    if (patterned && options.pattern != "uniform") {
       auto flags = std::make_shared<std::vector<bool>>(static_cast<std::size_t>(p) * p, false);
       for (int origin = 0; origin < p; ++origin) {
         for (const int to : bench::alltoallv_destinations(options.pattern, origin, p, options.seed))
@@ -191,7 +195,7 @@ int run_predict(const PredictOptions& options) {
     }
     if (!options.csv) {
       std::printf("# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
-                  options.collective.c_str(), sends ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes, placement.ppn, mapping_text.c_str(), platform.name.c_str(),
+                  options.collective.c_str(), patterned ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes, placement.ppn, mapping_text.c_str(), platform.name.c_str(),
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(choice->text()), choice->text().c_str());
@@ -211,8 +215,9 @@ int run_predict(const PredictOptions& options) {
       if (!options.csv) std::printf("%10lld", bytes);
       // Data of one size everywhere keeps the algorithms' rank symmetries (the model then costs one
       // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
-      const bool one_size = sends ? options.pattern == "uniform"
-                                  : collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0;
+      const bool one_size = !sends && (collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0);
+      // Every pair's block of one size: the forwarding Alltoalls' profiles come from counts.
+      const bool every_pair_one_size = !sends && naming_of(*collective) == BlockNaming::alltoall;
       // The rows of this size: collshim's algorithms, then each library's own decision, costed by
       // its stand-in (native_decision.hpp; not costed where it has none).
       struct Row {
@@ -221,12 +226,13 @@ int run_predict(const PredictOptions& options) {
         RankSymmetry symmetry;
         std::string library_algorithm;
         Collective collective;  // of the schedule
+        const AlgorithmChoice* choice = nullptr;  // collshim's algorithms; null for a library's decision
       };
       std::vector<Row> rows;
       for (const AlgorithmChoice* choice : eligible) {
         rows.push_back({choice->text(),
                         [choice, &node_of_rank](int rank) { return generate_schedule(*choice, node_of_rank, rank); },
-                        rank_symmetry(*choice, node_of_rank), "", *collective});
+                        rank_symmetry(*choice, node_of_rank), "", *collective, choice});
       }
       for (const model::NativeLibrary library : natives) {
         const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes, library_view);
@@ -251,13 +257,18 @@ int run_predict(const PredictOptions& options) {
         // the call's size.
         const CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
         const auto start = std::chrono::steady_clock::now();
-        const model::Prediction prediction =
-            model::predict(platform, row.collective == *collective ? call : stand_in, node_of_rank, row.schedule_of,
-                           start_us, one_size ? row.symmetry : RankSymmetry{});
+        const CheckSetup& costed_call = row.collective == *collective ? call : stand_in;
+        std::function<std::vector<model::RankProfile>()> counted;  // the forwarding Alltoalls' profiles from counts
+        if (row.choice && every_pair_one_size)
+          counted = [&] { return model::counted_alltoall_profiles(*row.choice, node_of_rank, bytes); };
+        const model::Prediction prediction = model::predict(
+            platform, costed_call, node_of_rank,
+            [&](int rank) { return model::rank_profile(costed_call, rank, row.schedule_of(rank)); }, start_us,
+            one_size ? row.symmetry : RankSymmetry{}, counted);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (options.csv) {
           std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld,%s\n", bench::csv_field(platform.name).c_str(),
-                      options.collective.c_str(), sends ? options.pattern.c_str() : "", p, placement.ppn,
+                      options.collective.c_str(), patterned ? options.pattern.c_str() : "", p, placement.ppn,
                       mapping_text.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
                       prediction.approximated ? 1 : 0, seconds, placement.nodes, block_bytes,
                       bench::csv_field(row.library_algorithm).c_str());
