@@ -25,7 +25,7 @@ Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int 
 // With one rank per node node_grid is its grid among nodes (combine and deliver move nothing), so it
 // has the grid's symmetry; elsewhere none is declared: the handler of a node pair, (A + B) mod m,
 // couples a relabeling of nodes to one of local ranks, which RankSymmetry cannot express (the cost
-// model counts those schedules instead: model/forwarding_profiles.hpp).
+// model counts those schedules instead: model/alltoall_profiles.hpp).
 RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // An Alltoallv whose blocks are forwarded through `phases` phases (grid, node_grid), seen from one

@@ -12,20 +12,6 @@
 namespace collshim::model {
 namespace {
 
-// Per step and node orbit (rank_orbits.hpp): the representatives' counts that set τ.
-struct Concurrency {
-  std::size_t orbits = 0;
-  std::vector<int> inside;    // messages that start and end in the node
-  std::vector<int> leaving;   // network messages leaving the node
-  std::vector<int> arriving;  // network messages arriving at the node
-  std::vector<int> copying;   // ranks of the node that copy or reduce locally
-
-  void resize(std::size_t steps) {
-    for (auto* counts : {&inside, &leaving, &arriving, &copying}) counts->assign(steps * orbits, 0);
-  }
-  std::size_t at(std::size_t step, int orbit) const { return step * orbits + static_cast<std::size_t>(orbit); }
-};
-
 // Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
 // MPI library packs on send and unpacks on receipt: the thesis's p(m), first and last transfer only.
 bool scattered(const Region& region) {
@@ -36,14 +22,14 @@ bool scattered(const Region& region) {
 
 RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& schedule) {
   RankProfile profile;
-  profile.steps.resize(schedule.steps.size());
-  profile.opaque.resize(schedule.steps.size());
+  profile.step_count = static_cast<std::uint32_t>(schedule.steps.size());
+  auto& items = profile.items;
   for (std::size_t s = 0; s < schedule.steps.size(); ++s) {
     const Step& step = schedule.steps[s];
-    ProfileStep& compact = profile.steps[s];
-    auto& items = profile.items;
+    ProfileStep compact;
+    compact.step = static_cast<std::uint32_t>(s);
     compact.first = static_cast<std::uint32_t>(items.size());
-    profile.opaque[s] = step.opaque.has_value();
+    compact.opaque = step.opaque.has_value();
     for (const LocalCopy& copy : step.copies) {
       const long long bytes = payload_bytes(call, rank, copy.from);
       if (copy.from == copy.to || bytes == 0) continue;  // in place or empty: the engine moves nothing
@@ -60,6 +46,8 @@ RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& sched
       const auto [skipped, bytes] = wire_message(call, rank, recv.region, rank);
       if (!skipped) compact.unpacked_bytes += bytes;
     }
+    if (compact.count > 0 || compact.reduced_bytes > 0 || compact.unpacked_bytes > 0 || compact.opaque)
+      profile.steps.push_back(compact);
   }
   return profile;
 }
@@ -73,12 +61,23 @@ namespace {
 std::string relabeling_mismatch(const RankOrbits& orbits, int model, const RankProfile& of_model, int rank,
                                 const RankProfile& of_rank) {
   const std::string where = "rank " + std::to_string(rank) + " against rank " + std::to_string(model);
-  if (of_rank.steps.size() != of_model.steps.size())
-    return where + ": " + std::to_string(of_rank.steps.size()) + " steps, not " + std::to_string(of_model.steps.size());
-  for (std::size_t s = 0; s < of_model.steps.size(); ++s) {
-    const ProfileStep& a = of_model.steps[s];
-    const ProfileStep& b = of_rank.steps[s];
-    const std::string at = where + ", step " + std::to_string(s) + ": ";
+  if (of_rank.step_count != of_model.step_count)
+    return where + ": " + std::to_string(of_rank.step_count) + " steps, not " + std::to_string(of_model.step_count);
+  // Steps in which a rank only unpacks are packing, which the symmetry leaves aside.
+  const auto compared = [](const RankProfile& profile) {
+    std::vector<const ProfileStep*> steps;
+    for (const ProfileStep& step : profile.steps)
+      if (step.count > 0 || step.reduced_bytes > 0 || step.opaque) steps.push_back(&step);
+    return steps;
+  };
+  const std::vector<const ProfileStep*> of_model_steps = compared(of_model), of_rank_steps = compared(of_rank);
+  if (of_rank_steps.size() != of_model_steps.size())
+    return where + ": active in " + std::to_string(of_rank_steps.size()) + " steps, not " + std::to_string(of_model_steps.size());
+  for (std::size_t s = 0; s < of_model_steps.size(); ++s) {
+    const ProfileStep& a = *of_model_steps[s];
+    const ProfileStep& b = *of_rank_steps[s];
+    const std::string at = where + ", step " + std::to_string(a.step) + ": ";
+    if (a.step != b.step) return where + ": active in step " + std::to_string(b.step) + ", not " + std::to_string(a.step);
     if (a.count != b.count) return at + std::to_string(b.count) + " messages and copies, not " + std::to_string(a.count);
     if (a.reduced_bytes != b.reduced_bytes) return at + "reduces " + std::to_string(b.reduced_bytes) + " bytes, not " + std::to_string(a.reduced_bytes);
     for (std::uint32_t i = 0; i < a.count; ++i) {
@@ -129,7 +128,7 @@ class CostModel {
         switch_of_rank_(switches_of(platform, node_)),
         // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
         orbits_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry, node_, start_us, switch_of_rank_) {
-    concurrency_.orbits = static_cast<std::size_t>(orbits_.node_orbits());
+    concurrency_.resize(static_cast<std::size_t>(orbits_.node_orbits()));
   }
 
   Prediction run(const std::function<RankProfile(int rank)>& one_profile, const std::vector<double>& start_us,
@@ -144,37 +143,56 @@ class CostModel {
     const auto profile_of = [&](int rank) {  // each rank is asked for once at most
       return every.empty() ? one_profile(rank) : std::move(every[static_cast<std::size_t>(rank)]);
     };
-    for (int r = 0; r < ranks; ++r) {
-      const int rank = orbits_.representative_rank(r);
-      record(r, profile_of(rank));
-    }
+    profiles_.reserve(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) record(r, profile_of(orbits_.representative_rank(r)));
     check_relabeled_ranks(profile_of);
 
+    // Only the ranks that do something in a step, or receive in it, are visited there: a schedule of
+    // p - 1 steps with a message each (pairwise) costs O(p) per rank, not O(p) per step.
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
     for (int r = 0; r < ranks && !start_us.empty(); ++r) clock[r] = start_us[orbits_.representative_rank(r)];
-    std::vector<double> posted_at(clock.size()), busy_until(clock.size()), sends_done(clock.size());
+    std::vector<double> posted_at(clock), busy_until(clock), sends_done(clock);
     std::vector<std::vector<std::pair<double, bool>>> arrivals(clock.size());  // (time, between nodes)
+    std::vector<const ProfileStep*> entry(clock.size(), nullptr);  // this step's, of the active ranks
+    std::vector<int> touched;
+    std::vector<bool> is_touched(clock.size(), false);
+    const auto touch = [&](int r) {
+      if (is_touched[r]) return;
+      is_touched[r] = true;
+      touched.push_back(r);
+      busy_until[r] = sends_done[r] = clock[r];
+    };
     Prediction prediction;
     prediction.ranks_costed = ranks;
     prediction.steps.resize(steps_);
     for (std::size_t s = 0; s < steps_; ++s) {
-      for (int r = 0; r < ranks; ++r) posted_at[r] = posted(r, s, clock[r]);
-      for (int r = 0; r < ranks; ++r) send(r, s, posted_at, busy_until[r], sends_done[r], arrivals);
-      StepPrediction& step = prediction.steps[s];
-      step.opaque = opaque_[s];
-      for (int r = 0; r < ranks; ++r) {
+      count_concurrency(active_[s]);
+      for (const auto& [r, step] : active_[s]) {
+        entry[r] = step;
+        touch(r);
+        posted_at[r] = posted(r, *step, clock[r]);
+      }
+      for (const auto& [r, step] : active_[s]) send(r, *step, posted_at, busy_until[r], sends_done[r], arrivals, touch);
+      StepPrediction& prediction_step = prediction.steps[s];
+      prediction_step.opaque = opaque_[s];
+      std::sort(touched.begin(), touched.end());  // the order the ranks are reported in
+      for (const int r : touched) {
         auto& incoming = arrivals[static_cast<std::size_t>(r)];
         std::sort(incoming.begin(), incoming.end());
         double t = busy_until[r];
         for (const auto& [arrival, between_nodes] : incoming)
           t = std::max(t, arrival) + (between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
         incoming.clear();
-        t += pack_us(profiles_[static_cast<std::size_t>(r)].steps[s].unpacked_bytes);
+        if (entry[r]) t += pack_us(entry[r]->unpacked_bytes);
         const double end = std::max(t, sends_done[r]);
-        if (end - clock[r] > step.us) step.us = end - clock[r], step.slowest_rank = orbits_.representative_rank(r);
-        clock[r] = end;
+        if (end - clock[r] > prediction_step.us)
+          prediction_step.us = end - clock[r], prediction_step.slowest_rank = orbits_.representative_rank(r);
+        clock[r] = posted_at[r] = end;
+        entry[r] = nullptr;
+        is_touched[r] = false;
       }
-      prediction.approximated = prediction.approximated || step.opaque;
+      touched.clear();
+      prediction.approximated = prediction.approximated || prediction_step.opaque;
     }
     for (int r = 0; r < ranks; ++r)
       prediction.us = std::max(prediction.us, clock[r] - (start_us.empty() ? 0.0 : start_us[orbits_.representative_rank(r)]));
@@ -186,36 +204,45 @@ class CostModel {
   }
 
  private:
-  // Pass 1: a representative's profile, and its share of every step's concurrency (τ per node).
+  // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' counts that set τ.
+  struct Concurrency {
+    std::vector<int> inside;    // messages that start and end in the node
+    std::vector<int> leaving;   // network messages leaving the node
+    std::vector<int> arriving;  // network messages arriving at the node
+    std::vector<int> copying;   // ranks of the node that copy or reduce locally
+    std::vector<int> counted;   // orbits with a count, to clear for the next step
+
+    void resize(std::size_t orbits) {
+      for (auto* counts : {&inside, &leaving, &arriving, &copying}) counts->assign(orbits, 0);
+    }
+    void add(std::vector<int>& counts, int orbit) {
+      if (inside[orbit] == 0 && leaving[orbit] == 0 && arriving[orbit] == 0 && copying[orbit] == 0) counted.push_back(orbit);
+      ++counts[orbit];
+    }
+    void clear() {
+      for (const int orbit : counted)
+        for (auto* counts : {&inside, &leaving, &arriving, &copying}) (*counts)[orbit] = 0;
+      counted.clear();
+    }
+  };
+
+  // Pass 1: a representative's profile, indexed by the steps it is active in.
   void record(int index, RankProfile profile) {
     const int rank = orbits_.representative_rank(index);
     if (index == 0) {
-      steps_ = profile.steps.size();
-      concurrency_.resize(steps_);
-      opaque_ = profile.opaque;
-    } else if (profile.steps.size() != steps_) {
-      throw std::invalid_argument("rank " + std::to_string(rank) + " has " + std::to_string(profile.steps.size()) +
-                                  " steps, rank 0 has " + std::to_string(steps_));
-    }
-    const int orbit = orbits_.node_orbit(node_[rank]);
-    for (std::size_t s = 0; s < steps_; ++s) {
-      opaque_[s] = opaque_[s] || profile.opaque[s];
-      const ProfileStep& compact = profile.steps[s];
-      bool copies = compact.reduced_bytes > 0;
-      for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
-        const ProfileItem& item = profile.items[i];
-        if (item.kind == ProfileItem::Kind::copy) {
-          copies = true;
-        } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
-          ++concurrency_.inside[concurrency_.at(s, orbit)];
-        } else {
-          ++concurrency_.leaving[concurrency_.at(s, orbit)];
-          ++concurrency_.arriving[concurrency_.at(s, orbits_.node_orbit(destination))];
-        }
-      }
-      if (copies) ++concurrency_.copying[concurrency_.at(s, orbit)];
+      steps_ = profile.step_count;
+      active_.assign(steps_, {});
+      opaque_.assign(steps_, false);
+    } else if (profile.step_count != steps_) {
+      throw std::invalid_argument("rank " + std::to_string(rank) + " has " + std::to_string(profile.step_count) +
+                                  " steps, rank " + std::to_string(orbits_.representative_rank(0)) + " has " +
+                                  std::to_string(steps_));
     }
     profiles_.push_back(std::move(profile));
+    for (const ProfileStep& step : profiles_.back().steps) {
+      active_[step.step].emplace_back(index, &step);
+      opaque_[step.step] = opaque_[step.step] || step.opaque;
+    }
   }
 
   // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
@@ -232,10 +259,33 @@ class CostModel {
     }
   }
 
-  // A node's count in a step, from its orbit's.
-  int count(const std::vector<int>& counts, std::size_t s, int node) const {
+  // The step's concurrency, from the messages and copies of the representatives active in it.
+  void count_concurrency(const std::vector<std::pair<int, const ProfileStep*>>& active) {
+    concurrency_.clear();
+    for (const auto& [index, step] : active) {
+      const int rank = orbits_.representative_rank(index);
+      const int orbit = orbits_.node_orbit(node_[rank]);
+      const RankProfile& profile = profiles_[static_cast<std::size_t>(index)];
+      bool copies = step->reduced_bytes > 0;
+      for (std::uint32_t i = step->first; i < step->first + step->count; ++i) {
+        const ProfileItem& item = profile.items[i];
+        if (item.kind == ProfileItem::Kind::copy) {
+          copies = true;
+        } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
+          concurrency_.add(concurrency_.inside, orbit);
+        } else {
+          concurrency_.add(concurrency_.leaving, orbit);
+          concurrency_.add(concurrency_.arriving, orbits_.node_orbit(destination));
+        }
+      }
+      if (copies) concurrency_.add(concurrency_.copying, orbit);
+    }
+  }
+
+  // A node's count in the step, from its orbit's.
+  int count(const std::vector<int>& counts, int node) const {
     const int orbit = orbits_.node_orbit(node);
-    return orbits_.per_node(counts[concurrency_.at(s, orbit)], orbit);
+    return orbits_.per_node(counts[static_cast<std::size_t>(orbit)], orbit);
   }
 
   double pack_us(long long bytes) const {
@@ -244,21 +294,20 @@ class CostModel {
 
   // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
   // network messages leaving and arriving there.
-  int memory_tau(std::size_t s, int node) const {
+  int memory_tau(int node) const {
     const int network =
-        platform_.network_crosses_memory ? count(concurrency_.leaving, s, node) + count(concurrency_.arriving, s, node) : 0;
-    return count(concurrency_.inside, s, node) + network;
+        platform_.network_crosses_memory ? count(concurrency_.leaving, node) + count(concurrency_.arriving, node) : 0;
+    return count(concurrency_.inside, node) + network;
   }
 
   // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
   // its receives and sends.
-  double posted(int orbit, std::size_t s, double clock) const {
+  double posted(int orbit, const ProfileStep& step, double clock) const {
     const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
-    const ProfileStep& compact = profile.steps[s];
     double t = clock;
-    if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(compact.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
-    const int copiers = count(concurrency_.copying, s, node_[orbits_.representative_rank(orbit)]);
-    for (std::uint32_t i = compact.first; i < compact.first + compact.count && profile.items[i].kind == ProfileItem::Kind::copy; ++i)
+    if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(step.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
+    const int copiers = count(concurrency_.copying, node_[orbits_.representative_rank(orbit)]);
+    for (std::uint32_t i = step.first; i < step.first + step.count && profile.items[i].kind == ProfileItem::Kind::copy; ++i)
       if (!platform_.local_copies_free) t += platform_.shm.transfer_time(profile.items[i].bytes, copiers);
     return t;
   }
@@ -266,16 +315,16 @@ class CostModel {
   // Then its sends, one after another from when it posted; a message moves from its injection (or,
   // where transfers wait for the receiver, from when the receiver posted, if later) for one
   // transmission time. It arrives at the representative of its receiver's orbit.
-  void send(int orbit, std::size_t s, const std::vector<double>& posted_at, double& busy_until, double& sends_done,
-            std::vector<std::vector<std::pair<double, bool>>>& arrivals) const {
+  template <typename Touch>
+  void send(int orbit, const ProfileStep& step, const std::vector<double>& posted_at, double& busy_until,
+            double& sends_done, std::vector<std::vector<std::pair<double, bool>>>& arrivals, const Touch& touch) const {
     const int node = node_[orbits_.representative_rank(orbit)];
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
     const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
-    const ProfileStep& compact = profile.steps[s];
     double t = posted_at[orbit];
     sends_done = t;
-    for (std::uint32_t i = compact.first; i < compact.first + compact.count; ++i) {
+    for (std::uint32_t i = step.first; i < step.first + step.count; ++i) {
       const ProfileItem& item = profile.items[i];
       if (item.kind == ProfileItem::Kind::copy) continue;
       const int destination = node_[item.peer];
@@ -283,18 +332,19 @@ class CostModel {
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       if (destination == node) {
-        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(s, node));
+        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(node));
       } else {
-        const int tau = std::max(count(concurrency_.leaving, s, node), count(concurrency_.arriving, s, destination));
+        const int tau = std::max(count(concurrency_.leaving, node), count(concurrency_.arriving, destination));
         transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
         if (!switch_of_rank_.empty() && switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
           transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
-          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(s, node)),
-                               shm.transfer_time(item.bytes, memory_tau(s, destination))});
+          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(node)),
+                               shm.transfer_time(item.bytes, memory_tau(destination))});
       }
       t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[receiver]) : t;
+      touch(receiver);
       arrivals[static_cast<std::size_t>(receiver)].emplace_back(start + transfer, destination != node);
       const bool eager = item.bytes < channel.eager_threshold_bytes;
       sends_done = std::max(sends_done, eager ? t : start + transfer);
@@ -309,8 +359,9 @@ class CostModel {
   RankOrbits orbits_;      // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;
-  std::vector<bool> opaque_;             // per step
-  std::vector<RankProfile> profiles_;    // per representative
+  std::vector<RankProfile> profiles_;  // per representative (active_ points into their steps)
+  std::vector<std::vector<std::pair<int, const ProfileStep*>>> active_;  // per step: (representative, its step)
+  std::vector<bool> opaque_;           // per step
 };
 
 }  // namespace

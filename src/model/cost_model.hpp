@@ -50,7 +50,7 @@ struct Prediction {
 // A rank's schedule as the model costs it: per step its local copies (bytes) and then its messages
 // (peer, bytes on the wire, whether over scattered blocks of the user's type), in the schedule's
 // order, and what it reduces and unpacks. rank_profile derives it from the schedule; where the
-// schedules list p² forwarded items, counts can give it faster (forwarding_profiles.hpp).
+// schedules list p² forwarded items, counts can give it faster (alltoall_profiles.hpp).
 struct ProfileItem {
   enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
   bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
@@ -59,15 +59,19 @@ struct ProfileItem {
   bool operator==(const ProfileItem&) const = default;
 };
 struct ProfileStep {
+  std::uint32_t step = 0;              // the schedule's step
   std::uint32_t first = 0, count = 0;  // its items: [first, first + count) of RankProfile::items
   long long reduced_bytes = 0;
   long long unpacked_bytes = 0;  // received into scattered blocks of the user's datatype
+  bool opaque = false;
   bool operator==(const ProfileStep&) const = default;
 };
+// Only the steps in which the rank copies, reduces, sends, unpacks or runs an opaque phase are
+// listed: a step where it only receives is costed from the messages that arrive.
 struct RankProfile {
-  std::vector<ProfileStep> steps;
+  std::uint32_t step_count = 0;    // the schedule's steps
+  std::vector<ProfileStep> steps;  // ascending
   std::vector<ProfileItem> items;
-  std::vector<bool> opaque;  // per step
   bool operator==(const RankProfile&) const = default;
 };
 // Copies that move nothing (in place, or no bytes) and messages the engine skips are left out.

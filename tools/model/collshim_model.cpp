@@ -19,7 +19,7 @@
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
 #include "model/cost_model.hpp"
-#include "model/forwarding_profiles.hpp"
+#include "model/alltoall_profiles.hpp"
 #include "model/host_file.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mapping.hpp"
@@ -176,11 +176,13 @@ int run_predict(const PredictOptions& options) {
     // alone took seconds at p = 16384).
     const bool patterned = *collective == Collective::alltoallv;
     std::shared_ptr<const std::vector<bool>> sends;
+    std::vector<std::vector<int>> destinations;  // per origin, ascending
     if (patterned && options.pattern != "uniform") {
       auto flags = std::make_shared<std::vector<bool>>(static_cast<std::size_t>(p) * p, false);
       for (int origin = 0; origin < p; ++origin) {
-        for (const int to : bench::alltoallv_destinations(options.pattern, origin, p, options.seed))
-          (*flags)[static_cast<std::size_t>(origin) * p + to] = true;
+        destinations.push_back(bench::alltoallv_destinations(options.pattern, origin, p, options.seed));
+        std::sort(destinations.back().begin(), destinations.back().end());
+        for (const int to : destinations.back()) (*flags)[static_cast<std::size_t>(origin) * p + to] = true;
       }
       sends = std::move(flags);
     }
@@ -216,8 +218,13 @@ int run_predict(const PredictOptions& options) {
       // Data of one size everywhere keeps the algorithms' rank symmetries (the model then costs one
       // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
       const bool one_size = !sends && (collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0);
-      // Every pair's block of one size: the forwarding Alltoalls' profiles come from counts.
-      const bool every_pair_one_size = !sends && naming_of(*collective) == BlockNaming::alltoall;
+      // An Alltoall(v)'s blocks, for the profiles that come from counts (alltoall_profiles.hpp).
+      const bool pairs = naming_of(*collective) == BlockNaming::alltoall;
+      model::AlltoallBlocks blocks{bytes, {}};
+      for (const std::vector<int>& to : destinations) {
+        blocks.sending.emplace_back();
+        for (const int destination : to) blocks.sending.back().emplace_back(destination, bytes);
+      }
       // The rows of this size: collshim's algorithms, then each library's own decision, costed by
       // its stand-in (native_decision.hpp; not costed where it has none).
       struct Row {
@@ -258,9 +265,8 @@ int run_predict(const PredictOptions& options) {
         const CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
         const auto start = std::chrono::steady_clock::now();
         const CheckSetup& costed_call = row.collective == *collective ? call : stand_in;
-        std::function<std::vector<model::RankProfile>()> counted;  // the forwarding Alltoalls' profiles from counts
-        if (row.choice && every_pair_one_size)
-          counted = [&] { return model::counted_alltoall_profiles(*row.choice, node_of_rank, bytes); };
+        std::function<std::vector<model::RankProfile>()> counted;  // profiles from counts, where the algorithm has them
+        if (row.choice && pairs) counted = [&] { return model::counted_alltoall_profiles(*row.choice, node_of_rank, blocks); };
         const model::Prediction prediction = model::predict(
             platform, costed_call, node_of_rank,
             [&](int rank) { return model::rank_profile(costed_call, rank, row.schedule_of(rank)); }, start_us,

@@ -1,0 +1,346 @@
+#include "model/alltoall_profiles.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "algorithms/grid_routing.hpp"
+#include "algorithms/hierarchical.hpp"
+#include "algorithms/node_grid_routing.hpp"
+
+namespace collshim::model {
+
+long long AlltoallBlocks::bytes(int origin, int destination) const {
+  if (uniform()) return every_pair_bytes;
+  const auto& row = sending[static_cast<std::size_t>(origin)];
+  const auto at = std::lower_bound(row.begin(), row.end(), std::make_pair(destination, 0LL),
+                                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  return at != row.end() && at->first == destination ? at->second : 0;
+}
+
+namespace {
+
+// A forwarding schedule's shape, per rank and step: its local copies (step 0: its own block, then
+// the packing of the others; later steps: the delivery of what arrived) and its messages, with item
+// counts; `payload` is filled with the items' bytes afterwards.
+struct CountedCopy {
+  long long items = 0;
+  long long payload = 0;
+};
+// `for_peer` of the items are for the receiver itself; the others are forwarded, so the engine sends
+// their sizes in a header (wire_message's rule).
+struct CountedMessage {
+  int peer = 0;
+  long long items = 0;
+  long long for_peer = 0;
+  long long payload = 0;
+};
+struct CountedStep {
+  std::vector<CountedCopy> copies;
+  std::vector<CountedMessage> messages;  // in the order they are posted
+};
+struct Forwarding {
+  int p = 1;
+  std::vector<std::vector<CountedStep>> steps;  // per rank, per step
+  // Where an item held by `current` goes in `phase` (current itself: it stays).
+  std::function<int(int phase, int current, int origin, int destination)> next_hop;
+};
+
+// The forwarding schedule's order: from the next rank up, cyclically.
+long long post_order(int peer, int rank, int p) { return (peer - rank + p) % p; }
+
+void sort_messages(std::vector<CountedMessage>& messages, int rank, int p) {
+  std::sort(messages.begin(), messages.end(), [p, rank](const CountedMessage& a, const CountedMessage& b) {
+    return post_order(a.peer, rank, p) < post_order(b.peer, rank, p);
+  });
+}
+
+// A step of every rank whose copies are the deliveries of what arrived in the step before.
+void add_step(Forwarding& forwarding, const std::vector<long long>& delivered) {
+  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
+    forwarding.steps[rank].push_back({{{delivered[rank], 0}}, {}});
+}
+
+// How many of lo, lo+1, ..., hi-1 are congruent to r modulo m (0 <= r < m).
+long long congruent(int lo, int hi, int r, int m) {
+  const auto below = [r, m](int n) { return n <= r ? 0LL : (n - r - 1) / m + 1; };  // in [0, n)
+  return below(hi) - below(lo);
+}
+
+int residue(long long x, int m) { return static_cast<int>(((x % m) + m) % m); }
+
+// Every rank's group in every phase, kept: a next hop is then an index (GridRouting::next_hop walks
+// the blocks down from the top, O(phases), per call; routing a million blocks through 14 phases
+// of a hypercube that way took seconds).
+using GroupTable = std::vector<GridPhase>;  // phase * ranks + rank
+
+int hop_in(const GroupTable& groups, int ranks, int phase, int current, int destination) {
+  const GridPhase& group = groups[static_cast<std::size_t>(phase) * ranks + current];
+  return group.members[static_cast<std::size_t>(group.next_index(destination))];
+}
+
+Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
+  const GridRouting routing(p, shape);
+  auto groups = std::make_shared<GroupTable>();
+  for (int j = 0; j < routing.phases(); ++j)
+    for (int x = 0; x < p; ++x) groups->push_back(routing.phase(j, x));
+  Forwarding forwarding{p, std::vector<std::vector<CountedStep>>(static_cast<std::size_t>(p)),
+                        [groups, p](int phase, int current, int, int destination) {
+                          return hop_in(*groups, p, phase, current, destination);
+                        }};
+  for (auto& steps : forwarding.steps) steps.push_back({{{1, 0}, {p - 1LL, 0}}, {}});  // own block, packing
+  // held[x]: origins whose items for x's block at this depth sit at x (at first each its own);
+  // arriving[x]: items for x that arrive in this phase.
+  std::vector<long long> held(static_cast<std::size_t>(p), 1), next(held.size()), arriving(held.size());
+  for (int j = 0; j < routing.phases(); ++j) {
+    std::fill(next.begin(), next.end(), 0);
+    std::fill(arriving.begin(), arriving.end(), 0);
+    for (int x = 0; x < p; ++x) {
+      const GridPhase& group = (*groups)[static_cast<std::size_t>(j) * p + x];
+      const int own = group.part_of(x);
+      auto& messages = forwarding.steps[static_cast<std::size_t>(x)].back().messages;
+      for (int b = 0; b < group.parts; ++b) {
+        const int hop = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
+        next[hop] += held[x];  // x itself for its own sub-block: those stay
+        if (b == own) continue;
+        messages.push_back({hop, held[x] * group.part_length(b), held[x]});
+        arriving[hop] += held[x];
+      }
+      sort_messages(messages, x, p);
+    }
+    held.swap(next);
+    add_step(forwarding, arriving);
+  }
+  return forwarding;
+}
+
+// Empty steps where the nodes differ in size.
+Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const GridDims& between_nodes) {
+  const int p = static_cast<int>(node_of_rank.size());
+  auto routing = std::make_shared<const NodeGridRouting>(node_of_rank, between_nodes);
+  const NodeLayout& layout = routing->layout();
+  const int n = routing->nodes();
+  const int m = static_cast<int>(layout.members.front().size());
+  const GridRouting& nodes = routing->between_nodes();
+  auto groups = std::make_shared<GroupTable>();  // among nodes
+  for (int j = 0; j < nodes.phases(); ++j)
+    for (int x = 0; x < n; ++x) groups->push_back(nodes.phase(j, x));
+  // NodeGridRouting::next_hop, with the hops among nodes from the table.
+  Forwarding forwarding{p, {}, [routing, groups, n](int phase, int current, int origin, int destination) {
+                          const std::vector<int>& node_of = routing->layout().node_of_rank;
+                          const int a = node_of[origin], b = node_of[destination];
+                          if (a == b || phase == routing->phases() - 1) return destination;
+                          if (phase == 0) return routing->handler(a, a, b);
+                          return routing->handler(hop_in(*groups, n, phase - 1, node_of[current], b), a, b);
+                        }};
+  if (std::any_of(layout.members.begin(), layout.members.end(), [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
+    return forwarding;
+  forwarding.steps.resize(static_cast<std::size_t>(p));
+  const auto rank_at = [&](int node, int lane) { return layout.members[static_cast<std::size_t>(node)][static_cast<std::size_t>(lane)]; };
+  const auto messages_of = [&](int rank) -> std::vector<CountedMessage>& { return forwarding.steps[static_cast<std::size_t>(rank)].back().messages; };
+  std::vector<long long> arriving(static_cast<std::size_t>(p), 0);
+
+  // Combine: each rank hands every other rank of its node its block for it, and its blocks for the
+  // nodes B that rank handles ((A + B) mod m is its lane), m each.
+  for (auto& steps : forwarding.steps) steps.push_back({{{1, 0}, {p - 1LL, 0}}, {}});  // own block, packing
+  for (int rank = 0; rank < p; ++rank) {
+    const int a = layout.node_of_rank[rank];
+    for (int lane = 0; lane < m; ++lane) {
+      const int handler = rank_at(a, lane);
+      if (handler == rank) continue;
+      const int r = residue(lane - a, m);
+      const long long bundles = congruent(0, n, r, m) - (residue(a, m) == r ? 1 : 0);  // B != A
+      messages_of(rank).push_back({handler, 1 + bundles * m, 1});
+      arriving[handler] += 1;
+    }
+    sort_messages(messages_of(rank), rank, p);
+  }
+  add_step(forwarding, arriving);
+
+  // Between nodes: held[X*m + a], the source nodes A = a (mod m) whose bundles for X's node block at
+  // this depth sit on X (each on its lane); at first every node's own.
+  std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size());
+  for (int x = 0; x < n; ++x) held[static_cast<std::size_t>(x) * m + residue(x, m)] = 1;
+  for (int j = 0; j < nodes.phases(); ++j) {
+    std::fill(next.begin(), next.end(), 0);
+    std::fill(arriving.begin(), arriving.end(), 0);
+    for (int x = 0; x < n; ++x) {
+      const GridPhase& group = (*groups)[static_cast<std::size_t>(j) * n + x];
+      const int own = group.part_of(x);
+      const long long* at_x = &held[static_cast<std::size_t>(x) * m];
+      for (int b = 0; b < group.parts; ++b) {
+        const int y = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
+        for (int a = 0; a < m; ++a) next[static_cast<std::size_t>(y) * m + a] += at_x[a];
+        if (b == own) continue;
+        const int lo = group.part_begin(b), hi = lo + group.part_length(b);
+        for (int lane = 0; lane < m; ++lane) {
+          long long items = 0, for_peer = 0;
+          for (int a = 0; a < m; ++a) {
+            if (at_x[a] == 0) continue;
+            const int r = residue(lane - a, m);  // the destination nodes B on this lane
+            items += at_x[a] * m * m * congruent(lo, hi, r, m);
+            if (residue(y, m) == r) for_peer += at_x[a] * m;  // bundles for node y: one item per origin
+          }
+          if (items == 0) continue;
+          messages_of(rank_at(x, lane)).push_back({rank_at(y, lane), items, for_peer});
+          arriving[rank_at(y, lane)] += for_peer;
+        }
+      }
+    }
+    for (int rank = 0; rank < p; ++rank) sort_messages(messages_of(rank), rank, p);
+    held.swap(next);
+    add_step(forwarding, arriving);
+  }
+
+  // Deliver: the handler of the pairs (A, B) on node B hands each other rank of B its items, one per
+  // origin on A.
+  std::fill(arriving.begin(), arriving.end(), 0);
+  for (int rank = 0; rank < p; ++rank) {
+    const int b = layout.node_of_rank[rank];
+    const int r = residue(layout.local_index[rank] - b, m);
+    const long long sources = congruent(0, n, r, m) - (residue(b, m) == r ? 1 : 0);  // A != B
+    if (sources == 0) continue;
+    for (int lane = 0; lane < m; ++lane) {
+      const int destination = rank_at(b, lane);
+      if (destination == rank) continue;
+      messages_of(rank).push_back({destination, sources * m, sources * m});
+      arriving[destination] += sources * m;
+    }
+    sort_messages(messages_of(rank), rank, p);
+  }
+  add_step(forwarding, arriving);
+  return forwarding;
+}
+
+// The bytes of every copy and message: items times the one size, or each non-empty block routed.
+void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
+  const int p = forwarding.p;
+  if (blocks.uniform()) {
+    for (auto& steps : forwarding.steps) {
+      for (CountedStep& step : steps) {
+        for (CountedCopy& copy : step.copies) copy.payload = copy.items * blocks.every_pair_bytes;
+        for (CountedMessage& message : step.messages) message.payload = message.items * blocks.every_pair_bytes;
+      }
+    }
+    return;
+  }
+  // The blocks on their way, moved phase by phase; grouped by holder first, so that one rank's group
+  // and messages are looked up for all its blocks together (a block at a time missed the cache).
+  struct Moving {
+    int at, origin, destination;
+    long long bytes;
+  };
+  std::vector<Moving> moving, by_holder;
+  for (int origin = 0; origin < p; ++origin) {
+    auto& first_step = forwarding.steps[static_cast<std::size_t>(origin)].front();
+    for (const auto& [destination, bytes] : blocks.sending[static_cast<std::size_t>(origin)]) {
+      if (destination == origin) {
+        first_step.copies[0].payload += bytes;  // the own block
+        continue;
+      }
+      first_step.copies[1].payload += bytes;  // packed
+      moving.push_back({origin, origin, destination, bytes});
+    }
+  }
+  const int phases = static_cast<int>(forwarding.steps.front().size()) - 1;
+  std::vector<std::size_t> start(static_cast<std::size_t>(p) + 1);
+  for (int j = 0; j < phases && !moving.empty(); ++j) {
+    std::fill(start.begin(), start.end(), 0);
+    for (const Moving& block : moving) ++start[static_cast<std::size_t>(block.at) + 1];
+    for (int x = 0; x < p; ++x) start[x + 1] += start[x];
+    by_holder.resize(moving.size());
+    for (const Moving& block : moving) by_holder[start[block.at]++] = block;
+    moving.clear();
+    for (Moving block : by_holder) {
+      const int next = forwarding.next_hop(j, block.at, block.origin, block.destination);
+      if (next != block.at) {
+        auto& messages = forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j)].messages;
+        const auto message = std::lower_bound(messages.begin(), messages.end(), post_order(next, block.at, p),
+                                              [&](const CountedMessage& a, long long order) { return post_order(a.peer, block.at, p) < order; });
+        message->payload += block.bytes;
+        block.at = next;
+      }
+      if (block.at == block.destination) {  // delivered the step after it arrives
+        forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j) + 1].copies[0].payload += block.bytes;
+      } else {
+        moving.push_back(block);
+      }
+    }
+  }
+}
+
+// The model's form, as rank_profile derives it from the schedule: copies that move bytes, then the
+// messages the engine does not skip.
+RankProfile profile_of(const std::vector<CountedStep>& steps, int rank) {
+  RankProfile profile;
+  profile.step_count = static_cast<std::uint32_t>(steps.size());
+  for (const CountedStep& counted : steps) {
+    ProfileStep step;
+    step.step = static_cast<std::uint32_t>(&counted - steps.data());
+    step.first = static_cast<std::uint32_t>(profile.items.size());
+    for (const CountedCopy& copy : counted.copies)
+      if (copy.payload > 0) profile.items.push_back({ProfileItem::Kind::copy, false, rank, copy.payload});
+    for (const CountedMessage& message : counted.messages) {
+      const bool header = message.for_peer < message.items;
+      const long long bytes = message.payload + (header ? message.items * static_cast<long long>(sizeof(std::int64_t)) : 0);
+      if (header || bytes > 0) profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
+    }
+    step.count = static_cast<std::uint32_t>(profile.items.size() - step.first);
+    if (step.count > 0) profile.steps.push_back(step);
+  }
+  return profile;
+}
+
+// linear (one step) and pairwise (p - 1 steps, the message to rank + k in step k - 1) from the
+// non-empty blocks: own block first, then the messages from the next rank up.
+std::vector<RankProfile> direct_profiles(int p, const AlltoallBlocks& blocks, bool one_step) {
+  std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
+  for (int rank = 0; rank < p; ++rank) {
+    RankProfile& profile = profiles[static_cast<std::size_t>(rank)];
+    profile.step_count = one_step ? 1 : static_cast<std::uint32_t>(std::max(p - 1, 1));
+    const auto step_of = [&](int destination) {
+      return one_step || destination == rank ? 0u : static_cast<std::uint32_t>(post_order(destination, rank, p) - 1);
+    };
+    auto sending = blocks.sending[static_cast<std::size_t>(rank)];
+    std::sort(sending.begin(), sending.end(), [&](const auto& a, const auto& b) {
+      return post_order(a.first, rank, p) < post_order(b.first, rank, p);  // the own block (0) first
+    });
+    for (const auto& [destination, bytes] : sending) {
+      if (bytes == 0) continue;
+      const std::uint32_t step = step_of(destination);
+      if (profile.steps.empty() || profile.steps.back().step != step)
+        profile.steps.push_back({step, static_cast<std::uint32_t>(profile.items.size())});
+      const bool own = destination == rank;
+      profile.items.push_back({own ? ProfileItem::Kind::copy : ProfileItem::Kind::send, false, destination, bytes});
+      ++profile.steps.back().count;
+    }
+  }
+  return profiles;
+}
+
+}  // namespace
+
+std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
+                                                   const AlltoallBlocks& blocks) {
+  const int p = static_cast<int>(node_of_rank.size());
+  const std::string_view name = choice.algorithm->name;
+  if (name == "linear" || name == "pairwise")
+    return blocks.uniform() ? std::vector<RankProfile>{} : direct_profiles(p, blocks, name == "linear");
+  Forwarding forwarding;
+  if (name == "grid") {
+    forwarding = grid_forwarding(p, grid_shape(p, parse_grid_dims(choice.params.at("dims")).value_or(GridDims{})));
+  } else if (name == "node_grid") {
+    forwarding = node_grid_forwarding(node_of_rank, parse_node_grid_dims(choice.params.at("dims")).value_or(GridDims{1, false}));
+  }
+  if (forwarding.steps.empty()) return {};
+  fill_payloads(forwarding, blocks);
+  std::vector<RankProfile> profiles;
+  profiles.reserve(forwarding.steps.size());
+  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
+    profiles.push_back(profile_of(forwarding.steps[rank], static_cast<int>(rank)));
+  return profiles;
+}
+
+}  // namespace collshim::model

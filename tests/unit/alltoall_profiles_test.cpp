@@ -1,0 +1,112 @@
+// Alltoall(v) profiles from counts (alltoall_profiles.hpp) against the model's profiles of the real
+// schedules (rank_profile), rank by rank, item by item: every p from 1 to 130, every shape, blocks of
+// one size (some bytes, none) and irregular ones (a sparse pattern of different sizes, a hot spot).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "model/alltoall_profiles.hpp"
+#include "node_maps.hpp"
+
+namespace collshim::model {
+namespace {
+
+AlgorithmChoice alltoall_choice(const std::string& spec) {
+  const SpecParseResult parsed = parse_algorithm_spec(spec, Collective::alltoallv);
+  EXPECT_TRUE(parsed.choice) << parsed.error;
+  return *parsed.choice;
+}
+
+AlltoallBlocks every_pair(long long bytes) { return {bytes, {}}; }
+
+// About one pair in five sends, 1-9 bytes, the own block among them for some ranks.
+AlltoallBlocks sparse(int p) {
+  AlltoallBlocks blocks;
+  blocks.sending.resize(static_cast<std::size_t>(p));
+  for (int o = 0; o < p; ++o)
+    for (int d = 0; d < p; ++d)
+      if ((o * 7 + d * 3) % 5 == 0) blocks.sending[o].emplace_back(d, 1 + (o + 2 * d) % 9);
+  return blocks;
+}
+
+// Everyone to rank 0 (its own block too), 8 bytes.
+AlltoallBlocks hot_spot(int p) {
+  AlltoallBlocks blocks;
+  blocks.sending.resize(static_cast<std::size_t>(p));
+  for (int o = 0; o < p; ++o) blocks.sending[o].emplace_back(0, 8);
+  return blocks;
+}
+
+// The first rank whose counted profile differs from its schedule's; -1 if none; -2 if no counted form.
+int first_difference(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, const AlltoallBlocks& blocks) {
+  const int p = static_cast<int>(node_of_rank.size());
+  const std::vector<RankProfile> counted = counted_alltoall_profiles(choice, node_of_rank, blocks);
+  if (counted.empty()) return -2;
+  const CheckSetup call{BlockNaming::alltoall, p, [&](std::int64_t datum) {
+                          return blocks.bytes(static_cast<int>(datum / p), static_cast<int>(datum % p));
+                        }};
+  for (int rank = 0; rank < p; ++rank)
+    if (counted[static_cast<std::size_t>(rank)] != rank_profile(call, rank, generate_schedule(choice, node_of_rank, rank)))
+      return rank;
+  return -1;
+}
+
+TEST(AlltoallProfiles, GridCountsEqualItsSchedules) {
+  for (const std::string spec : {"grid", "grid:dims=3", "grid:dims=4", "grid:dims=hypercube"}) {
+    const AlgorithmChoice choice = alltoall_choice(spec);
+    for (int p = 1; p <= 130; ++p) {
+      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+      for (const AlltoallBlocks& blocks : {every_pair(24), every_pair(0), sparse(p), hot_spot(p)})
+        EXPECT_EQ(first_difference(choice, one_node, blocks), -1)
+            << spec << ", p = " << p << (blocks.uniform() ? ", one size " + std::to_string(blocks.every_pair_bytes) : ", irregular");
+    }
+  }
+}
+
+TEST(AlltoallProfiles, NodeGridCountsEqualItsSchedulesOnEvenNodes) {
+  int compared = 0;
+  for (const std::string spec : {"node_grid", "node_grid:dims=2", "node_grid:dims=3", "node_grid:dims=hypercube"}) {
+    const AlgorithmChoice choice = alltoall_choice(spec);
+    for (int p = 1; p <= 130; ++p) {
+      for (const test::NodeMap& map : test::node_maps(p)) {
+        std::map<int, int> ranks_on;
+        for (const int node : map.node_of_rank) ++ranks_on[node];
+        const bool even = std::all_of(ranks_on.begin(), ranks_on.end(),
+                                      [&](const auto& entry) { return entry.second == ranks_on.begin()->second; });
+        // Sizes in turn, so that every kind meets every map and shape.
+        const AlltoallBlocks blocks = p % 3 == 0 ? every_pair(24) : p % 3 == 1 ? sparse(p) : every_pair(0);
+        const int difference = first_difference(choice, map.node_of_rank, blocks);
+        if (!even) {
+          EXPECT_EQ(difference, -2) << spec << ", p = " << p << ", " << map.name << ": uneven nodes have no counted form";
+          continue;
+        }
+        ++compared;
+        EXPECT_EQ(difference, -1) << spec << ", p = " << p << ", " << map.name;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+TEST(AlltoallProfiles, DirectAlgorithmsFromTheNonEmptyBlocks) {
+  for (const std::string spec : {"linear", "pairwise"}) {
+    const AlgorithmChoice choice = alltoall_choice(spec);
+    for (int p = 1; p <= 130; ++p) {
+      const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+      for (const AlltoallBlocks& blocks : {sparse(p), hot_spot(p)})
+        EXPECT_EQ(first_difference(choice, one_node, blocks), -1) << spec << ", p = " << p;
+      // Blocks of one size: their rank symmetry serves.
+      EXPECT_EQ(first_difference(choice, one_node, every_pair(8)), -2) << spec;
+    }
+  }
+}
+
+TEST(AlltoallProfiles, OtherAlgorithmsHaveNoCountedForm) {
+  const SpecParseResult bruck = parse_algorithm_spec("bruck", Collective::alltoall);
+  ASSERT_TRUE(bruck.choice);
+  EXPECT_TRUE(counted_alltoall_profiles(*bruck.choice, std::vector<int>(8, 0), every_pair(8)).empty());
+}
+
+}  // namespace
+}  // namespace collshim::model
