@@ -38,7 +38,7 @@ long long payload_bytes(const CheckSetup& setup, int holder, const Region& regio
 WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver) {
   long long bytes = payload_bytes(setup, holder, region);
   bool header = false;
-  if (region.buffer == Buffer::scratch) {
+  if (region.buffer == Buffer::scratch && !setup.every_size_known) {
     for (const std::int64_t block : region.blocks)
       header = header || !knows_scratch_bytes(setup.naming, setup.p, setup.root, receiver, block);
   }

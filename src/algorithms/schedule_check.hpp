@@ -46,6 +46,9 @@ struct CheckSetup {
   // combine rank intervals in rank order.
   bool ordered = false;
   int root = 0;  // of a rooted collective (BlockNaming gather, scatter)
+  // Every rank knows every block's size (an MPI library's own regular collective): forwarded blocks
+  // need no size headers, which collshim's engine sends because it runs Alltoall as Alltoallv.
+  bool every_size_known = false;
 };
 
 // A call whose every datum has `bytes` (an Allgather's blocks, an Alltoall's pairs), with runs summed at once.

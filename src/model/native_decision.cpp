@@ -8,6 +8,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/registry.hpp"
+#include "model/library_alltoall.hpp"
 #include "model/mpich_recursive_doubling.hpp"
 
 namespace collshim::model {
@@ -212,8 +213,9 @@ LibraryAlgorithm impi_allgather(int p, long long bytes, const LibraryPlacement& 
   }
 }
 
+bool power_of_two(int p) { return (p & (p - 1)) == 0; }
+
 NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
-  const bool power_of_two = (p & (p - 1)) == 0;
   switch (algorithm) {
     case LibraryAlgorithm::two_proc: return {"two_proc", Collective::allgather, "ring", ""};  // one exchange
     case LibraryAlgorithm::bruck: return {"bruck", Collective::allgather, "bruck", ""};
@@ -226,7 +228,7 @@ NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
     case LibraryAlgorithm::recursive_doubling:
       // At a power of two MPICH's schedule is collshim's (its tree steps are empty), which has a
       // rank symmetry the model can use.
-      if (power_of_two) return {"recursive_doubling", Collective::allgather, "recursive_doubling", ""};
+      if (power_of_two(p)) return {"recursive_doubling", Collective::allgather, "recursive_doubling", ""};
       return {"recursive_doubling", Collective::allgather, std::string(mpich_recursive_doubling_stand_in), ""};
     case LibraryAlgorithm::two_level:
       return {"two_level (allgather__mvapich2_smp)", Collective::allgather, "",
@@ -239,6 +241,64 @@ NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
               "SMPI 3.32's MVAPICH2 table names a function it does not implement (the call fails)"};
   }
   return {};
+}
+
+// Open MPI's fixed Alltoall rules (alltoall__ompi; Open MPI 4.1's ompi_coll_tuned_alltoall_intra_dec_fixed):
+// per band of process counts, the algorithm for blocks below each threshold. SMPI runs its
+// "linear_sync" and "two_proc" as basic linear.
+enum class OmpiAlltoall { linear, pair, bruck };
+OmpiAlltoall ompi_alltoall(int p, long long bytes) {
+  using enum OmpiAlltoall;
+  constexpr long long any = LLONG_MAX;
+  struct Band {
+    int below_procs;
+    std::vector<std::pair<long long, OmpiAlltoall>> sizes;
+  };
+  static const std::vector<Band> bands{
+      {8, {{524288, linear}, {1048576, pair}, {any, linear}}},
+      {16, {{any, linear}}},
+      {32, {{4, linear}, {512, bruck}, {any, linear}}},
+      {64, {{512, bruck}, {any, linear}}},
+      {128, {{1024, bruck}, {262144, linear}, {any, pair}}},
+      {256, {{1024, bruck}, {262144, linear}, {any, pair}}},
+      {512, {{1024, bruck}, {32768, linear}, {any, pair}}},
+      {1024, {{512, bruck}, {262144, linear}, {any, pair}}},
+      {2048, {{512, bruck}, {any, linear}}},
+      {4096, {{1024, bruck}, {any, linear}}},
+      {INT_MAX, {{2048, bruck}, {any, linear}}},
+  };
+  static const Band two_procs{3, {{2, pair}, {4, linear}, {16, pair}, {64, linear}, {256, pair}, {4096, linear},
+                                  {32768, pair}, {1048576, linear}, {any, pair}}};
+  const Band& band = p == 2 ? two_procs : *std::ranges::find_if(bands, [p](const Band& b) { return p < b.below_procs; });
+  return std::ranges::find_if(band.sizes, [bytes](const auto& size) { return bytes < size.first; })->second;
+}
+
+NativeDecision xor_pair_decision(int p) {
+  if (power_of_two(p)) return {"pair", Collective::alltoall, std::string(xor_pairwise_alltoall_stand_in), ""};
+  return {"pair", Collective::alltoall, "", "SMPI 3.32's alltoall__pair throws at a p that is not a power of two (the call fails)"};
+}
+
+NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes) {
+  switch (library) {
+    case NativeLibrary::ompi:
+      switch (ompi_alltoall(p, bytes)) {
+        case OmpiAlltoall::linear: return {"basic_linear", Collective::alltoall, std::string(ompi_linear_alltoall_stand_in), ""};
+        case OmpiAlltoall::pair: return xor_pair_decision(p);
+        // SMPI's alltoall__bruck: radix 2, the blocks whose distance has bit 2^j go to rank + 2^j in
+        // step j, as collshim's; costed without collshim's size headers (call_setup for natives).
+        case OmpiAlltoall::bruck: return {"bruck", Collective::alltoall, "bruck", ""};
+      }
+      break;
+    case NativeLibrary::mpich:  // alltoall__mpich
+      if (bytes < 256 && p >= 8) return {"bruck", Collective::alltoall, "bruck", ""};
+      if (bytes < 32768) return {"mvapich2_scatter_dest", Collective::alltoall, std::string(scatter_dest_alltoall_stand_in), ""};
+      if (p % 2 != 0) return xor_pair_decision(p);
+      // SMPI's alltoall__ring: in step i the block for rank + i, from rank − i: collshim's pairwise.
+      return {"ring", Collective::alltoall, "pairwise", ""};
+    case NativeLibrary::mvapich2:
+    case NativeLibrary::impi: break;
+  }
+  return {"", Collective::alltoall, "", "only Open MPI's and MPICH's Alltoall decisions are modelled"};
 }
 
 constexpr std::array<std::string_view, 4> library_names{"ompi", "mpich", "mvapich2", "impi"};
@@ -258,10 +318,21 @@ std::vector<std::string_view> native_library_names() { return {library_names.beg
 
 std::string native_label(NativeLibrary library) { return "native:" + std::string(native_library_name(library)); }
 
+bool is_library_schedule(std::string_view stand_in) {
+  return stand_in == mpich_recursive_doubling_stand_in || stand_in == ompi_linear_alltoall_stand_in ||
+         stand_in == xor_pairwise_alltoall_stand_in || stand_in == scatter_dest_alltoall_stand_in;
+}
+
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank) {
   const int p = static_cast<int>(node_of_rank.size());
   if (decision.stand_in == mpich_recursive_doubling_stand_in)
     return {[p](int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); }, {}};
+  if (decision.stand_in == ompi_linear_alltoall_stand_in)
+    return {[p](int rank) { return ompi_linear_alltoall_schedule(p, rank); }, ompi_linear_alltoall_symmetry(p)};
+  if (decision.stand_in == xor_pairwise_alltoall_stand_in)
+    return {[p](int rank) { return xor_pairwise_alltoall_schedule(p, rank); }, xor_pairwise_alltoall_symmetry(p)};
+  if (decision.stand_in == scatter_dest_alltoall_stand_in)
+    return {[p](int rank) { return scatter_dest_alltoall_schedule(p, rank); }, scatter_dest_alltoall_symmetry(p)};
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
   if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
   return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
@@ -283,8 +354,9 @@ LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {
 
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
                                const LibraryPlacement& placement) {
+  if (collective == Collective::alltoall) return alltoall_decision(library, p, bytes);
   if (collective != Collective::allgather)
-    return {"", collective, "", "only the libraries' Allgather decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};
+    return {"", collective, "", "only the libraries' Allgather and Alltoall decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};
   switch (library) {
     case NativeLibrary::ompi: return allgather_decision(ompi_allgather(p, bytes), p);
     case NativeLibrary::mpich: return allgather_decision(mpich_allgather(p, bytes), p);

@@ -14,10 +14,12 @@
 //    chosen by ranks per node; its two-level algorithm is not modelled;
 //  - `impi`: Intel MPI's (smpi_intel_mpi_selector.cpp, from its reference manual), chosen by ranks per
 //    node; its gather-and-broadcast algorithm is not modelled.
-// Only Allgather is modelled. Each decision is costed by a stand-in with the same messages: a
-// collshim algorithm, or, for MPICH's recursive doubling at a p that is not a power of two (which
-// collshim does not run), a schedule of its own (mpich_recursive_doubling.hpp). A decision with no
-// stand-in says why, and nothing is costed: a guess would not be evidence.
+// Allgather is modelled for all four, Alltoall for `ompi` and `mpich`. Each decision is costed by a
+// stand-in with the same messages: a collshim algorithm, or, where the library runs a schedule
+// collshim does not (MPICH's recursive doubling at a p that is not a power of two, Open MPI's linear
+// Alltoall in its order, the XOR pair exchange, MVAPICH2's scatter-destination rounds), a schedule of
+// its own (mpich_recursive_doubling.hpp, library_alltoall.hpp). A decision with no stand-in says
+// why, and nothing is costed: a guess would not be evidence.
 #include <functional>
 #include <optional>
 #include <string>
@@ -60,7 +62,12 @@ struct NativeDecision {
   std::string why_not;  // when stand_in is empty: why
 };
 
+// The stand-ins that are schedules of the model's own, not collshim algorithms.
 inline constexpr std::string_view mpich_recursive_doubling_stand_in = "mpich_recursive_doubling";
+inline constexpr std::string_view ompi_linear_alltoall_stand_in = "ompi_linear_alltoall";
+inline constexpr std::string_view xor_pairwise_alltoall_stand_in = "xor_pairwise_alltoall";
+inline constexpr std::string_view scatter_dest_alltoall_stand_in = "scatter_dest_alltoall";
+bool is_library_schedule(std::string_view stand_in);
 
 // The stand-in's schedules on a node map, and the rank symmetry the model may use with them.
 struct NativeStandIn {
@@ -69,7 +76,8 @@ struct NativeStandIn {
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 
-// `bytes`: the block per rank (what the library's decision calls the per-process data size).
+// `bytes`: the block per rank, or per pair for Alltoall (what the library's decision calls the
+// per-process data size).
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
                                const LibraryPlacement& placement = {});
 

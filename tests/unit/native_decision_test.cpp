@@ -1,19 +1,22 @@
-// The libraries' own Allgather decisions (SMPI 3.32's ompi, mpich, mvapich2 and impi selectors), as the cost model
-// costs them: the thresholds, the stand-in schedules (MPICH's recursive doubling checked at every p),
-// and that every decision has a stand-in that exists and is eligible at that p.
+// The libraries' own Allgather and Alltoall decisions (SMPI 3.32's ompi, mpich, mvapich2 and impi selectors), as the
+// cost model costs them: the thresholds, the stand-in schedules of the model's own (checked at every p, with their
+// rank symmetries), and that every decision has a stand-in that exists and is eligible at that p.
 #include <gtest/gtest.h>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/schedule_check.hpp"
+#include "model/cost_model.hpp"
+#include "model/library_alltoall.hpp"
 #include "model/mpich_recursive_doubling.hpp"
 #include "model/native_decision.hpp"
 
 namespace collshim::model {
 namespace {
 
-std::string runs(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement = {}) {
-  const NativeDecision decision = native_decision(library, Collective::allgather, p, bytes, placement);
+std::string runs(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement = {},
+                 Collective collective = Collective::allgather) {
+  const NativeDecision decision = native_decision(library, collective, p, bytes, placement);
   if (decision.stand_in.empty()) return "not modelled: " + decision.library_algorithm;
   return std::string(collective_info(decision.costed_as).name) + " " + decision.stand_in;
 }
@@ -113,9 +116,78 @@ TEST(NativeDecision, LibraryPlacementIsRanksPerNodeWhereEveryNodeHoldsAsMany) {
 TEST(NativeDecision, RecursiveDoublingAtOtherProcessCountsIsMpichs) {
   EXPECT_EQ(runs(NativeLibrary::ompi, 24, 8), "allgather mpich_recursive_doubling");
   EXPECT_EQ(runs(NativeLibrary::ompi, 1000, 32), "allgather mpich_recursive_doubling");
-  const NativeDecision other = native_decision(NativeLibrary::mpich, Collective::alltoall, 64, 8);
+  const NativeDecision other = native_decision(NativeLibrary::mpich, Collective::allreduce, 64, 8);
   EXPECT_TRUE(other.stand_in.empty());
-  EXPECT_NE(other.why_not.find("alltoall"), std::string::npos) << other.why_not;
+  EXPECT_NE(other.why_not.find("allreduce"), std::string::npos) << other.why_not;
+}
+
+std::string runs_alltoall(NativeLibrary library, int p, long long bytes) {
+  return runs(library, p, bytes, {}, Collective::alltoall);
+}
+
+TEST(NativeDecision, OpenMpiAlltoallThresholds) {
+  using enum NativeLibrary;
+  EXPECT_EQ(runs_alltoall(ompi, 2, 1), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 2, 2), "alltoall ompi_linear_alltoall");  // two_proc runs as linear in SMPI
+  EXPECT_EQ(runs_alltoall(ompi, 1, 1 << 20), "alltoall ompi_linear_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 4, 524288), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 6, 524288), "not modelled: pair");  // throws at p not a power of two
+  EXPECT_EQ(runs_alltoall(ompi, 16, 3), "alltoall ompi_linear_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 16, 4), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(ompi, 64, 1023), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(ompi, 64, 1024), "alltoall ompi_linear_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 64, 262144), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 96, 262144), "not modelled: pair");
+  EXPECT_EQ(runs_alltoall(ompi, 256, 32768), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(ompi, 5000, 2047), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(ompi, 5000, 2048), "alltoall ompi_linear_alltoall");
+}
+
+TEST(NativeDecision, MpichAlltoallThresholds) {
+  using enum NativeLibrary;
+  EXPECT_EQ(runs_alltoall(mpich, 8, 255), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(mpich, 7, 255), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(mpich, 64, 256), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(mpich, 64, 32768), "alltoall pairwise");  // its "ring": step i to rank + i
+  EXPECT_EQ(runs_alltoall(mpich, 65, 32768), "not modelled: pair");
+  EXPECT_EQ(runs_alltoall(mvapich2, 64, 8), "not modelled: ");
+}
+
+// The model's own Alltoall schedules are correct Alltoalls at every p (every block arrives once,
+// nothing is sent before it is held), send what SMPI's code sends, and have the symmetry they declare.
+TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
+  struct Library {
+    const char* name;
+    Schedule (*schedule)(int, int);
+    RankSymmetry (*symmetry)(int);
+  };
+  for (const Library& library : {Library{"ompi_linear", ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+                                 Library{"xor_pairwise", xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
+                                 Library{"scatter_dest", scatter_dest_alltoall_schedule, scatter_dest_alltoall_symmetry}}) {
+    for (int p = 1; p <= 130; ++p) {
+      if (library.schedule == xor_pairwise_alltoall_schedule && (p & (p - 1)) != 0) continue;
+      const CheckSetup call = uniform_setup(BlockNaming::alltoall, p, 24);
+      const auto schedule_of = [&](int rank) { return library.schedule(p, rank); };
+      const CheckResult result = check_schedules(call, schedule_of);
+      ASSERT_TRUE(result.ok()) << library.name << " p = " << p << ": " << result.errors[0];
+      EXPECT_EQ(rank_symmetry_violation(call, library.symmetry(p), schedule_of), "") << library.name << " p = " << p;
+    }
+  }
+  // Open MPI posts its sends from rank − 1 down; MVAPICH2's rounds of four to rank, rank − 1, ...
+  const Schedule linear = ompi_linear_alltoall_schedule(5, 1);
+  ASSERT_EQ(linear.steps.size(), 1u);
+  std::vector<int> peers;
+  for (const Transfer& send : linear.steps[0].sends) peers.push_back(send.peer);
+  EXPECT_EQ(peers, (std::vector<int>{0, 4, 3, 2}));
+  const Schedule scatter = scatter_dest_alltoall_schedule(6, 0);
+  ASSERT_EQ(scatter.steps.size(), 2u);
+  peers.clear();
+  for (const Transfer& send : scatter.steps[0].sends) peers.push_back(send.peer);
+  EXPECT_EQ(peers, (std::vector<int>{5, 4, 3}));  // and its own block, copied
+  EXPECT_EQ(scatter.steps[0].copies.size(), 1u);
+  const Schedule pair = xor_pairwise_alltoall_schedule(8, 5);
+  ASSERT_EQ(pair.steps.size(), 7u);
+  EXPECT_EQ(pair.steps[2].sends.at(0).peer, 5 ^ 3);
 }
 
 // The checker's invariants for MPICH's schedule at every p: every rank ends with every block once,
@@ -159,17 +231,26 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
     const bool all_modelled = library == NativeLibrary::ompi || library == NativeLibrary::mpich;
     for (int p = 2; p <= 4200; p += p < 140 ? 1 : 37) {
       for (long long bytes = 1; bytes <= (4 << 20); bytes *= 2) {
-        for (const long long size : {bytes - 1, bytes}) {
+        for (const auto& [size, collective] : {std::pair{bytes - 1, Collective::allgather}, std::pair{bytes, Collective::allgather},
+                                               std::pair{bytes - 1, Collective::alltoall}, std::pair{bytes, Collective::alltoall}}) {
           const int ranks_per_node = 1 << (p % 5);  // 1, 2, 4, 8, 16
           const NativeDecision decision =
-              native_decision(library, Collective::allgather, p, size, {ranks_per_node, p % 2 == 0});
+              native_decision(library, collective, p, size, {ranks_per_node, p % 2 == 0});
+          // ... nor their Alltoall decisions; and the pair exchange fails in SMPI at a p that is not a power of two.
+          const bool alltoall_modelled = all_modelled && collective == Collective::alltoall;
+          if (collective == Collective::alltoall && !alltoall_modelled) {
+            EXPECT_TRUE(decision.stand_in.empty());
+            EXPECT_FALSE(decision.why_not.empty());
+            continue;
+          }
           EXPECT_FALSE(decision.library_algorithm.empty());
-          if (!all_modelled && decision.stand_in.empty()) {
+          const bool modelled = all_modelled && (decision.library_algorithm != "pair" || (p & (p - 1)) == 0);
+          if (!modelled && decision.stand_in.empty()) {
             EXPECT_FALSE(decision.why_not.empty());
             continue;
           }
           ASSERT_FALSE(decision.stand_in.empty()) << decision.why_not;
-          if (decision.stand_in == mpich_recursive_doubling_stand_in) continue;
+          if (is_library_schedule(decision.stand_in)) continue;
           const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
           ASSERT_TRUE(parsed.choice) << decision.stand_in << ": " << parsed.error;
           const auto& eligible = parsed.choice->algorithm->eligible;

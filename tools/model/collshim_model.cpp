@@ -260,11 +260,12 @@ int run_predict(const PredictOptions& options) {
           if (!options.csv) std::printf(" %*s", column_width(row.label), "n/a");
           continue;
         }
-        // Another collective's schedule standing for the library's (NativeDecision): its blocks of
-        // the call's size.
-        const CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
+        // A library's decision is costed by its stand-in (NativeDecision), perhaps another
+        // collective's schedule, over blocks of the call's size; the library knows every block's size.
+        CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
+        stand_in.every_size_known = true;
         const auto start = std::chrono::steady_clock::now();
-        const CheckSetup& costed_call = row.collective == *collective ? call : stand_in;
+        const CheckSetup& costed_call = row.choice ? call : stand_in;
         std::function<std::vector<model::RankProfile>()> counted;  // profiles from counts, where the algorithm has them
         if (row.choice && pairs) counted = [&] { return model::counted_alltoall_profiles(*row.choice, node_of_rank, blocks); };
         const model::Prediction prediction = model::predict(
