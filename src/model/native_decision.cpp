@@ -301,6 +301,76 @@ NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes) 
   return {"", Collective::alltoall, "", "only Open MPI's and MPICH's Alltoall decisions are modelled"};
 }
 
+// Open MPI's fixed Allreduce rules for commutative operations (allreduce__ompi; Open MPI 4.1's
+// ompi_coll_tuned_allreduce_intra_dec_fixed): per band of process counts, the algorithm for vectors
+// below each threshold, numbered as there: 1 and 2 reduce then broadcast, 3 recursive doubling, 4 the
+// logical ring ("lr"), 5 the segmented ring, 6 Rabenseifner.
+int ompi_allreduce(int p, long long bytes) {
+  constexpr long long any = LLONG_MAX;
+  struct Band {
+    int below_procs;
+    std::vector<std::pair<long long, int>> sizes;
+  };
+  static const std::vector<Band> bands{
+      {4, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {any, 6}}},
+      {8, {{16, 4}, {8192, 3}, {any, 6}}},
+      {16, {{8192, 3}, {any, 6}}},
+      {32, {{64, 5}, {4096, 3}, {any, 6}}},
+      {64, {{128, 5}, {any, 6}}},
+      {128, {{262144, 3}, {any, 6}}},
+      {256, {{131072, 2}, {262144, 3}, {any, 6}}},
+      {512, {{4096, 2}, {any, 6}}},
+      {2048, {{2048, 2}, {16384, 3}, {any, 6}}},
+      {4096, {{2048, 2}, {4096, 5}, {16384, 3}, {any, 6}}},
+      {INT_MAX, {{2048, 2}, {16384, 5}, {32768, 3}, {any, 6}}},
+  };
+  const Band& band = *std::ranges::find_if(bands, [p](const Band& b) { return p < b.below_procs; });
+  return std::ranges::find_if(band.sizes, [bytes](const auto& size) { return bytes < size.first; })->second;
+}
+
+// The model's Allreduce vector (and the benchmark's) is int64, summed: a commutative operation.
+constexpr long long allreduce_element_bytes = 8;
+
+NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement) {
+  const long long count = bytes / allreduce_element_bytes;
+  switch (library) {
+    case NativeLibrary::ompi:
+      switch (ompi_allreduce(p, bytes)) {
+        case 3: return {"recursive_doubling (allreduce__rdb)", Collective::allreduce, "recursive_doubling", ""};
+        case 6:
+          // SMPI's allreduce__rab_rdb is MPICH's Rabenseifner; at a p that is not a power of two it
+          // halves count/pof2-element pieces where collshim halves groups of its p segments.
+          return {"rabenseifner (allreduce__rab_rdb)", Collective::allreduce, "rabenseifner", ""};
+        case 4:
+        case 5: {
+          // The segmented ring runs the logical ring below 1 MiB segments; the logical ring runs
+          // reduce-then-broadcast when the vector has fewer elements than ranks, and an Allreduce of
+          // the selector's own for the remainder when it does not split evenly.
+          const std::string name = "lr (allreduce__lr)";
+          if (count >= p && count % p == 0) return {name, Collective::allreduce, "ring", ""};
+          return {name, Collective::allreduce, "",
+                  "Open MPI's logical ring runs the selector's own Reduce and Bcast, or a nested Allreduce, where "
+                  "the vector does not split into p equal segments"};
+        }
+        default:
+          return {"redbcast (allreduce__redbcast)", Collective::allreduce, "",
+                  "Open MPI's reduce-then-broadcast runs the selector's own Reduce and Bcast, which are not modelled"};
+      }
+    case NativeLibrary::mpich:
+      // SMPI's MPICH runs MVAPICH2's two-level Allreduce for commutative operations; with one rank per
+      // node its node phases are empty and what is left is the leaders' recursive doubling.
+      if (placement.ranks_per_node == 1)
+        return {"mvapich2_two_level (one rank per node: allreduce__rdb among all)", Collective::allreduce,
+                "recursive_doubling", ""};
+      return {"mvapich2_two_level", Collective::allreduce, "",
+              "MVAPICH2's two-level Allreduce (node Allreduce, leaders' recursive doubling, node broadcast) has no "
+              "stand-in yet"};
+    case NativeLibrary::mvapich2:
+    case NativeLibrary::impi: break;
+  }
+  return {"", Collective::allreduce, "", "only Open MPI's and MPICH's Allreduce decisions are modelled"};
+}
+
 constexpr std::array<std::string_view, 4> library_names{"ompi", "mpich", "mvapich2", "impi"};
 
 }  // namespace
@@ -355,8 +425,9 @@ LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
                                const LibraryPlacement& placement) {
   if (collective == Collective::alltoall) return alltoall_decision(library, p, bytes);
+  if (collective == Collective::allreduce) return allreduce_decision(library, p, bytes, placement);
   if (collective != Collective::allgather)
-    return {"", collective, "", "only the libraries' Allgather and Alltoall decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};
+    return {"", collective, "", "only the libraries' Allgather, Alltoall and Allreduce decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};
   switch (library) {
     case NativeLibrary::ompi: return allgather_decision(ompi_allgather(p, bytes), p);
     case NativeLibrary::mpich: return allgather_decision(mpich_allgather(p, bytes), p);

@@ -14,7 +14,7 @@
 //    chosen by ranks per node; its two-level algorithm is not modelled;
 //  - `impi`: Intel MPI's (smpi_intel_mpi_selector.cpp, from its reference manual), chosen by ranks per
 //    node; its gather-and-broadcast algorithm is not modelled.
-// Allgather is modelled for all four, Alltoall for `ompi` and `mpich`. Each decision is costed by a
+// Allgather is modelled for all four, Alltoall and Allreduce (commutative) for `ompi` and `mpich`. Each decision is costed by a
 // stand-in with the same messages: a collshim algorithm, or, where the library runs a schedule
 // collshim does not (MPICH's recursive doubling at a p that is not a power of two, Open MPI's linear
 // Alltoall in its order, the XOR pair exchange, MVAPICH2's scatter-destination rounds), a schedule of

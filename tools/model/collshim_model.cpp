@@ -262,7 +262,7 @@ int run_predict(const PredictOptions& options) {
         }
         // A library's decision is costed by its stand-in (NativeDecision), perhaps another
         // collective's schedule, over blocks of the call's size; the library knows every block's size.
-        CheckSetup stand_in = uniform_setup(naming_of(row.collective), p, bytes);
+        CheckSetup stand_in = call_setup(row.collective, p, bytes, nullptr);
         stand_in.every_size_known = true;
         const auto start = std::chrono::steady_clock::now();
         const CheckSetup& costed_call = row.choice ? call : stand_in;
