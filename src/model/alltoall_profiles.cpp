@@ -81,6 +81,50 @@ int hop_in(const GroupTable& groups, int ranks, int phase, int current, int dest
   return group.members[static_cast<std::size_t>(group.next_index(destination))];
 }
 
+// The phases of a grid among n groups of m lanes each (ranks: m = 1; nodes: node_grid's lanes), with
+// `groups` the grid's groups per phase: held[X*m + a] counts the sources A = a (mod m) whose items for
+// X's block at this depth sit on X (each on its lane (A + B) mod m for destination group B); at first
+// every group's own. In phase j, X sends to its hop toward each other sub-block b, on every lane, the
+// items of the destinations there on that lane: m² per source and destination group (m per source
+// for the hop itself), and the hop's counts for b grow by X's.
+void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int phases, int n, int m,
+                       const std::function<int(int group, int lane)>& rank_at) {
+  std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size()), arriving(forwarding.steps.size());
+  for (int x = 0; x < n; ++x) held[static_cast<std::size_t>(x) * m + residue(x, m)] = 1;
+  const auto messages_of = [&](int rank) -> std::vector<CountedMessage>& { return forwarding.steps[static_cast<std::size_t>(rank)].back().messages; };
+  for (int j = 0; j < phases; ++j) {
+    std::fill(next.begin(), next.end(), 0);
+    std::fill(arriving.begin(), arriving.end(), 0);
+    for (int x = 0; x < n; ++x) {
+      const GridPhase& group = groups[static_cast<std::size_t>(j) * n + x];
+      const int own = group.part_of(x);
+      const long long* at_x = &held[static_cast<std::size_t>(x) * m];
+      for (int b = 0; b < group.parts; ++b) {
+        const int y = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
+        for (int a = 0; a < m; ++a) next[static_cast<std::size_t>(y) * m + a] += at_x[a];  // b == own: they stay
+        if (b == own) continue;
+        const int lo = group.part_begin(b), hi = lo + group.part_length(b);
+        for (int lane = 0; lane < m; ++lane) {
+          long long items = 0, for_peer = 0;
+          for (int a = 0; a < m; ++a) {
+            if (at_x[a] == 0) continue;
+            const int r = residue(lane - a, m);  // the destination groups B on this lane
+            items += at_x[a] * m * m * congruent(lo, hi, r, m);
+            if (residue(y, m) == r) for_peer += at_x[a] * m;  // those for group y: one item per source rank
+          }
+          if (items == 0) continue;
+          messages_of(rank_at(x, lane)).push_back({rank_at(y, lane), items, for_peer});
+          arriving[static_cast<std::size_t>(rank_at(y, lane))] += for_peer;
+        }
+      }
+    }
+    for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
+      sort_messages(messages_of(static_cast<int>(rank)), static_cast<int>(rank), forwarding.p);
+    held.swap(next);
+    add_step(forwarding, arriving);
+  }
+}
+
 Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
   const GridRouting routing(p, shape);
   auto groups = std::make_shared<GroupTable>();
@@ -91,28 +135,7 @@ Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
                           return hop_in(*groups, p, phase, current, destination);
                         }};
   for (auto& steps : forwarding.steps) steps.push_back({{{1, 0}, {p - 1LL, 0}}, {}});  // own block, packing
-  // held[x]: origins whose items for x's block at this depth sit at x (at first each its own);
-  // arriving[x]: items for x that arrive in this phase.
-  std::vector<long long> held(static_cast<std::size_t>(p), 1), next(held.size()), arriving(held.size());
-  for (int j = 0; j < routing.phases(); ++j) {
-    std::fill(next.begin(), next.end(), 0);
-    std::fill(arriving.begin(), arriving.end(), 0);
-    for (int x = 0; x < p; ++x) {
-      const GridPhase& group = (*groups)[static_cast<std::size_t>(j) * p + x];
-      const int own = group.part_of(x);
-      auto& messages = forwarding.steps[static_cast<std::size_t>(x)].back().messages;
-      for (int b = 0; b < group.parts; ++b) {
-        const int hop = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
-        next[hop] += held[x];  // x itself for its own sub-block: those stay
-        if (b == own) continue;
-        messages.push_back({hop, held[x] * group.part_length(b), held[x]});
-        arriving[hop] += held[x];
-      }
-      sort_messages(messages, x, p);
-    }
-    held.swap(next);
-    add_step(forwarding, arriving);
-  }
+  count_grid_phases(forwarding, *groups, routing.phases(), p, 1, [](int rank, int) { return rank; });
   return forwarding;
 }
 
@@ -159,40 +182,8 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
   }
   add_step(forwarding, arriving);
 
-  // Between nodes: held[X*m + a], the source nodes A = a (mod m) whose bundles for X's node block at
-  // this depth sit on X (each on its lane); at first every node's own.
-  std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size());
-  for (int x = 0; x < n; ++x) held[static_cast<std::size_t>(x) * m + residue(x, m)] = 1;
-  for (int j = 0; j < nodes.phases(); ++j) {
-    std::fill(next.begin(), next.end(), 0);
-    std::fill(arriving.begin(), arriving.end(), 0);
-    for (int x = 0; x < n; ++x) {
-      const GridPhase& group = (*groups)[static_cast<std::size_t>(j) * n + x];
-      const int own = group.part_of(x);
-      const long long* at_x = &held[static_cast<std::size_t>(x) * m];
-      for (int b = 0; b < group.parts; ++b) {
-        const int y = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
-        for (int a = 0; a < m; ++a) next[static_cast<std::size_t>(y) * m + a] += at_x[a];
-        if (b == own) continue;
-        const int lo = group.part_begin(b), hi = lo + group.part_length(b);
-        for (int lane = 0; lane < m; ++lane) {
-          long long items = 0, for_peer = 0;
-          for (int a = 0; a < m; ++a) {
-            if (at_x[a] == 0) continue;
-            const int r = residue(lane - a, m);  // the destination nodes B on this lane
-            items += at_x[a] * m * m * congruent(lo, hi, r, m);
-            if (residue(y, m) == r) for_peer += at_x[a] * m;  // bundles for node y: one item per origin
-          }
-          if (items == 0) continue;
-          messages_of(rank_at(x, lane)).push_back({rank_at(y, lane), items, for_peer});
-          arriving[rank_at(y, lane)] += for_peer;
-        }
-      }
-    }
-    for (int rank = 0; rank < p; ++rank) sort_messages(messages_of(rank), rank, p);
-    held.swap(next);
-    add_step(forwarding, arriving);
-  }
+  // Between nodes: node pairs' bundles along the grid among nodes, on their lanes.
+  count_grid_phases(forwarding, *groups, nodes.phases(), n, m, rank_at);
 
   // Deliver: the handler of the pairs (A, B) on node B hands each other rank of B its items, one per
   // origin on A.
