@@ -186,6 +186,76 @@ double predicted_step_us(const Channel& channel, long long bytes, int tau) {
   return channel.overhead(bytes) + channel.transfer_time(bytes, tau) + channel.receive_overhead_us;
 }
 
+std::optional<int> switch_run(const std::vector<double>& probe_us) {
+  if (probe_us.empty()) return 0;
+  std::vector<double> sorted = probe_us;
+  std::sort(sorted.begin(), sorted.end());
+  const double step = std::max(0.5, 0.1 * sorted.front());
+  double near_limit = sorted.back();  // no step: every node is near
+  for (std::size_t i = 0; i + 1 < sorted.size(); ++i) {
+    if (sorted[i + 1] - sorted[i] >= step) {
+      near_limit = sorted[i];
+      break;
+    }
+  }
+  int run = 0;
+  while (run < static_cast<int>(probe_us.size()) && probe_us[static_cast<std::size_t>(run)] <= near_limit) ++run;
+  for (std::size_t j = static_cast<std::size_t>(run); j < probe_us.size(); ++j)
+    if (probe_us[j] <= near_limit) return std::nullopt;  // a near node after a far one
+  return run;
+}
+
+namespace {
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Switch sizes and the latency across them from the probes: each probe's node starts a switch of
+// itself and the run of nodes near it; the extra latency is the median over probes of the far
+// nodes' median latency less the near ones', as the network's latency factor at the probe's size
+// will scale it back.
+void fit_switches(const CalibrationMeasurements& measurements, Calibration& result) {
+  Platform& platform = result.platform;
+  if (measurements.switch_probes.empty()) {
+    result.switches_note = "not measured (fewer than three nodes)";
+    return;
+  }
+  std::vector<int> sizes;
+  std::vector<double> extra;
+  for (const SwitchProbe& probe : measurements.switch_probes) {
+    const std::optional<int> run = switch_run(probe.us);
+    if (!run) {
+      result.switches_note = "node " + std::to_string(probe.from_node) +
+                             "'s nearest nodes are not the ones right after it: switches that do not hold runs of the "
+                             "job's nodes cannot be described; none written";
+      return;
+    }
+    sizes.push_back(1 + *run);
+    if (*run > 0 && *run < static_cast<int>(probe.us.size())) {
+      const auto split = probe.us.begin() + *run;
+      extra.push_back(median_of({split, probe.us.end()}) - median_of({probe.us.begin(), split}));
+    }
+  }
+  const int nodes = measurements.switch_probes.back().from_node + sizes.back();
+  if (extra.empty()) {
+    result.switches_note = "one switch: no step up in latency among " + std::to_string(nodes) + " nodes";
+    return;
+  }
+  // The last switch may be one the job used only part of: where every other is the same size and
+  // the last no larger, that size repeats.
+  if (std::all_of(sizes.begin(), sizes.end() - 1, [&](int size) { return size == sizes.front(); }) && sizes.back() <= sizes.front())
+    sizes.resize(1);
+  platform.nodes_per_switch = sizes;
+  platform.across_switches_latency_us =
+      median_of(extra) / platform.net.size_factor(measurements.switch_probe_bytes).latency_factor;
+  result.switches_note = std::to_string(measurements.switch_probes.size()) + " switches among " + std::to_string(nodes) + " nodes";
+}
+
+}  // namespace
+
 Calibration fit_platform(const CalibrationMeasurements& measurements) {
   Calibration result;
   Platform& platform = result.platform;
@@ -214,6 +284,7 @@ Calibration fit_platform(const CalibrationMeasurements& measurements) {
   }
   result.shm = quality(platform.shm, measurements.shm.steps);
   result.net = quality(platform.net, measurements.net.steps);
+  fit_switches(measurements, result);
   return result;
 }
 

@@ -60,10 +60,21 @@ struct MixedIteration {
   double us = 0;
 };
 
+// Network switches, seen from latencies: half a small round trip from the first rank of node
+// `from_node` (the job's node order) to the first rank of every later node, us[j] to node
+// from_node + 1 + j. The first probe is from node 0; each next one from the first node not on the
+// switches found so far (switch_run).
+struct SwitchProbe {
+  int from_node = 0;
+  std::vector<double> us;
+};
+
 struct CalibrationMeasurements {
   std::string name;
   ChannelMeasurements shm, net;
   std::vector<MixedIteration> mixed;
+  std::vector<SwitchProbe> switch_probes;  // none with fewer than three nodes
+  long long switch_probe_bytes = 1;
   std::optional<double> reduce_gbytes_per_s;  // one rank combining doubles; none: took no time
   std::optional<double> pack_gbytes_per_s;    // MPI_Pack of a strided type; none: took no time
   bool copies_take_time = true;               // a large memcpy took measurable time
@@ -82,9 +93,16 @@ struct Calibration {
   // The mixed iterations' proportional error (geometric mean) with network_crosses_memory false and
   // true: the description takes the better; none if nothing mixed was measured.
   std::optional<std::pair<double, double>> crossing_errors;
+  std::string switches_note;  // how the switches were read from the probes, or why none were
 };
 
 Calibration fit_platform(const CalibrationMeasurements& measurements);
+
+// How many nodes right after a probe's node share its switch: the run of nodes before the first
+// step up in latency of at least 0.5 µs and a tenth of the nearest (all of them where there is
+// none). None where nodes beyond the step are as near as those before it: the switches do not hold
+// runs of the job's nodes, which a description cannot say.
+std::optional<int> switch_run(const std::vector<double>& probe_us);
 
 // A channel whose bandwidth at the largest τ measured is at least this fraction of τ = 1's is taken
 // not to contend at all: its description repeats that point at τ = unshared_tau.

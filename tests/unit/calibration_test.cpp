@@ -1,7 +1,8 @@
 // Calibration: measurements taken the way collshim-bench --calibrate takes them, but produced by the
 // cost model itself from a known description, must fit back to that description; bent curves (the
 // simulator's size factors) must be reproduced at every measured size; and the fit must survive the
-// noise real machines give (negative latencies, missing fan slopes).
+// noise real machines give (negative latencies, missing fan slopes); switches must be read back from
+// latency probes as --calibrate takes them.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -239,6 +240,83 @@ TEST(Calibration, NoisyMeasurementsGiveAUsableDescription) {
   // And the description reads back as written.
   const Platform reread = parse_platform(platform_yaml(platform), "fitted.yaml");
   EXPECT_EQ(platform_yaml(reread), platform_yaml(platform));
+}
+
+// Half a ping-pong of `bytes` between the only ranks of nodes `from` and `to` of a job with one rank
+// on each of `nodes` nodes, as the model costs it: what --calibrate's switch probe measures.
+double probe_us(const Platform& platform, int nodes, int from, int to, long long bytes) {
+  std::vector<int> node_of_rank(static_cast<std::size_t>(nodes));
+  for (int r = 0; r < nodes; ++r) node_of_rank[static_cast<std::size_t>(r)] = r;
+  const auto steps_of = [&](int rank) {
+    std::vector<Step> steps;
+    add_message(steps, 0, rank, from, to);
+    add_message(steps, 1, rank, to, from);
+    return steps;
+  };
+  const CheckSetup call = uniform_setup(BlockNaming::allgather, nodes, bytes);
+  return predict(platform, call, node_of_rank, [&](int rank) { return Schedule{steps_of(rank), 0}; }).us / 2;
+}
+
+// The probes --calibrate takes: from node 0, then from the first node past each run of near ones.
+std::vector<SwitchProbe> probes(const Platform& platform, int nodes, const std::vector<int>& node_order = {}) {
+  std::vector<SwitchProbe> result;
+  const auto node = [&](int i) { return node_order.empty() ? i : node_order[static_cast<std::size_t>(i)]; };
+  for (int from = 0; from < nodes - 1;) {
+    SwitchProbe probe{from, {}};
+    for (int to = from + 1; to < nodes; ++to) probe.us.push_back(probe_us(platform, nodes, node(from), node(to), empty));
+    result.push_back(probe);
+    const std::optional<int> run = switch_run(probe.us);
+    if (!run) break;
+    from += 1 + *run;
+  }
+  return result;
+}
+
+TEST(Calibration, SwitchesAreReadBackFromLatencyProbes) {
+  const Platform known = known_platform();
+  CalibrationMeasurements measured;
+  measured.shm = measure(known, false, {1, 2, 4, 8});
+  measured.net = measure(known, true, {1, 2, 4, 8});
+  measured.switch_probe_bytes = empty;
+  EXPECT_EQ(fit_platform(measured).switches_note, "not measured (fewer than three nodes)");
+
+  Platform cabinets = known;  // 10 nodes: 4 per switch, the last switch partly used
+  cabinets.nodes_per_switch = {4};
+  cabinets.across_switches_latency_us = 2.5;
+  measured.switch_probes = probes(cabinets, 10);
+  ASSERT_EQ(measured.switch_probes.size(), 3u);
+  Calibration fitted = fit_platform(measured);
+  EXPECT_EQ(fitted.platform.nodes_per_switch, std::vector<int>{4}) << fitted.switches_note;
+  EXPECT_NEAR(fitted.platform.across_switches_latency_us, 2.5, 1e-3);
+
+  Platform uneven = known;  // Yahoo's two cabinets of 5 and 11 nodes
+  uneven.nodes_per_switch = {5, 11};
+  uneven.across_switches_latency_us = 12;
+  measured.switch_probes = probes(uneven, 16);
+  fitted = fit_platform(measured);
+  EXPECT_EQ(fitted.platform.nodes_per_switch, (std::vector<int>{5, 11})) << fitted.switches_note;
+  EXPECT_NEAR(fitted.platform.across_switches_latency_us, 12, 1e-3);
+
+  measured.switch_probes = probes(known, 6);  // one switch
+  fitted = fit_platform(measured);
+  EXPECT_TRUE(fitted.platform.nodes_per_switch.empty());
+  EXPECT_EQ(fitted.switches_note, "one switch: no step up in latency among 6 nodes");
+
+  // The job's nodes alternate between two switches: no run to describe, so no switches.
+  measured.switch_probes = probes(cabinets, 8, {0, 4, 1, 5, 2, 6, 3, 7});
+  fitted = fit_platform(measured);
+  EXPECT_TRUE(fitted.platform.nodes_per_switch.empty());
+  EXPECT_NE(fitted.switches_note.find("not the ones right after it"), std::string::npos) << fitted.switches_note;
+}
+
+TEST(Calibration, ASwitchRunEndsAtTheFirstStepUpInLatency) {
+  EXPECT_EQ(switch_run({}), 0);
+  EXPECT_EQ(switch_run({3.0, 3.1, 2.9}), 3);             // no step: all near
+  EXPECT_EQ(switch_run({3.0, 3.2, 5.5, 5.4}), 2);        // 2.3 µs up
+  EXPECT_EQ(switch_run({3.0, 3.3, 3.6}), 3);             // steps below 0.5 µs
+  EXPECT_EQ(switch_run({20.0, 21.5, 22.5}), 3);          // below a tenth of 20 µs
+  EXPECT_EQ(switch_run({106.0, 106.0, 130.0}), 2);       // Yahoo: 24 µs up from 106
+  EXPECT_EQ(switch_run({5.5, 3.0}), std::nullopt);       // the near node comes after a far one
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <functional>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -31,7 +32,7 @@ std::vector<int> concurrencies(int most) {
 class Calibrator {
  public:
   Calibrator(MPI_Comm comm, const CalibrationRanks& ranks, const CalibrationOptions& options)
-      : comm_(comm), a_(ranks.first_node), b_(ranks.second_node), options_(options) {
+      : comm_(comm), a_(ranks.first_node), b_(ranks.second_node), node_firsts_(ranks.node_firsts), options_(options) {
     MPI_Comm_rank(comm_, &rank_);
     const std::size_t largest = static_cast<std::size_t>(options_.max_bytes);
     send_.assign(largest, 1);
@@ -45,6 +46,7 @@ class Calibrator {
     measure_channel(measured.net, /*network=*/true);
     measure_mixed(measured);
     measure_local(measured);
+    measure_switches(measured);
     return measured;
   }
 
@@ -314,10 +316,29 @@ class Calibrator {
     measured.copies_take_time = rate(times[2], bytes).has_value();
   }
 
+  // Switch probes (model::SwitchProbe): a ping-pong of the smallest size from the first rank of a
+  // probe node to the first rank of every later node, one pair at a time; the next probe starts
+  // where the run of nodes near this one ends (every rank has the times, so every rank agrees).
+  void measure_switches(model::CalibrationMeasurements& measured) {
+    const int nodes = static_cast<int>(node_firsts_.size());
+    if (nodes < 3) return;
+    measured.switch_probe_bytes = std::max(1LL, options_.min_bytes);
+    for (int from = 0; from < nodes - 1;) {
+      model::SwitchProbe probe{from, {}};
+      for (int to = from + 1; to < nodes; ++to)
+        probe.us.push_back(pairs_step({node_firsts_[from]}, {node_firsts_[to]}, 1, measured.switch_probe_bytes, false));
+      measured.switch_probes.push_back(probe);
+      const std::optional<int> run = model::switch_run(probe.us);
+      if (!run) break;  // fit_platform says why no switches are described
+      from += 1 + *run;
+    }
+  }
+
   MPI_Comm comm_;
   int rank_ = 0;
   const std::vector<int>& a_;
   const std::vector<int>& b_;
+  const std::vector<int>& node_firsts_;
   const CalibrationOptions& options_;
   std::vector<char> send_, recv_;
 };
@@ -341,6 +362,9 @@ CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
   }
   result.first_node = nodes[0];
   result.second_node = nodes[1];
+  std::set<int> seen;
+  for (int r = 0; r < static_cast<int>(node_of_rank.size()); ++r)
+    if (seen.insert(node_of_rank[r]).second) result.node_firsts.push_back(r);
   return result;
 }
 
@@ -393,6 +417,16 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
   }
   if (!measured.copies_take_time)
     text << "# local copies, reductions and packing took no measurable time (a simulator that does not time them)\n";
+  text << "# switches: " << fitted.switches_note << '\n';
+  for (const model::SwitchProbe& probe : measured.switch_probes) {
+    text << "#   from node " << probe.from_node << " to nodes " << probe.from_node + 1 << ".., " << measured.switch_probe_bytes
+         << " B, us:";
+    for (const double us : probe.us) {
+      std::snprintf(line, sizeof line, " %.2f", us);
+      text << line;
+    }
+    text << '\n';
+  }
   return text.str() + model::platform_yaml(fitted.platform);
 }
 

@@ -23,6 +23,7 @@ struct CalibrationOptions {
 // channel between A and the next fullest node (B). Empty `error` when both channels can be measured.
 struct CalibrationRanks {
   std::vector<int> first_node, second_node;  // ranks of A and B, ascending
+  std::vector<int> node_firsts;              // every node's first rank, in the job's node order (switch probes)
   std::string error;
 };
 CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank);
