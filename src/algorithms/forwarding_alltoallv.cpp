@@ -54,6 +54,11 @@ Schedule forwarding_alltoallv_schedule(int p, int rank, const ForwardingRoute& r
       }
       step.recvs.push_back({peer, {Buffer::scratch, std::move(blocks)}});
     }
+    // Posted from the next rank down, cyclically, mirroring the sends: the engine probes for each
+    // message's length in this order, and a sender's first message goes to the rank above it.
+    std::stable_sort(step.recvs.begin(), step.recvs.end(), [p, rank](const Transfer& a, const Transfer& b) {
+      return (rank - a.peer + p) % p < (rank - b.peer + p) % p;
+    });
     std::sort(held.begin(), held.end());
     if (!deliver.from.blocks.empty()) after.copies.push_back(std::move(deliver));
   }

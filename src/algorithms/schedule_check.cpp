@@ -43,7 +43,7 @@ WireMessage wire_message(const CheckSetup& setup, int holder, const Region& regi
       header = header || !knows_scratch_bytes(setup.naming, setup.p, setup.root, receiver, block);
   }
   if (header) bytes += static_cast<long long>(region.blocks.size() * sizeof(std::int64_t));
-  return {static_cast<bool>(setup.datum_bytes) && !header && bytes == 0, bytes};
+  return {static_cast<bool>(setup.datum_bytes) && !header && bytes == 0, bytes, header};
 }
 
 namespace {
@@ -274,11 +274,11 @@ class Checker {
                  std::to_string(block) + " it does not hold");
         }
         in_flight[{r, send.peer}].push_back(&send);
-        const auto [skipped, bytes] = wire_message(setup_, r, send.region, send.peer);
-        if (skipped) continue;
+        const WireMessage message = wire_message(setup_, r, send.region, send.peer);
+        if (message.skipped) continue;
         ++result_.stats.messages_sent[r];
         result_.stats.blocks_sent[r] += static_cast<long>(send.region.blocks.size());
-        result_.stats.bytes_sent[r] += bytes;
+        result_.stats.bytes_sent[r] += message.bytes;
       }
     }
     struct Arrival {

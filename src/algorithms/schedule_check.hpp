@@ -61,6 +61,7 @@ CheckSetup uniform_setup(BlockNaming naming, int p, long long bytes);
 struct WireMessage {
   bool skipped = false;
   long long bytes = 0;
+  bool header = false;  // the blocks' sizes travel in front: the receiver probes for the length
 };
 WireMessage wire_message(const CheckSetup& setup, int holder, const Region& region, int receiver);
 // The bytes of the data `region` holds on `holder` (no headers; 1 per datum without datum sizes).

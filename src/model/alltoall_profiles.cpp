@@ -40,6 +40,7 @@ struct CountedMessage {
 struct CountedStep {
   std::vector<CountedCopy> copies;
   std::vector<CountedMessage> messages;  // in the order they are posted
+  std::vector<int> probed;               // senders of the messages with a header, in the order received
 };
 struct Forwarding {
   int p = 1;
@@ -51,10 +52,19 @@ struct Forwarding {
 // The forwarding schedule's order: from the next rank up, cyclically.
 long long post_order(int peer, int rank, int p) { return (peer - rank + p) % p; }
 
-void sort_messages(std::vector<CountedMessage>& messages, int rank, int p) {
-  std::sort(messages.begin(), messages.end(), [p, rank](const CountedMessage& a, const CountedMessage& b) {
+// Sends from the next rank up, receives from the next rank down (the forwarding schedule's orders).
+void sort_step(CountedStep& step, int rank, int p) {
+  std::sort(step.messages.begin(), step.messages.end(), [p, rank](const CountedMessage& a, const CountedMessage& b) {
     return post_order(a.peer, rank, p) < post_order(b.peer, rank, p);
   });
+  std::sort(step.probed.begin(), step.probed.end(), [p, rank](int a, int b) { return post_order(rank, a, p) < post_order(rank, b, p); });
+}
+
+// A message of the current step from `sender` to `receiver`; the receiver probes for it if it
+// carries forwarded blocks.
+void add_message(std::vector<std::vector<CountedStep>>& steps, int sender, int receiver, long long items, long long for_peer) {
+  steps[static_cast<std::size_t>(sender)].back().messages.push_back({receiver, items, for_peer});
+  if (for_peer < items) steps[static_cast<std::size_t>(receiver)].back().probed.push_back(sender);
 }
 
 // A step of every rank whose copies are the deliveries of what arrived in the step before.
@@ -91,7 +101,6 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
                        const std::function<int(int group, int lane)>& rank_at) {
   std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size()), arriving(forwarding.steps.size());
   for (int x = 0; x < n; ++x) held[static_cast<std::size_t>(x) * m + residue(x, m)] = 1;
-  const auto messages_of = [&](int rank) -> std::vector<CountedMessage>& { return forwarding.steps[static_cast<std::size_t>(rank)].back().messages; };
   for (int j = 0; j < phases; ++j) {
     std::fill(next.begin(), next.end(), 0);
     std::fill(arriving.begin(), arriving.end(), 0);
@@ -113,13 +122,13 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
             if (residue(y, m) == r) for_peer += at_x[a] * m;  // those for group y: one item per source rank
           }
           if (items == 0) continue;
-          messages_of(rank_at(x, lane)).push_back({rank_at(y, lane), items, for_peer});
+          add_message(forwarding.steps, rank_at(x, lane), rank_at(y, lane), items, for_peer);
           arriving[static_cast<std::size_t>(rank_at(y, lane))] += for_peer;
         }
       }
     }
     for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
-      sort_messages(messages_of(static_cast<int>(rank)), static_cast<int>(rank), forwarding.p);
+      sort_step(forwarding.steps[rank].back(), static_cast<int>(rank), forwarding.p);
     held.swap(next);
     add_step(forwarding, arriving);
   }
@@ -162,7 +171,6 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
     return forwarding;
   forwarding.steps.resize(static_cast<std::size_t>(p));
   const auto rank_at = [&](int node, int lane) { return layout.members[static_cast<std::size_t>(node)][static_cast<std::size_t>(lane)]; };
-  const auto messages_of = [&](int rank) -> std::vector<CountedMessage>& { return forwarding.steps[static_cast<std::size_t>(rank)].back().messages; };
   std::vector<long long> arriving(static_cast<std::size_t>(p), 0);
 
   // Combine: each rank hands every other rank of its node its block for it, and its blocks for the
@@ -175,11 +183,11 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
       if (handler == rank) continue;
       const int r = residue(lane - a, m);
       const long long bundles = congruent(0, n, r, m) - (residue(a, m) == r ? 1 : 0);  // B != A
-      messages_of(rank).push_back({handler, 1 + bundles * m, 1});
+      add_message(forwarding.steps, rank, handler, 1 + bundles * m, 1);
       arriving[handler] += 1;
     }
-    sort_messages(messages_of(rank), rank, p);
   }
+  for (int rank = 0; rank < p; ++rank) sort_step(forwarding.steps[static_cast<std::size_t>(rank)].back(), rank, p);
   add_step(forwarding, arriving);
 
   // Between nodes: node pairs' bundles along the grid among nodes, on their lanes.
@@ -196,11 +204,11 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
     for (int lane = 0; lane < m; ++lane) {
       const int destination = rank_at(b, lane);
       if (destination == rank) continue;
-      messages_of(rank).push_back({destination, sources * m, sources * m});
+      add_message(forwarding.steps, rank, destination, sources * m, sources * m);
       arriving[destination] += sources * m;
     }
-    sort_messages(messages_of(rank), rank, p);
   }
+  for (int rank = 0; rank < p; ++rank) sort_step(forwarding.steps[static_cast<std::size_t>(rank)].back(), rank, p);
   add_step(forwarding, arriving);
   return forwarding;
 }
@@ -264,20 +272,35 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
 
 // The model's form, as rank_profile derives it from the schedule: copies that move bytes, then the
 // messages the engine does not skip.
-RankProfile profile_of(const std::vector<CountedStep>& steps, int rank) {
+long long wire_bytes(const CountedMessage& message) {
+  const bool header = message.for_peer < message.items;
+  return message.payload + (header ? message.items * static_cast<long long>(sizeof(std::int64_t)) : 0);
+}
+
+// The message `sender` posts to `receiver` in step s.
+const CountedMessage& message_to(const Forwarding& forwarding, int sender, std::size_t s, int receiver) {
+  const auto& messages = forwarding.steps[static_cast<std::size_t>(sender)][s].messages;
+  return *std::lower_bound(messages.begin(), messages.end(), post_order(receiver, sender, forwarding.p),
+                           [&](const CountedMessage& a, long long order) { return post_order(a.peer, sender, forwarding.p) < order; });
+}
+
+RankProfile profile_of(const Forwarding& forwarding, int rank) {
+  const std::vector<CountedStep>& steps = forwarding.steps[static_cast<std::size_t>(rank)];
   RankProfile profile;
   profile.step_count = static_cast<std::uint32_t>(steps.size());
-  for (const CountedStep& counted : steps) {
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    const CountedStep& counted = steps[s];
     ProfileStep step;
-    step.step = static_cast<std::uint32_t>(&counted - steps.data());
+    step.step = static_cast<std::uint32_t>(s);
     step.first = static_cast<std::uint32_t>(profile.items.size());
     for (const CountedCopy& copy : counted.copies)
       if (copy.payload > 0) profile.items.push_back({ProfileItem::Kind::copy, false, rank, copy.payload});
     for (const CountedMessage& message : counted.messages) {
-      const bool header = message.for_peer < message.items;
-      const long long bytes = message.payload + (header ? message.items * static_cast<long long>(sizeof(std::int64_t)) : 0);
-      if (header || bytes > 0) profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
+      const long long bytes = wire_bytes(message);
+      if (message.for_peer < message.items || bytes > 0) profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
     }
+    for (const int sender : counted.probed)
+      profile.items.push_back({ProfileItem::Kind::probe, false, sender, wire_bytes(message_to(forwarding, sender, s, rank))});
     step.count = static_cast<std::uint32_t>(profile.items.size() - step.first);
     if (step.count > 0) profile.steps.push_back(step);
   }
@@ -329,8 +352,7 @@ std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice
   fill_payloads(forwarding, blocks);
   std::vector<RankProfile> profiles;
   profiles.reserve(forwarding.steps.size());
-  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
-    profiles.push_back(profile_of(forwarding.steps[rank], static_cast<int>(rank)));
+  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank) profiles.push_back(profile_of(forwarding, static_cast<int>(rank)));
   return profiles;
 }
 

@@ -37,15 +37,15 @@ RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& sched
     }
     for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call, rank, reduce.from);
     for (const Transfer& send : step.sends) {
-      const auto [skipped, bytes] = wire_message(call, rank, send.region, send.peer);
-      if (!skipped) items.push_back({ProfileItem::Kind::send, scattered(send.region), send.peer, bytes});
+      const WireMessage message = wire_message(call, rank, send.region, send.peer);
+      if (!message.skipped) items.push_back({ProfileItem::Kind::send, scattered(send.region), send.peer, message.bytes});
+    }
+    for (const Transfer& recv : step.recvs) {
+      const WireMessage message = wire_message(call, rank, recv.region, rank);
+      if (message.header) items.push_back({ProfileItem::Kind::probe, false, recv.peer, message.bytes});
+      if (scattered(recv.region) && !message.skipped) compact.unpacked_bytes += message.bytes;
     }
     compact.count = static_cast<std::uint32_t>(items.size() - compact.first);
-    for (const Transfer& recv : step.recvs) {
-      if (!scattered(recv.region)) continue;
-      const auto [skipped, bytes] = wire_message(call, rank, recv.region, rank);
-      if (!skipped) compact.unpacked_bytes += bytes;
-    }
     if (compact.count > 0 || compact.reduced_bytes > 0 || compact.unpacked_bytes > 0 || compact.opaque)
       profile.steps.push_back(compact);
   }
@@ -118,6 +118,13 @@ std::vector<int> switches_of(const Platform& platform, const std::vector<int>& n
   return switches;
 }
 
+// A message's arrival at a rank: when, whether across nodes, and from which rank.
+struct Arrival {
+  double time = 0;
+  bool between_nodes = false;
+  int sender = 0;
+};
+
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
@@ -152,7 +159,7 @@ class CostModel {
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
     for (int r = 0; r < ranks && !start_us.empty(); ++r) clock[r] = start_us[orbits_.representative_rank(r)];
     std::vector<double> posted_at(clock), busy_until(clock), sends_done(clock);
-    std::vector<std::vector<std::pair<double, bool>>> arrivals(clock.size());  // (time, between nodes)
+    std::vector<std::vector<Arrival>> arrivals(clock.size());
     std::vector<const ProfileStep*> entry(clock.size(), nullptr);  // this step's, of the active ranks
     std::vector<int> touched;
     std::vector<bool> is_touched(clock.size(), false);
@@ -178,10 +185,7 @@ class CostModel {
       std::sort(touched.begin(), touched.end());  // the order the ranks are reported in
       for (const int r : touched) {
         auto& incoming = arrivals[static_cast<std::size_t>(r)];
-        std::sort(incoming.begin(), incoming.end());
-        double t = busy_until[r];
-        for (const auto& [arrival, between_nodes] : incoming)
-          t = std::max(t, arrival) + (between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
+        double t = take_in(r, entry[r], busy_until[r], incoming);
         incoming.clear();
         if (entry[r]) t += pack_us(entry[r]->unpacked_bytes);
         const double end = std::max(t, sends_done[r]);
@@ -225,6 +229,30 @@ class CostModel {
       counted.clear();
     }
   };
+
+  // A rank takes in its step's messages from when it has injected its own: first the probed ones,
+  // each waited for in the order its receives are listed, then the others in order of arrival, each
+  // with the receive overhead.
+  double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming) const {
+    const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
+    std::sort(incoming.begin(), incoming.end(), [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
+    std::vector<bool> taken(incoming.size(), false);
+    if (step) {
+      const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
+      for (std::uint32_t i = step->first; i < step->first + step->count; ++i) {
+        if (profile.items[i].kind != ProfileItem::Kind::probe) continue;
+        for (std::size_t a = 0; a < incoming.size(); ++a) {
+          if (taken[a] || incoming[a].sender != profile.items[i].peer) continue;
+          t = std::max(t, incoming[a].time) + overhead(incoming[a]);
+          taken[a] = true;
+          break;
+        }
+      }
+    }
+    for (std::size_t a = 0; a < incoming.size(); ++a)
+      if (!taken[a]) t = std::max(t, incoming[a].time) + overhead(incoming[a]);
+    return t;
+  }
 
   // Pass 1: a representative's profile, indexed by the steps it is active in.
   void record(int index, RankProfile profile) {
@@ -271,6 +299,8 @@ class CostModel {
         const ProfileItem& item = profile.items[i];
         if (item.kind == ProfileItem::Kind::copy) {
           copies = true;
+        } else if (item.kind == ProfileItem::Kind::probe) {
+          continue;
         } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
           concurrency_.add(concurrency_.inside, orbit);
         } else {
@@ -317,7 +347,7 @@ class CostModel {
   // transmission time. It arrives at the representative of its receiver's orbit.
   template <typename Touch>
   void send(int orbit, const ProfileStep& step, const std::vector<double>& posted_at, double& busy_until,
-            double& sends_done, std::vector<std::vector<std::pair<double, bool>>>& arrivals, const Touch& touch) const {
+            double& sends_done, std::vector<std::vector<Arrival>>& arrivals, const Touch& touch) const {
     const int node = node_[orbits_.representative_rank(orbit)];
     const Channel& shm = platform_.shm;
     const Channel& net = platform_.net;
@@ -326,7 +356,7 @@ class CostModel {
     sends_done = t;
     for (std::uint32_t i = step.first; i < step.first + step.count; ++i) {
       const ProfileItem& item = profile.items[i];
-      if (item.kind == ProfileItem::Kind::copy) continue;
+      if (item.kind != ProfileItem::Kind::send) continue;
       const int destination = node_[item.peer];
       const int receiver = orbits_.orbit_of(item.peer);
       const Channel& channel = destination == node ? shm : net;
@@ -345,7 +375,9 @@ class CostModel {
       t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[receiver]) : t;
       touch(receiver);
-      arrivals[static_cast<std::size_t>(receiver)].emplace_back(start + transfer, destination != node);
+      // The sender as its receiver's orbit representative sees it (relabeled like the receiver).
+      const int sender = orbits_.relabel(item.peer, orbits_.representative_rank(receiver), orbits_.representative_rank(orbit));
+      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, sender});
       const bool eager = item.bytes < channel.eager_threshold_bytes;
       sends_done = std::max(sends_done, eager ? t : start + transfer);
     }

@@ -47,12 +47,15 @@ struct Prediction {
   int ranks_costed = 0;       // one per orbit of the rank symmetry used (p without one)
 };
 
-// A rank's schedule as the model costs it: per step its local copies (bytes) and then its messages
-// (peer, bytes on the wire, whether over scattered blocks of the user's type), in the schedule's
-// order, and what it reduces and unpacks. rank_profile derives it from the schedule; where the
+// A rank's schedule as the model costs it: per step its local copies (bytes), its messages (peer,
+// bytes on the wire, whether over scattered blocks of the user's type) and its probed receives, in
+// the schedule's order, and what it reduces and unpacks. rank_profile derives it from the schedule; where the
 // schedules list p² forwarded items, counts can give it faster (alltoall_profiles.hpp).
+// A probe is a receive whose length the engine probes for before posting it (its blocks' sizes
+// travel in a header): it waits for that message, in the order the receives are listed, where other
+// receives complete in any order. Its peer is the sender, its bytes the message's.
 struct ProfileItem {
-  enum class Kind : std::uint8_t { send, copy } kind = Kind::send;
+  enum class Kind : std::uint8_t { send, copy, probe } kind = Kind::send;
   bool scattered = false;  // a send of the user's datatype over blocks that are not back to back
   int peer = 0;            // a copy's: the rank itself
   long long bytes = 0;

@@ -194,6 +194,38 @@ TEST(CostModel, DisseminationBarrierExitTimesShowTheSkew) {
   for (const double exit : dissemination_barrier_exit_us(platform, {0, 1, 0, 1})) EXPECT_NEAR(exit, 7.2, 1e-6);
 }
 
+// Messages whose blocks' sizes travel in a header are probed for, one after another in the order
+// the receives are listed: rank 0 takes two forwarded blocks, from rank 1 on another node (arrives
+// at 4.6 us) and from rank 2 on its own (at 0.6 us). Listed 2 then 1, it takes 2's at 0.6 + 1 and
+// 1's at 4.6 + 1 = 5.6 us; listed 1 then 2, it waits for 1's first and ends at 4.6 + 1 + 1 = 6.6 us.
+// Without headers (typed blocks the receiver knows) the order does not matter.
+TEST(CostModel, ProbedReceivesAreTakenInTheOrderListed) {
+  const Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
+  const std::vector<int> nodes{0, 1, 0};
+  const auto receiving = [](bool scratch, std::vector<int> order) {
+    return [scratch, order](int rank) {
+      Step step;
+      const auto region = [scratch](int from) {
+        return scratch ? Region{Buffer::scratch, {from * 3 + (3 - from)}} : Region{Buffer::recv, {from}};
+      };
+      if (rank == 0) {
+        for (const int from : order) step.recvs.push_back({from, region(from)});
+      } else {
+        step.sends.push_back({0, scratch ? region(rank) : Region{Buffer::send, {0}}});
+      }
+      return Schedule{{step}, 0};
+    };
+  };
+  const CheckSetup call = uniform_setup(BlockNaming::alltoall, 3, 8);
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {2, 1})).us, 5.6, 1e-6);
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {1, 2})).us, 6.6, 1e-6);
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(false, {1, 2})).us, 5.6, 1e-6);
+  const RankProfile probing = rank_profile(call, 0, receiving(true, {1, 2})(0));
+  ASSERT_EQ(probing.items.size(), 2u);
+  EXPECT_EQ(probing.items[0].kind, ProfileItem::Kind::probe);
+  EXPECT_EQ(probing.items[0].peer, 1);
+}
+
 // One message from rank 0 to rank 1, which starts 10 us later: an eager sender is done once it has
 // injected (1 us of overhead); otherwise it waits for delivery (2 us later), and where transfers
 // wait for the receiver, delivery starts only when rank 1 posts, at 10 us.
