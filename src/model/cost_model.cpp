@@ -239,14 +239,21 @@ class CostModel {
     std::vector<bool> taken(incoming.size(), false);
     if (step) {
       const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
+      std::vector<std::size_t> by_sender;  // arrivals by sender, then time: a probe takes its sender's first
       for (std::uint32_t i = step->first; i < step->first + step->count; ++i) {
         if (profile.items[i].kind != ProfileItem::Kind::probe) continue;
-        for (std::size_t a = 0; a < incoming.size(); ++a) {
-          if (taken[a] || incoming[a].sender != profile.items[i].peer) continue;
-          t = std::max(t, incoming[a].time) + overhead(incoming[a]);
-          taken[a] = true;
-          break;
+        if (by_sender.empty()) {
+          by_sender.resize(incoming.size());
+          for (std::size_t a = 0; a < incoming.size(); ++a) by_sender[a] = a;
+          std::stable_sort(by_sender.begin(), by_sender.end(),
+                           [&](std::size_t a, std::size_t b) { return incoming[a].sender < incoming[b].sender; });
         }
+        auto a = std::lower_bound(by_sender.begin(), by_sender.end(), profile.items[i].peer,
+                                  [&](std::size_t x, int sender) { return incoming[x].sender < sender; });
+        while (a != by_sender.end() && incoming[*a].sender == profile.items[i].peer && taken[*a]) ++a;
+        if (a == by_sender.end() || incoming[*a].sender != profile.items[i].peer) continue;
+        t = std::max(t, incoming[*a].time) + overhead(incoming[*a]);
+        taken[*a] = true;
       }
     }
     for (std::size_t a = 0; a < incoming.size(); ++a)
