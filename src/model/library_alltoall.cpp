@@ -1,6 +1,7 @@
 #include "model/library_alltoall.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "algorithms/alltoallv_algorithms.hpp"
 
@@ -44,7 +45,7 @@ Schedule xor_pairwise_alltoall_schedule(int p, int rank) {
 RankSymmetry xor_pairwise_alltoall_symmetry(int p) {
   RankSymmetry symmetry{RankSymmetry::Kind::digits};
   for (int reach = 1; reach < p; reach *= 2) symmetry.radices.push_back(2);
-  if ((p & (p - 1)) != 0 || symmetry.radices.empty()) return {};
+  if (!std::has_single_bit(static_cast<unsigned>(p)) || symmetry.radices.empty()) return {};
   return symmetry;
 }
 

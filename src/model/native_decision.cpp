@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <climits>
 #include <map>
 #include <stdexcept>
@@ -26,21 +27,30 @@ enum class LibraryAlgorithm {
   not_implemented,   // a function SMPI's MVAPICH2 table names but does not implement
 };
 
-// Open MPI's fixed Allgather rules: per band of process counts, the algorithm for per-rank sizes
-// below each threshold (the last threshold is unbounded). Thresholds as in the source, in bytes.
-struct SizeBand {
-  long long below_bytes;
-  LibraryAlgorithm algorithm;
-};
+// Open MPI's fixed rules (coll/tuned's *_intra_dec_fixed): per band of process counts (the last
+// unbounded), the algorithm for sizes below each threshold (the last unbounded). Thresholds as in
+// the source, in bytes.
+template <typename Algorithm>
 struct ProcsBand {
   int below_procs;
-  std::vector<SizeBand> sizes;
+  std::vector<std::pair<long long, Algorithm>> below_bytes;
 };
 
-const std::vector<ProcsBand>& ompi_allgather_bands() {
+template <typename Algorithm>
+Algorithm fixed_rule(const std::vector<ProcsBand<Algorithm>>& bands, int p, long long bytes) {
+  const auto& band = *std::ranges::find_if(bands, [p](const auto& b) { return p < b.below_procs; });
+  return std::ranges::find_if(band.below_bytes, [bytes](const auto& size) { return bytes < size.first; })->second;
+}
+
+constexpr long long any_size = LLONG_MAX;
+
+bool power_of_two(int p) { return std::has_single_bit(static_cast<unsigned>(p)); }
+
+// Open MPI's Allgather rules.
+const std::vector<ProcsBand<LibraryAlgorithm>>& ompi_allgather_bands() {
   using enum LibraryAlgorithm;
-  constexpr long long any = LLONG_MAX;
-  static const std::vector<ProcsBand> bands{
+  constexpr long long any = any_size;
+  static const std::vector<ProcsBand<LibraryAlgorithm>> bands{
       {32, {{any, recursive_doubling}}},
       {64, {{1024, recursive_doubling}, {65536, neighbor_exchange}, {any, ring}}},
       {128, {{512, recursive_doubling}, {65536, neighbor_exchange}, {any, ring}}},
@@ -77,22 +87,14 @@ const std::vector<ProcsBand>& ompi_allgather_bands() {
 }
 
 LibraryAlgorithm ompi_allgather(int p, long long bytes) {
-  if (p == 2) return LibraryAlgorithm::two_proc;
-  for (const ProcsBand& band : ompi_allgather_bands()) {
-    if (p >= band.below_procs) continue;
-    for (const SizeBand& size : band.sizes) {
-      if (bytes < size.below_bytes) return size.algorithm;
-    }
-  }
-  return LibraryAlgorithm::ring;  // not reached: every band ends unbounded
+  return p == 2 ? LibraryAlgorithm::two_proc : fixed_rule(ompi_allgather_bands(), p, bytes);
 }
 
 // MPICH: recursive doubling for power-of-two p below 512 KiB in all, Bruck up to 80 KiB in all,
 // ring beyond.
 LibraryAlgorithm mpich_allgather(int p, long long bytes) {
-  const bool power_of_two = (p & (p - 1)) == 0;
   const long long total = bytes * p;
-  if (power_of_two && total < 524288) return LibraryAlgorithm::recursive_doubling;
+  if (power_of_two(p) && total < 524288) return LibraryAlgorithm::recursive_doubling;
   if (total <= 81920) return LibraryAlgorithm::bruck;
   return LibraryAlgorithm::ring;
 }
@@ -213,8 +215,6 @@ LibraryAlgorithm impi_allgather(int p, long long bytes, const LibraryPlacement& 
   }
 }
 
-bool power_of_two(int p) { return (p & (p - 1)) == 0; }
-
 NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
   switch (algorithm) {
     case LibraryAlgorithm::two_proc: return {"two_proc", Collective::allgather, "ring", ""};  // one exchange
@@ -243,18 +243,13 @@ NativeDecision allgather_decision(LibraryAlgorithm algorithm, int p) {
   return {};
 }
 
-// Open MPI's fixed Alltoall rules (alltoall__ompi; Open MPI 4.1's ompi_coll_tuned_alltoall_intra_dec_fixed):
-// per band of process counts, the algorithm for blocks below each threshold. SMPI runs its
-// "linear_sync" and "two_proc" as basic linear.
+// Open MPI's Alltoall rules (alltoall__ompi; Open MPI 4.1's ompi_coll_tuned_alltoall_intra_dec_fixed),
+// for blocks. SMPI runs its "linear_sync" and "two_proc" as basic linear.
 enum class OmpiAlltoall { linear, pair, bruck };
 OmpiAlltoall ompi_alltoall(int p, long long bytes) {
   using enum OmpiAlltoall;
-  constexpr long long any = LLONG_MAX;
-  struct Band {
-    int below_procs;
-    std::vector<std::pair<long long, OmpiAlltoall>> sizes;
-  };
-  static const std::vector<Band> bands{
+  constexpr long long any = any_size;
+  static const std::vector<ProcsBand<OmpiAlltoall>> bands{
       {8, {{524288, linear}, {1048576, pair}, {any, linear}}},
       {16, {{any, linear}}},
       {32, {{4, linear}, {512, bruck}, {any, linear}}},
@@ -267,10 +262,10 @@ OmpiAlltoall ompi_alltoall(int p, long long bytes) {
       {4096, {{1024, bruck}, {any, linear}}},
       {INT_MAX, {{2048, bruck}, {any, linear}}},
   };
-  static const Band two_procs{3, {{2, pair}, {4, linear}, {16, pair}, {64, linear}, {256, pair}, {4096, linear},
-                                  {32768, pair}, {1048576, linear}, {any, pair}}};
-  const Band& band = p == 2 ? two_procs : *std::ranges::find_if(bands, [p](const Band& b) { return p < b.below_procs; });
-  return std::ranges::find_if(band.sizes, [bytes](const auto& size) { return bytes < size.first; })->second;
+  static const std::vector<ProcsBand<OmpiAlltoall>> two_procs{
+      {INT_MAX, {{2, pair}, {4, linear}, {16, pair}, {64, linear}, {256, pair}, {4096, linear}, {32768, pair},
+                 {1048576, linear}, {any, pair}}}};
+  return fixed_rule(p == 2 ? two_procs : bands, p, bytes);
 }
 
 NativeDecision xor_pair_decision(int p) {
@@ -301,17 +296,13 @@ NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes) 
   return {"", Collective::alltoall, "", "only Open MPI's and MPICH's Alltoall decisions are modelled"};
 }
 
-// Open MPI's fixed Allreduce rules for commutative operations (allreduce__ompi; Open MPI 4.1's
-// ompi_coll_tuned_allreduce_intra_dec_fixed): per band of process counts, the algorithm for vectors
-// below each threshold, numbered as there: 1 and 2 reduce then broadcast, 3 recursive doubling, 4 the
-// logical ring ("lr"), 5 the segmented ring, 6 Rabenseifner.
+// Open MPI's Allreduce rules for commutative operations (allreduce__ompi; Open MPI 4.1's
+// ompi_coll_tuned_allreduce_intra_dec_fixed), for vectors, its algorithms numbered as there: 1 and 2
+// reduce then broadcast, 3 recursive doubling, 4 the logical ring ("lr"), 5 the segmented ring,
+// 6 Rabenseifner.
 int ompi_allreduce(int p, long long bytes) {
-  constexpr long long any = LLONG_MAX;
-  struct Band {
-    int below_procs;
-    std::vector<std::pair<long long, int>> sizes;
-  };
-  static const std::vector<Band> bands{
+  constexpr long long any = any_size;
+  static const std::vector<ProcsBand<int>> bands{
       {4, {{8, 4}, {4096, 3}, {8192, 4}, {16384, 3}, {65536, 4}, {262144, 5}, {any, 6}}},
       {8, {{16, 4}, {8192, 3}, {any, 6}}},
       {16, {{8192, 3}, {any, 6}}},
@@ -324,8 +315,7 @@ int ompi_allreduce(int p, long long bytes) {
       {4096, {{2048, 2}, {4096, 5}, {16384, 3}, {any, 6}}},
       {INT_MAX, {{2048, 2}, {16384, 5}, {32768, 3}, {any, 6}}},
   };
-  const Band& band = *std::ranges::find_if(bands, [p](const Band& b) { return p < b.below_procs; });
-  return std::ranges::find_if(band.sizes, [bytes](const auto& size) { return bytes < size.first; })->second;
+  return fixed_rule(bands, p, bytes);
 }
 
 // The model's Allreduce vector (and the benchmark's) is int64, summed: a commutative operation.
@@ -388,21 +378,36 @@ std::vector<std::string_view> native_library_names() { return {library_names.beg
 
 std::string native_label(NativeLibrary library) { return "native:" + std::string(native_library_name(library)); }
 
-bool is_library_schedule(std::string_view stand_in) {
-  return stand_in == mpich_recursive_doubling_stand_in || stand_in == ompi_linear_alltoall_stand_in ||
-         stand_in == xor_pairwise_alltoall_stand_in || stand_in == scatter_dest_alltoall_stand_in;
+namespace {
+
+// The stand-ins that are schedules of the model's own, with the rank symmetry each has at p.
+struct LibrarySchedule {
+  std::string_view name;
+  Schedule (*schedule)(int p, int rank);
+  RankSymmetry (*symmetry)(int p);
+};
+constexpr std::array<LibrarySchedule, 4> library_schedules{{
+    {mpich_recursive_doubling_stand_in,
+     [](int p, int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); },
+     [](int) { return RankSymmetry{}; }},
+    {ompi_linear_alltoall_stand_in, ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+    {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
+    {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scatter_dest_alltoall_symmetry},
+}};
+
+const LibrarySchedule* find_library_schedule(std::string_view stand_in) {
+  const auto found = std::ranges::find(library_schedules, stand_in, &LibrarySchedule::name);
+  return found != library_schedules.end() ? &*found : nullptr;
 }
+
+}  // namespace
+
+bool is_library_schedule(std::string_view stand_in) { return find_library_schedule(stand_in) != nullptr; }
 
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank) {
   const int p = static_cast<int>(node_of_rank.size());
-  if (decision.stand_in == mpich_recursive_doubling_stand_in)
-    return {[p](int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); }, {}};
-  if (decision.stand_in == ompi_linear_alltoall_stand_in)
-    return {[p](int rank) { return ompi_linear_alltoall_schedule(p, rank); }, ompi_linear_alltoall_symmetry(p)};
-  if (decision.stand_in == xor_pairwise_alltoall_stand_in)
-    return {[p](int rank) { return xor_pairwise_alltoall_schedule(p, rank); }, xor_pairwise_alltoall_symmetry(p)};
-  if (decision.stand_in == scatter_dest_alltoall_stand_in)
-    return {[p](int rank) { return scatter_dest_alltoall_schedule(p, rank); }, scatter_dest_alltoall_symmetry(p)};
+  if (const LibrarySchedule* own = find_library_schedule(decision.stand_in))
+    return {[p, schedule = own->schedule](int rank) { return schedule(p, rank); }, own->symmetry(p)};
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
   if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
   return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
