@@ -19,15 +19,6 @@ int NodeGridRouting::handler(int node, int source_node, int destination_node) co
   return members[static_cast<std::size_t>(source_node + destination_node) % members.size()];
 }
 
-int NodeGridRouting::next_hop(int phase, int current, int origin, int destination) const {
-  const int source_node = layout_.node_of_rank[origin];
-  const int destination_node = layout_.node_of_rank[destination];
-  if (source_node == destination_node || phase == phases() - 1) return destination;
-  if (phase == 0) return handler(source_node, source_node, destination_node);
-  const int node = layout_.node_of_rank[current];
-  return handler(nodes_.next_hop(phase - 1, node, destination_node), source_node, destination_node);
-}
-
 std::map<int, std::vector<std::int64_t>> NodeGridRouting::incoming(int phase, int rank) const {
   const int p = size();
   const int node = layout_.node_of_rank[rank];

@@ -51,7 +51,20 @@ class NodeGridRouting {
   int handler(int node, int source_node, int destination_node) const;
   // Where the item origin -> destination held by `current` goes in `phase` (current itself: it
   // stays). Requires the item to be where the routing puts it before that phase.
-  int next_hop(int phase, int current, int origin, int destination) const;
+  int next_hop(int phase, int current, int origin, int destination) const {
+    return next_hop(phase, current, origin, destination,
+                    [this](int node_phase, int node, int to) { return nodes_.next_hop(node_phase, node, to); });
+  }
+  // The same with the hop among nodes given: node_hop(node_phase, node, destination_node) (the cost
+  // model reads it from a table of groups, as GridRouting::next_hop walks the blocks per call).
+  template <typename NodeHop>
+  int next_hop(int phase, int current, int origin, int destination, const NodeHop& node_hop) const {
+    const int source_node = layout_.node_of_rank[origin];
+    const int destination_node = layout_.node_of_rank[destination];
+    if (source_node == destination_node || phase == phases() - 1) return destination;
+    if (phase == 0) return handler(source_node, source_node, destination_node);
+    return handler(node_hop(phase - 1, layout_.node_of_rank[current], destination_node), source_node, destination_node);
+  }
   // The items other ranks hand `rank` in `phase`, by sender, each list ascending (item o*p+d).
   std::map<int, std::vector<std::int64_t>> incoming(int phase, int rank) const;
 

@@ -67,10 +67,13 @@ void add_message(std::vector<std::vector<CountedStep>>& steps, int sender, int r
   if (for_peer < items) steps[static_cast<std::size_t>(receiver)].back().probed.push_back(sender);
 }
 
-// A step of every rank whose copies are the deliveries of what arrived in the step before.
-void add_step(Forwarding& forwarding, const std::vector<long long>& delivered) {
-  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
+// Ends a phase: every rank's messages and probes of its step in the schedule's order, then the next
+// step, whose copies are the deliveries of what arrived in this one.
+void end_phase(Forwarding& forwarding, const std::vector<long long>& delivered) {
+  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank) {
+    sort_step(forwarding.steps[rank].back(), static_cast<int>(rank), forwarding.p);
     forwarding.steps[rank].push_back({{{delivered[rank], 0}}, {}});
+  }
 }
 
 // How many of lo, lo+1, ..., hi-1 are congruent to r modulo m (0 <= r < m).
@@ -85,6 +88,13 @@ int residue(long long x, int m) { return static_cast<int>(((x % m) + m) % m); }
 // the blocks down from the top, O(phases), per call; routing a million blocks through 14 phases
 // of a hypercube that way took seconds).
 using GroupTable = std::vector<GridPhase>;  // phase * ranks + rank
+
+std::shared_ptr<const GroupTable> group_table(const GridRouting& routing) {
+  auto groups = std::make_shared<GroupTable>();
+  for (int j = 0; j < routing.phases(); ++j)
+    for (int x = 0; x < routing.size(); ++x) groups->push_back(routing.phase(j, x));
+  return groups;
+}
 
 int hop_in(const GroupTable& groups, int ranks, int phase, int current, int destination) {
   const GridPhase& group = groups[static_cast<std::size_t>(phase) * ranks + current];
@@ -127,18 +137,14 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
         }
       }
     }
-    for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
-      sort_step(forwarding.steps[rank].back(), static_cast<int>(rank), forwarding.p);
     held.swap(next);
-    add_step(forwarding, arriving);
+    end_phase(forwarding, arriving);
   }
 }
 
 Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
   const GridRouting routing(p, shape);
-  auto groups = std::make_shared<GroupTable>();
-  for (int j = 0; j < routing.phases(); ++j)
-    for (int x = 0; x < p; ++x) groups->push_back(routing.phase(j, x));
+  const auto groups = group_table(routing);
   Forwarding forwarding{p, std::vector<std::vector<CountedStep>>(static_cast<std::size_t>(p)),
                         [groups, p](int phase, int current, int, int destination) {
                           return hop_in(*groups, p, phase, current, destination);
@@ -156,16 +162,11 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
   const int n = routing->nodes();
   const int m = static_cast<int>(layout.members.front().size());
   const GridRouting& nodes = routing->between_nodes();
-  auto groups = std::make_shared<GroupTable>();  // among nodes
-  for (int j = 0; j < nodes.phases(); ++j)
-    for (int x = 0; x < n; ++x) groups->push_back(nodes.phase(j, x));
-  // NodeGridRouting::next_hop, with the hops among nodes from the table.
+  const auto groups = group_table(nodes);  // among nodes
   Forwarding forwarding{p, {}, [routing, groups, n](int phase, int current, int origin, int destination) {
-                          const std::vector<int>& node_of = routing->layout().node_of_rank;
-                          const int a = node_of[origin], b = node_of[destination];
-                          if (a == b || phase == routing->phases() - 1) return destination;
-                          if (phase == 0) return routing->handler(a, a, b);
-                          return routing->handler(hop_in(*groups, n, phase - 1, node_of[current], b), a, b);
+                          return routing->next_hop(phase, current, origin, destination, [&](int j, int node, int to) {
+                            return hop_in(*groups, n, j, node, to);
+                          });
                         }};
   if (std::any_of(layout.members.begin(), layout.members.end(), [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
     return forwarding;
@@ -187,8 +188,7 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
       arriving[handler] += 1;
     }
   }
-  for (int rank = 0; rank < p; ++rank) sort_step(forwarding.steps[static_cast<std::size_t>(rank)].back(), rank, p);
-  add_step(forwarding, arriving);
+  end_phase(forwarding, arriving);
 
   // Between nodes: node pairs' bundles along the grid among nodes, on their lanes.
   count_grid_phases(forwarding, *groups, nodes.phases(), n, m, rank_at);
@@ -208,8 +208,7 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
       arriving[destination] += sources * m;
     }
   }
-  for (int rank = 0; rank < p; ++rank) sort_step(forwarding.steps[static_cast<std::size_t>(rank)].back(), rank, p);
-  add_step(forwarding, arriving);
+  end_phase(forwarding, arriving);
   return forwarding;
 }
 
