@@ -140,6 +140,12 @@ Channel fit_channel(const ChannelMeasurements& measured) {
   return channel;
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 FitQuality quality(const Channel& channel, const std::vector<StepTime>& steps) {
   FitQuality result;
   std::vector<double> errors;
@@ -148,11 +154,7 @@ FitQuality quality(const Channel& channel, const std::vector<StepTime>& steps) {
     errors.push_back(error);
     if (error > result.max_error) result.max_error = error, result.worst = step;
   }
-  if (!errors.empty()) {
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    result.median_error = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  }
+  if (!errors.empty()) result.median_error = median_of(std::move(errors));
   return result;
 }
 
@@ -206,12 +208,6 @@ std::optional<int> switch_run(const std::vector<double>& probe_us) {
 }
 
 namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // Switch sizes and the latency across them from the probes: each probe's node starts a switch of
 // itself and the run of nodes near it; the extra latency is the median over probes of the far

@@ -7,9 +7,10 @@
 #include <functional>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <sstream>
 #include <tuple>
+
+#include "algorithms/hierarchical.hpp"
 
 namespace collshim::bench {
 namespace {
@@ -362,9 +363,7 @@ CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
   }
   result.first_node = nodes[0];
   result.second_node = nodes[1];
-  std::set<int> seen;
-  for (int r = 0; r < static_cast<int>(node_of_rank.size()); ++r)
-    if (seen.insert(node_of_rank[r]).second) result.node_firsts.push_back(r);
+  for (const std::vector<int>& members : make_node_layout(node_of_rank).members) result.node_firsts.push_back(members.front());
   return result;
 }
 
