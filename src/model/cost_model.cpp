@@ -208,24 +208,65 @@ class CostModel {
   }
 
  private:
-  // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' counts that set τ.
+  // The messages that share one channel of a node in a step (its memory link, or its NIC one way),
+  // each as its work: bytes over the size's bandwidth factor. τ-Lop's τ counts the transfers that
+  // share the channel; where they differ in size, the small ones finish first and leave the channel
+  // to the others (fair sharing, as SimGrid's max-min solver does), so a message of work w waits
+  // for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
+  class ChannelLoad {
+   public:
+    void add(double work) { works_.push_back(work); }
+    bool empty() const { return works_.empty(); }
+    void clear() { works_.clear(), prefix_.clear(); }
+    void finish() {  // once the step's messages are in
+      std::sort(works_.begin(), works_.end());
+      prefix_.assign(works_.size() + 1, 0.0);
+      for (std::size_t i = 0; i < works_.size(); ++i) prefix_[i + 1] = prefix_[i] + works_[i];
+    }
+    // Σ_j min(w_j, work), or for an empty message the count of messages.
+    double shared(double work) const {
+      if (work <= 0) return static_cast<double>(works_.size());
+      const auto smaller = static_cast<std::size_t>(std::lower_bound(works_.begin(), works_.end(), work) - works_.begin());
+      return prefix_[smaller] + work * static_cast<double>(works_.size() - smaller);
+    }
+
+   private:
+    std::vector<double> works_, prefix_;
+  };
+
+  // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' messages and
+  // copies that set τ.
   struct Concurrency {
-    std::vector<int> inside;    // messages that start and end in the node
-    std::vector<int> leaving;   // network messages leaving the node
-    std::vector<int> arriving;  // network messages arriving at the node
-    std::vector<int> copying;   // ranks of the node that copy or reduce locally
-    std::vector<int> counted;   // orbits with a count, to clear for the next step
+    std::vector<ChannelLoad> memory;    // messages crossing the node's memory link (inside it, and with
+                                        // network_crosses_memory those leaving or arriving too)
+    std::vector<ChannelLoad> leaving;   // network messages leaving the node
+    std::vector<ChannelLoad> arriving;  // network messages arriving at the node
+    std::vector<int> copying;           // ranks of the node that copy or reduce locally
+    std::vector<int> counted;           // orbits with something, to clear for the next step
+    std::vector<bool> is_counted;
 
     void resize(std::size_t orbits) {
-      for (auto* counts : {&inside, &leaving, &arriving, &copying}) counts->assign(orbits, 0);
+      for (auto* loads : {&memory, &leaving, &arriving}) loads->assign(orbits, {});
+      copying.assign(orbits, 0);
+      is_counted.assign(orbits, false);
     }
-    void add(std::vector<int>& counts, int orbit) {
-      if (inside[orbit] == 0 && leaving[orbit] == 0 && arriving[orbit] == 0 && copying[orbit] == 0) counted.push_back(orbit);
-      ++counts[orbit];
+    void touch(int orbit) {
+      if (!is_counted[orbit]) is_counted[orbit] = true, counted.push_back(orbit);
+    }
+    void add(std::vector<ChannelLoad>& loads, int orbit, double work) {
+      touch(orbit);
+      loads[orbit].add(work);
+    }
+    void finish() {
+      for (const int orbit : counted)
+        for (auto* loads : {&memory, &leaving, &arriving}) (*loads)[orbit].finish();
     }
     void clear() {
-      for (const int orbit : counted)
-        for (auto* counts : {&inside, &leaving, &arriving, &copying}) (*counts)[orbit] = 0;
+      for (const int orbit : counted) {
+        for (auto* loads : {&memory, &leaving, &arriving}) (*loads)[orbit].clear();
+        copying[orbit] = 0;
+        is_counted[orbit] = false;
+      }
       counted.clear();
     }
   };
@@ -309,14 +350,24 @@ class CostModel {
         } else if (item.kind == ProfileItem::Kind::probe) {
           continue;
         } else if (const int destination = node_[item.peer]; destination == node_[rank]) {
-          concurrency_.add(concurrency_.inside, orbit);
+          concurrency_.add(concurrency_.memory, orbit, work(platform_.shm, item.bytes));
         } else {
-          concurrency_.add(concurrency_.leaving, orbit);
-          concurrency_.add(concurrency_.arriving, orbits_.node_orbit(destination));
+          const int arrival_orbit = orbits_.node_orbit(destination);
+          concurrency_.add(concurrency_.leaving, orbit, work(platform_.net, item.bytes));
+          concurrency_.add(concurrency_.arriving, arrival_orbit, work(platform_.net, item.bytes));
+          if (platform_.network_crosses_memory) {
+            concurrency_.add(concurrency_.memory, orbit, work(platform_.shm, item.bytes));
+            concurrency_.add(concurrency_.memory, arrival_orbit, work(platform_.shm, item.bytes));
+          }
         }
       }
-      if (copies) concurrency_.add(concurrency_.copying, orbit);
+      if (copies) concurrency_.touch(orbit), ++concurrency_.copying[orbit];
     }
+    concurrency_.finish();
+  }
+
+  static double work(const Channel& channel, long long bytes) {
+    return static_cast<double>(bytes) / channel.size_factor(bytes).bandwidth_factor;
   }
 
   // A node's count in the step, from its orbit's.
@@ -325,16 +376,16 @@ class CostModel {
     return orbits_.per_node(counts[static_cast<std::size_t>(orbit)], orbit);
   }
 
-  double pack_us(long long bytes) const {
-    return platform_.pack_gbytes_per_s > 0 ? static_cast<double>(bytes) * 1e-3 / platform_.pack_gbytes_per_s : 0.0;
+  // The effective τ of a message of `bytes` on a node's channel (ChannelLoad), from its orbit's load.
+  double tau(const std::vector<ChannelLoad>& loads, int node, const Channel& channel, long long bytes) const {
+    const int orbit = orbits_.node_orbit(node);
+    const double w = work(channel, bytes);
+    const double shared = orbits_.per_node(loads[static_cast<std::size_t>(orbit)].shared(w), orbit);
+    return w > 0 ? shared / w : shared;
   }
 
-  // τ on a node's memory channel: its messages inside, and with network_crosses_memory also the
-  // network messages leaving and arriving there.
-  int memory_tau(int node) const {
-    const int network =
-        platform_.network_crosses_memory ? count(concurrency_.leaving, node) + count(concurrency_.arriving, node) : 0;
-    return count(concurrency_.inside, node) + network;
+  double pack_us(long long bytes) const {
+    return platform_.pack_gbytes_per_s > 0 ? static_cast<double>(bytes) * 1e-3 / platform_.pack_gbytes_per_s : 0.0;
   }
 
   // Pass 2, per step. First the rank's local copies and reductions from its clock: then it posts
@@ -368,16 +419,16 @@ class CostModel {
       const int receiver = orbits_.orbit_of(item.peer);
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
+      const auto memory_time = [&](int at) { return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, shm, item.bytes)); };
       if (destination == node) {
-        transfer = platform_.shm_copies_per_message * shm.transfer_time(item.bytes, memory_tau(node));
+        transfer = platform_.shm_copies_per_message * memory_time(node);
       } else {
-        const int tau = std::max(count(concurrency_.leaving, node), count(concurrency_.arriving, destination));
-        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, tau) + net.transfer_time(item.bytes, tau);
+        const double nic_tau = std::max(tau(concurrency_.leaving, node, net, item.bytes), tau(concurrency_.arriving, destination, net, item.bytes));
+        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, nic_tau) + net.transfer_time(item.bytes, nic_tau);
         if (!switch_of_rank_.empty() && switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
           transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
-          transfer = std::max({transfer, shm.transfer_time(item.bytes, memory_tau(node)),
-                               shm.transfer_time(item.bytes, memory_tau(destination))});
+          transfer = std::max({transfer, memory_time(node), memory_time(destination)});
       }
       t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[receiver]) : t;

@@ -6,6 +6,9 @@
 // concurrency the schedules create in that step (the ∥ operator): inside a node, the messages that
 // start and end in it; between nodes, the larger of the network messages arriving at the destination
 // node and leaving the source node (the thesis counts arrivals; leaving covers a NIC that sends many).
+// Messages of different sizes count by their bytes (over the size's bandwidth factor): a message of
+// m waits for Σ_j min(m_j, m) of the channel, the small ones having finished and left it the
+// bandwidth, so its τ is that over m, the thesis's count where all are alike.
 // Every rank keeps a clock. In a step it does its local copies and reductions, then injects its
 // messages one after another (o(m) each); a message arrives a transmission time after injection. The
 // rank's step ends when its sends have arrived (or, below the channel's eager threshold, are

@@ -37,21 +37,21 @@ int Platform::switch_of_node(int node) const {
   return index + node / nodes_per_switch.back();  // beyond the list, the last size repeats
 }
 
-double Channel::transfer_time(long long bytes, int tau) const {
+double Channel::transfer_time(long long bytes, double tau) const {
   const SizeFactor& factor = size_factor(bytes);
   const auto time = [bytes, factor](double latency_us, double us_per_byte) {
     return latency_us * factor.latency_factor + static_cast<double>(bytes) * us_per_byte / factor.bandwidth_factor;
   };
   const auto us_per_byte = [](const TransferPoint& point) { return 1e-3 / point.gbytes_per_s; };
-  tau = std::max(tau, 1);
+  tau = std::max(tau, 1.0);
   const TransferPoint& first = transfer.front();
   const TransferPoint& last = transfer.back();
   if (tau <= first.tau) return time(first.latency_us, us_per_byte(first));
   if (tau >= last.tau)  // beyond what was described the bandwidth is shared: per-byte time grows with τ
-    return time(last.latency_us, us_per_byte(last) * static_cast<double>(tau) / last.tau);
+    return time(last.latency_us, us_per_byte(last) * tau / last.tau);
   const auto high = std::find_if(transfer.begin(), transfer.end(), [tau](const TransferPoint& point) { return point.tau >= tau; });
   const auto low = high - 1;
-  const double w = static_cast<double>(tau - low->tau) / (high->tau - low->tau);
+  const double w = (tau - low->tau) / (high->tau - low->tau);
   return time((1 - w) * low->latency_us + w * high->latency_us, (1 - w) * us_per_byte(*low) + w * us_per_byte(*high));
 }
 

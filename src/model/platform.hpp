@@ -45,7 +45,7 @@ struct Channel {
   std::vector<SizeFactor> size_factors;    // ascending from_bytes; none: factors of 1
 
   double overhead(long long bytes) const;
-  double transfer_time(long long bytes, int tau) const;  // L(m, τ), µs
+  double transfer_time(long long bytes, double tau) const;  // L(m, τ), µs (τ may be an effective, fractional one)
   const SizeFactor& size_factor(long long bytes) const;  // the one that applies to `bytes`
 };
 

@@ -43,6 +43,9 @@ class RankOrbits {
   int per_node(int orbit_count, int orbit) const {
     return orbit_count * group_order() / orbit_size_[static_cast<std::size_t>(orbit)];
   }
+  double per_node(double orbit_amount, int orbit) const {
+    return orbit_amount * group_order() / orbit_size_[static_cast<std::size_t>(orbit)];
+  }
 
  private:
   int add(int x, int rank) const;          // the relabeling g_x

@@ -159,6 +159,25 @@ TEST(CostModel, EmptyPairsAreFreeAndOverheadsAddUp) {
   EXPECT_FALSE(single.approximated);
 }
 
+// Messages of different sizes on one channel share it fairly: the small ones finish first and leave
+// it to the large one, which waits for Σ_j min(m_j, m) bytes, an effective τ of that over m (a
+// count of messages would charge it as if all eight were as large as it).
+TEST(CostModel, UnequalMessagesShareAChannelByTheirBytes) {
+  Platform platform = two_channels();
+  platform.shm.overhead_us = 0;  // every send starts at once
+  const int p = 9;
+  const AlgorithmChoice linear = choice_of("linear", Collective::alltoallv);
+  const std::vector<int> one_node(p, 0);
+  const auto schedule_of = [&](int rank) { return generate_schedule(linear, one_node, rank); };
+  // Rank 0 sends 8m to rank 1 and m to ranks 2..8.
+  const auto one_large = [](std::int64_t datum) { return datum / 9 != 0 || datum == 0 ? 0LL : datum == 1 ? 8 * m : m; };
+  const Prediction hub = predict(platform, {BlockNaming::alltoall, p, one_large}, one_node, schedule_of);
+  const double large = platform.shm.transfer_time(8 * m, (8.0 * m + 7.0 * m) / (8.0 * m));
+  ASSERT_GT(large, platform.shm.transfer_time(m, 8));  // the large message ends the call
+  expect_close(hub.us, 2 * large, "one large among small ones");
+  EXPECT_LT(hub.us, 2 * platform.shm.transfer_time(8 * m, 8));
+}
+
 // Opaque phases (the node's shared-memory window, the leaders' library Allgatherv) are costed by
 // their modelled messages and flagged; schedules of messages only are not.
 TEST(CostModel, OpaquePhasesAreFlaggedAsApproximated) {
