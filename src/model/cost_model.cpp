@@ -215,23 +215,37 @@ class CostModel {
   // for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
   class ChannelLoad {
    public:
-    void add(double work) { works_.push_back(work); }
-    bool empty() const { return works_.empty(); }
-    void clear() { works_.clear(), prefix_.clear(); }
+    void add(double work) {  // most steps' messages are alike: those are only counted
+      if (count_ == 0) first_ = work;
+      if (alike_ && work != first_) alike_ = false, works_.assign(count_, first_);
+      if (!alike_) works_.push_back(work);
+      ++count_;
+    }
+    void clear() { works_.clear(), count_ = 0, alike_ = true, asked_ = {-1, 0}; }
     void finish() {  // once the step's messages are in
+      if (alike_) return;
       std::sort(works_.begin(), works_.end());
       prefix_.assign(works_.size() + 1, 0.0);
       for (std::size_t i = 0; i < works_.size(); ++i) prefix_[i + 1] = prefix_[i] + works_[i];
     }
     // Σ_j min(w_j, work), or for an empty message the count of messages.
     double shared(double work) const {
-      if (work <= 0) return static_cast<double>(works_.size());
-      const auto smaller = static_cast<std::size_t>(std::lower_bound(works_.begin(), works_.end(), work) - works_.begin());
-      return prefix_[smaller] + work * static_cast<double>(works_.size() - smaller);
+      const auto n = static_cast<double>(count_);
+      if (work <= 0) return n;
+      if (alike_) return n * std::min(work, first_);
+      if (work != asked_.first) {  // a rank's messages often repeat a size: remember the last answer
+        const auto smaller = static_cast<std::size_t>(std::lower_bound(works_.begin(), works_.end(), work) - works_.begin());
+        asked_ = {work, prefix_[smaller] + work * static_cast<double>(count_ - smaller)};
+      }
+      return asked_.second;
     }
 
    private:
-    std::vector<double> works_, prefix_;
+    std::size_t count_ = 0;
+    double first_ = 0;
+    bool alike_ = true;
+    std::vector<double> works_, prefix_;  // where not alike
+    mutable std::pair<double, double> asked_{-1, 0};  // the last shared(): work, answer
   };
 
   // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' messages and
@@ -353,11 +367,13 @@ class CostModel {
           concurrency_.add(concurrency_.memory, orbit, work(platform_.shm, item.bytes));
         } else {
           const int arrival_orbit = orbits_.node_orbit(destination);
-          concurrency_.add(concurrency_.leaving, orbit, work(platform_.net, item.bytes));
-          concurrency_.add(concurrency_.arriving, arrival_orbit, work(platform_.net, item.bytes));
+          const double on_network = work(platform_.net, item.bytes);
+          concurrency_.add(concurrency_.leaving, orbit, on_network);
+          concurrency_.add(concurrency_.arriving, arrival_orbit, on_network);
           if (platform_.network_crosses_memory) {
-            concurrency_.add(concurrency_.memory, orbit, work(platform_.shm, item.bytes));
-            concurrency_.add(concurrency_.memory, arrival_orbit, work(platform_.shm, item.bytes));
+            const double on_memory = work(platform_.shm, item.bytes);
+            concurrency_.add(concurrency_.memory, orbit, on_memory);
+            concurrency_.add(concurrency_.memory, arrival_orbit, on_memory);
           }
         }
       }
@@ -366,8 +382,12 @@ class CostModel {
     concurrency_.finish();
   }
 
-  static double work(const Channel& channel, long long bytes) {
-    return static_cast<double>(bytes) / channel.size_factor(bytes).bandwidth_factor;
+  // A message's work on a channel: its bytes over the size's bandwidth factor (remembered per
+  // channel for the last size asked, as a step's messages are mostly alike).
+  double work(const Channel& channel, long long bytes) const {
+    auto& [last_bytes, last_work] = last_work_[&channel == &platform_.shm ? 0 : 1];
+    if (bytes != last_bytes) last_bytes = bytes, last_work = static_cast<double>(bytes) / channel.size_factor(bytes).bandwidth_factor;
+    return last_work;
   }
 
   // A node's count in the step, from its orbit's.
@@ -376,10 +396,9 @@ class CostModel {
     return orbits_.per_node(counts[static_cast<std::size_t>(orbit)], orbit);
   }
 
-  // The effective τ of a message of `bytes` on a node's channel (ChannelLoad), from its orbit's load.
-  double tau(const std::vector<ChannelLoad>& loads, int node, const Channel& channel, long long bytes) const {
+  // The effective τ of a message of work w on a node's channel (ChannelLoad), from its orbit's load.
+  double tau(const std::vector<ChannelLoad>& loads, int node, double w) const {
     const int orbit = orbits_.node_orbit(node);
-    const double w = work(channel, bytes);
     const double shared = orbits_.per_node(loads[static_cast<std::size_t>(orbit)].shared(w), orbit);
     return w > 0 ? shared / w : shared;
   }
@@ -419,11 +438,13 @@ class CostModel {
       const int receiver = orbits_.orbit_of(item.peer);
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
-      const auto memory_time = [&](int at) { return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, shm, item.bytes)); };
+      const double on_memory = work(shm, item.bytes);
+      const auto memory_time = [&](int at) { return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, on_memory)); };
       if (destination == node) {
         transfer = platform_.shm_copies_per_message * memory_time(node);
       } else {
-        const double nic_tau = std::max(tau(concurrency_.leaving, node, net, item.bytes), tau(concurrency_.arriving, destination, net, item.bytes));
+        const double on_network = work(net, item.bytes);
+        const double nic_tau = std::max(tau(concurrency_.leaving, node, on_network), tau(concurrency_.arriving, destination, on_network));
         transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, nic_tau) + net.transfer_time(item.bytes, nic_tau);
         if (!switch_of_rank_.empty() && switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
           transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
@@ -449,6 +470,7 @@ class CostModel {
   RankOrbits orbits_;      // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;
+  mutable std::pair<long long, double> last_work_[2] = {{-1, 0.0}, {-1, 0.0}};  // work(): shm, net
   std::vector<RankProfile> profiles_;  // per representative (active_ points into their steps)
   std::vector<std::vector<std::pair<int, const ProfileStep*>>> active_;  // per step: (representative, its step)
   std::vector<bool> opaque_;           // per step
