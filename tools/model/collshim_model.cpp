@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -45,6 +46,7 @@ struct PredictOptions {
   std::vector<std::string> natives;  // libraries whose own decision is costed too (native_decision.hpp)
   int library_ranks_per_node = 0;     // > 0: the ranks per node the libraries' decisions see
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
+  std::string steps_csv;               // where to write every prediction step by step
 };
 
 BlockNaming naming_of(Collective collective) {
@@ -152,6 +154,15 @@ int run_predict(const PredictOptions& options) {
   }
 
   std::set<std::string> not_costed_said;  // each reason once
+  std::ofstream steps;
+  if (!options.steps_csv.empty()) {
+    steps.open(options.steps_csv);
+    if (!steps) {
+      std::cerr << "collshim-model: cannot write --steps file '" << options.steps_csv << "'\n";
+      return 2;
+    }
+    steps << "procs,bytes,algorithm,step,step_us,slowest_rank,opaque\n";
+  }
   if (options.csv)
     std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
                 "nodes,block_bytes,library_algorithm\n");
@@ -297,6 +308,11 @@ int run_predict(const PredictOptions& options) {
         } else {
           std::printf(" %*.2f%s", column_width(row.label) - 1, prediction.us, prediction.approximated ? "~" : " ");
         }
+        for (std::size_t i = 0; steps.is_open() && i < prediction.steps.size(); ++i) {
+          const model::StepPrediction& step = prediction.steps[i];
+          steps << p << ',' << bytes << ',' << bench::csv_field(row.label) << ',' << i << ',' << step.us << ','
+                << step.slowest_rank << ',' << (step.opaque ? 1 : 0) << '\n';
+        }
         if (best < 0 || prediction.us < best) best = prediction.us, best_name = row.label;
       }
       if (!options.csv) std::printf("  %s\n", best_name.c_str());
@@ -356,6 +372,9 @@ int main(int argc, char** argv) {
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
                             "under smpi/barrier:mpich measures: the barrier's skew counts");
+  predict_command->add_option("--steps", predict.steps_csv,
+                              "also write every prediction step by step to this CSV file (per step: the longest "
+                              "any rank spent in it, that rank, whether an opaque phase)");
   CLI11_PARSE(app, argc, argv);
   return run_predict(predict);
 }
