@@ -215,37 +215,45 @@ class CostModel {
   // for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
   class ChannelLoad {
    public:
-    void add(double work) {  // most steps' messages are alike: those are only counted
-      if (count_ == 0) first_ = work;
-      if (alike_ && work != first_) alike_ = false, works_.assign(count_, first_);
-      if (!alike_) works_.push_back(work);
+    // A step's messages on a channel take a few sizes: they are counted per work.
+    void add(double work) {
       ++count_;
+      for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
+        if (level->work == work) return ++level->count, void();
+      levels_.push_back({work, 1, 0, 0});
     }
-    void clear() { works_.clear(), count_ = 0, alike_ = true, asked_ = {-1, 0}; }
-    void finish() {  // once the step's messages are in
-      if (alike_) return;
-      std::sort(works_.begin(), works_.end());
-      prefix_.assign(works_.size() + 1, 0.0);
-      for (std::size_t i = 0; i < works_.size(); ++i) prefix_[i + 1] = prefix_[i] + works_[i];
+    void clear() { levels_.clear(), count_ = 0, total_ = 0; }
+    // Once the step's messages are in: each work with the sum and count of those below it.
+    void finish() {
+      if (levels_.size() > 1) std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
+      std::size_t smaller = 0;
+      double below = 0;
+      for (Level& level : levels_) {
+        level.smaller = smaller, level.below = below;
+        smaller += level.count, below += level.work * static_cast<double>(level.count);
+      }
+      total_ = below;
     }
     // Σ_j min(w_j, work), or for an empty message the count of messages.
     double shared(double work) const {
-      const auto n = static_cast<double>(count_);
-      if (work <= 0) return n;
-      if (alike_) return n * std::min(work, first_);
-      if (work != asked_.first) {  // a rank's messages often repeat a size: remember the last answer
-        const auto smaller = static_cast<std::size_t>(std::lower_bound(works_.begin(), works_.end(), work) - works_.begin());
-        asked_ = {work, prefix_[smaller] + work * static_cast<double>(count_ - smaller)};
-      }
-      return asked_.second;
+      if (work <= 0) return static_cast<double>(count_);
+      const auto level = levels_.size() == 1 && levels_.front().work >= work
+                             ? levels_.begin()
+                             : std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
+      if (level == levels_.end()) return total_;  // larger than every one
+      return level->below + work * static_cast<double>(count_ - level->smaller);
     }
 
    private:
+    struct Level {
+      double work;
+      std::size_t count;    // messages of this work
+      std::size_t smaller;  // messages of less work, and
+      double below;         // the sum of their works
+    };
+    std::vector<Level> levels_;
     std::size_t count_ = 0;
-    double first_ = 0;
-    bool alike_ = true;
-    std::vector<double> works_, prefix_;  // where not alike
-    mutable std::pair<double, double> asked_{-1, 0};  // the last shared(): work, answer
+    double total_ = 0;
   };
 
   // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' messages and
