@@ -199,15 +199,21 @@ const std::vector<ImpiTable>& impi_allgather_tables() {
   return tables;
 }
 
-LibraryAlgorithm impi_allgather(int p, long long bytes, const LibraryPlacement& placement) {
-  using enum LibraryAlgorithm;
-  const auto& tables = impi_allgather_tables();
+// The algorithm number Intel MPI's tables give (IMPI_COLL_SELECT): the table of the placement's ranks
+// per node (else the first), its first band of at least p processes (else the last), the first
+// threshold above the size (else the last).
+int impi_algorithm(const std::vector<ImpiTable>& tables, int p, long long bytes, const LibraryPlacement& placement) {
   const auto own = std::ranges::find(tables, placement.ranks_per_node, &ImpiTable::ranks_per_node);
   const ImpiTable& table = own != tables.end() ? *own : tables.front();
   const auto band = std::ranges::find_if(table.bands, [p](const ImpiBand& b) { return p <= b.up_to_procs; });
   const auto& sizes = (band != table.bands.end() ? *band : table.bands.back()).below_bytes;
   const auto size = std::ranges::find_if(sizes, [bytes](const auto& s) { return bytes < s.first; });
-  switch (size != sizes.end() ? size->second : sizes.back().second) {
+  return size != sizes.end() ? size->second : sizes.back().second;
+}
+
+LibraryAlgorithm impi_allgather(int p, long long bytes, const LibraryPlacement& placement) {
+  using enum LibraryAlgorithm;
+  switch (impi_algorithm(impi_allgather_tables(), p, bytes, placement)) {
     case 1: return recursive_doubling;
     case 2: return bruck;
     case 3: return ring;
@@ -273,7 +279,84 @@ NativeDecision xor_pair_decision(int p) {
   return {"pair", Collective::alltoall, "", "SMPI 3.32's alltoall__pair throws at a p that is not a power of two (the call fails)"};
 }
 
-NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes) {
+// MVAPICH2's Alltoall table (SMPI's "stampede" table; alltoall__mvapich2 reads its first, one rank
+// per node, whatever the placement): per band of process counts (the first of at least p, else the
+// last), the algorithm for per-pair sizes up to each threshold (inclusive; the last unbounded).
+enum class Mvapich2Alltoall { recursive_doubling, bruck, scatter_dest, pair };
+Mvapich2Alltoall mvapich2_alltoall(int p, long long bytes) {
+  using enum Mvapich2Alltoall;
+  constexpr long long any = any_size;
+  static const std::vector<std::pair<int, std::vector<std::pair<long long, Mvapich2Alltoall>>>> bands{
+      {2, {{any, pair}}},
+      {4, {{262144, scatter_dest}, {any, pair}}},
+      {8, {{8, recursive_doubling}, {any, scatter_dest}}},
+      {16, {{64, recursive_doubling}, {512, bruck}, {any, scatter_dest}}},
+      {32, {{32, recursive_doubling}, {2048, bruck}, {any, scatter_dest}}},
+      {64, {{8, recursive_doubling}, {1024, bruck}, {any, scatter_dest}}},
+  };
+  const auto band = std::ranges::find_if(bands, [p](const auto& b) { return p <= b.first; });
+  const auto& sizes = (band != bands.end() ? *band : bands.back()).second;
+  return std::ranges::find_if(sizes, [bytes](const auto& size) { return bytes <= size.first; })->second;
+}
+
+// Intel MPI's Alltoall table (SMPI's): 1 Bruck, 2 MVAPICH2's scatter-destination, 3 the pair exchange,
+// 4 MVAPICH2's whole decision (SMPI's stand-in for Plum's algorithm).
+const std::vector<ImpiTable>& impi_alltoall_tables() {
+  constexpr int any = INT_MAX;
+  static const std::vector<ImpiTable> tables{
+      {1,
+       {{2, {{any, 3}}},
+        {4, {{0, 4}, {any, 2}}},
+        {8, {{any, 2}}},
+        {16, {{0, 3}, {84645, 2}, {167570, 3}, {413152, 4}, {any, 2}}},
+        {32, {{61, 1}, {164, 2}, {696, 1}, {143254, 2}, {387024, 3}, {any, 2}}},
+        {64, {{523, 1}, {146088, 2}, {488989, 4}, {any, 2}}},
+        {any, {{270, 1}, {628, 4}, {any, 2}}}}},
+      {2,
+       {{4, {{1, 2}, {75, 3}, {131072, 2}, {any, 2}}},
+        {8, {{709, 1}, {131072, 2}, {any, 2}}},
+        {16, {{40048, 2}, {131072, 3}, {155927, 3}, {any, 4}}},
+        {32, {{105, 1}, {130, 2}, {1030, 1}, {58893, 2}, {131072, 2}, {271838, 3}, {any, 2}}},
+        {any, {{521, 1}, {2032, 4}, {2412, 2}, {4112, 4}, {61620, 2}, {131072, 3}, {427408, 3}, {any, 4}}}}},
+      {4,
+       {{8, {{512, 1}, {32768, 2}, {any, 2}}},
+        {64, {{7, 1}, {199, 4}, {764, 1}, {6409, 4}, {20026, 2}, {32768, 3}, {221643, 4}, {any, 3}}},
+        {any, {{262, 1}, {7592, 4}, {22871, 2}, {32768, 3}, {47538, 3}, {101559, 4}, {any, 3}}}}},
+      {8,
+       {{16, {{973, 1}, {5126, 4}, {16898, 2}, {32768, 4}, {65456, 4}, {any, 2}}},
+        {32, {{874, 1}, {6727, 4}, {17912, 2}, {32768, 3}, {41513, 3}, {199604, 4}, {any, 3}}},
+        {64, {{5, 1}, {114, 4}, {552, 1}, {8130, 4}, {32768, 3}, {34486, 3}, {160113, 4}, {any, 3}}},
+        {128, {{270, 1}, {3679, 4}, {32768, 3}, {64367, 3}, {146595, 4}, {any, 3}}},
+        {any, {{133, 1}, {4017, 4}, {32768, 3}, {76351, 4}, {any, 3}}}}},
+      {16,
+       {{32, {{963, 1}, {1818, 4}, {20007, 2}, {32768, 4}, {54296, 4}, {169735, 3}, {any, 2}}},
+        {64, {{17, 1}, {42, 4}, {592, 1}, {2015, 4}, {2753, 2}, {6496, 3}, {20402, 4}, {32768, 3}, {36246, 3}, {93229, 4}, {any, 3}}},
+        {128, {{18, 1}, {40, 4}, {287, 1}, {1308, 4}, {6842, 1}, {32768, 3}, {36986, 3}, {129081, 4}, {any, 3}}},
+        {256, {{135, 1}, {1538, 4}, {3267, 1}, {4132, 3}, {31469, 4}, {32768, 3}, {any, 3}}},
+        {any, {{66, 1}, {1637, 4}, {2626, 1}, {4842, 4}, {32768, 3}, {33963, 3}, {72978, 4}, {any, 3}}}}},
+  };
+  return tables;
+}
+
+NativeDecision scatter_dest_decision() {
+  return {"mvapich2_scatter_dest", Collective::alltoall, std::string(scatter_dest_alltoall_stand_in), ""};
+}
+
+NativeDecision mvapich2_alltoall_decision(int p, long long bytes) {
+  switch (mvapich2_alltoall(p, bytes)) {
+    // SMPI's alltoall__rdb: MPICH's recursive-doubling Allgather of the whole send buffers (p blocks
+    // each), every rank then keeping its own column.
+    case Mvapich2Alltoall::recursive_doubling:
+      return {"rdb (a recursive-doubling Allgather of the send buffers)", Collective::allgather,
+              std::string(mpich_recursive_doubling_stand_in), "", true};
+    case Mvapich2Alltoall::bruck: return {"bruck", Collective::alltoall, "bruck", ""};
+    case Mvapich2Alltoall::scatter_dest: return scatter_dest_decision();
+    case Mvapich2Alltoall::pair: return xor_pair_decision(p);
+  }
+  return {};
+}
+
+NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement) {
   switch (library) {
     case NativeLibrary::ompi:
       switch (ompi_alltoall(p, bytes)) {
@@ -286,14 +369,20 @@ NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes) 
       break;
     case NativeLibrary::mpich:  // alltoall__mpich
       if (bytes < 256 && p >= 8) return {"bruck", Collective::alltoall, "bruck", ""};
-      if (bytes < 32768) return {"mvapich2_scatter_dest", Collective::alltoall, std::string(scatter_dest_alltoall_stand_in), ""};
+      if (bytes < 32768) return scatter_dest_decision();
       if (p % 2 != 0) return xor_pair_decision(p);
       // SMPI's alltoall__ring: in step i the block for rank + i, from rank − i: collshim's pairwise.
       return {"ring", Collective::alltoall, "pairwise", ""};
-    case NativeLibrary::mvapich2:
-    case NativeLibrary::impi: break;
+    case NativeLibrary::mvapich2: return mvapich2_alltoall_decision(p, bytes);
+    case NativeLibrary::impi:
+      switch (impi_algorithm(impi_alltoall_tables(), p, bytes, placement)) {
+        case 1: return {"bruck", Collective::alltoall, "bruck", ""};
+        case 2: return scatter_dest_decision();
+        case 3: return xor_pair_decision(p);
+        default: return mvapich2_alltoall_decision(p, bytes);
+      }
   }
-  return {"", Collective::alltoall, "", "only Open MPI's and MPICH's Alltoall decisions are modelled"};
+  return {};
 }
 
 // Open MPI's Allreduce rules for commutative operations (allreduce__ompi; Open MPI 4.1's
@@ -429,7 +518,7 @@ LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {
 
 NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
                                const LibraryPlacement& placement) {
-  if (collective == Collective::alltoall) return alltoall_decision(library, p, bytes);
+  if (collective == Collective::alltoall) return alltoall_decision(library, p, bytes, placement);
   if (collective == Collective::allreduce) return allreduce_decision(library, p, bytes, placement);
   if (collective != Collective::allgather)
     return {"", collective, "", "only the libraries' Allgather, Alltoall and Allreduce decisions are modelled, not " + std::string(collective_info(collective).name) + "'s"};

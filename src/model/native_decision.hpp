@@ -60,6 +60,9 @@ struct NativeDecision {
   // not modelled.
   std::string stand_in;
   std::string why_not;  // when stand_in is empty: why
+  // The stand-in's blocks are whole send buffers, p of the call's blocks (an Alltoall by recursive
+  // doubling gathers every rank's buffer and keeps its part).
+  bool whole_buffers = false;
 };
 
 // The stand-ins that are schedules of the model's own, not collshim algorithms.

@@ -150,7 +150,36 @@ TEST(NativeDecision, MpichAlltoallThresholds) {
   EXPECT_EQ(runs_alltoall(mpich, 64, 256), "alltoall scatter_dest_alltoall");
   EXPECT_EQ(runs_alltoall(mpich, 64, 32768), "alltoall pairwise");  // its "ring": step i to rank + i
   EXPECT_EQ(runs_alltoall(mpich, 65, 32768), "not modelled: pair");
-  EXPECT_EQ(runs_alltoall(mvapich2, 64, 8), "not modelled: ");
+}
+
+// MVAPICH2's Alltoall (its first table, one rank per node, whatever the placement; sizes up to each
+// threshold) and Intel MPI's (sizes below each threshold, the table of the ranks per node).
+TEST(NativeDecision, Mvapich2AndIntelMpiAlltoallThresholds) {
+  using enum NativeLibrary;
+  EXPECT_EQ(runs_alltoall(mvapich2, 2, 1 << 20), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(mvapich2, 4, 262144), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(mvapich2, 4, 262145), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs_alltoall(mvapich2, 3, 262145), "not modelled: pair");
+  EXPECT_EQ(runs_alltoall(mvapich2, 16, 64), "allgather mpich_recursive_doubling");  // whole send buffers
+  EXPECT_EQ(runs_alltoall(mvapich2, 16, 65), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(mvapich2, 64, 8), "allgather mpich_recursive_doubling");
+  EXPECT_EQ(runs_alltoall(mvapich2, 96, 1024), "alltoall bruck");  // beyond the last band: its sizes
+  EXPECT_EQ(runs_alltoall(mvapich2, 96, 1025), "alltoall scatter_dest_alltoall");
+  EXPECT_TRUE(native_decision(mvapich2, Collective::alltoall, 64, 8).whole_buffers);
+  EXPECT_FALSE(native_decision(mvapich2, Collective::alltoall, 64, 9).whole_buffers);
+  EXPECT_EQ(runs_alltoall(impi, 64, 522), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(impi, 64, 523), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(impi, 64, 146088), "alltoall scatter_dest_alltoall");  // 4: MVAPICH2's decision
+  EXPECT_EQ(runs_alltoall(impi, 96, 269), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(impi, 96, 270), "alltoall bruck");  // 4: MVAPICH2's, Bruck up to 1 KiB
+  EXPECT_EQ(runs_alltoall(impi, 96, 628), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(impi, 96, 8), "alltoall bruck");
+  EXPECT_EQ(runs_alltoall(impi, 8, 100), "alltoall scatter_dest_alltoall");
+  EXPECT_EQ(runs_alltoall(impi, 2, 100), "alltoall xor_pairwise_alltoall");
+  EXPECT_EQ(runs(impi, 64, 8, {16, true}, Collective::alltoall), "alltoall bruck");
+  EXPECT_EQ(runs(impi, 64, 6, {8, true}, Collective::alltoall), "allgather mpich_recursive_doubling");  // 4, then MVAPICH2's
+  EXPECT_EQ(runs(impi, 64, 6495, {16, true}, Collective::alltoall), "alltoall xor_pairwise_alltoall");  // 3
+  EXPECT_EQ(runs(impi, 64, 6496, {16, true}, Collective::alltoall), "alltoall scatter_dest_alltoall");  // 4
 }
 
 TEST(NativeDecision, AllreduceThresholds) {
@@ -247,7 +276,8 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
   for (const std::string_view name : native_library_names()) {
     const NativeLibrary library = *parse_native_library(name);
     EXPECT_EQ(native_label(library), "native:" + std::string(name));
-    // MVAPICH2's and Intel MPI's node-aware algorithms have no stand-in yet; every other decision has.
+    // MVAPICH2's and Intel MPI's node-aware Allgathers and their Allreduce decisions have no stand-in
+    // yet; every other decision has.
     const bool all_modelled = library == NativeLibrary::ompi || library == NativeLibrary::mpich;
     for (int p = 2; p <= 4200; p += p < 140 ? 1 : 37) {
       for (long long bytes = 1; bytes <= (4 << 20); bytes *= 2) {
@@ -258,16 +288,16 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
           const int ranks_per_node = 1 << (p % 5);  // 1, 2, 4, 8, 16
           const NativeDecision decision =
               native_decision(library, collective, p, size, {ranks_per_node, p % 2 == 0});
-          // ... nor their Alltoall and Allreduce decisions; the pair exchange fails in SMPI at a p that is not a
+          // ... nor their Allreduce decisions; the pair exchange fails in SMPI at a p that is not a
           // power of two.
-          if (collective != Collective::allgather && !all_modelled) {
+          if (collective == Collective::allreduce && !all_modelled) {
             EXPECT_TRUE(decision.stand_in.empty());
             EXPECT_FALSE(decision.why_not.empty());
             continue;
           }
           EXPECT_FALSE(decision.library_algorithm.empty());
           // Allreduce: Open MPI's reduce-then-broadcast and its ring's other cases, MPICH's two levels.
-          const bool modelled = all_modelled && collective != Collective::allreduce &&
+          const bool modelled = (all_modelled || collective == Collective::alltoall) && collective != Collective::allreduce &&
                                 (decision.library_algorithm != "pair" || (p & (p - 1)) == 0);
           if (!modelled && decision.stand_in.empty()) {
             EXPECT_FALSE(decision.why_not.empty());

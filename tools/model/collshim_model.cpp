@@ -245,6 +245,7 @@ int run_predict(const PredictOptions& options) {
         std::string library_algorithm;
         Collective collective;  // of the schedule
         const AlgorithmChoice* choice = nullptr;  // collshim's algorithms; null for a library's decision
+        long long stand_in_bytes = 0;  // a library's decision: the stand-in's block (NativeDecision::whole_buffers)
       };
       std::vector<Row> rows;
       for (const AlgorithmChoice* choice : eligible) {
@@ -255,6 +256,7 @@ int run_predict(const PredictOptions& options) {
       for (const model::NativeLibrary library : natives) {
         const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes, library_view);
         Row row{model::native_label(library), {}, {}, decision.library_algorithm, decision.costed_as};
+        row.stand_in_bytes = decision.whole_buffers ? bytes * p : bytes;
         if (decision.stand_in.empty()) {
           if (not_costed_said.insert(row.label + ": " + decision.why_not).second)
             std::cerr << "collshim-model: note: " << row.label << " from " << bytes
@@ -273,7 +275,7 @@ int run_predict(const PredictOptions& options) {
         }
         // A library's decision is costed by its stand-in (NativeDecision), perhaps another
         // collective's schedule, over blocks of the call's size; the library knows every block's size.
-        CheckSetup stand_in = call_setup(row.collective, p, bytes, nullptr);
+        CheckSetup stand_in = call_setup(row.collective, p, row.stand_in_bytes, nullptr);
         stand_in.every_size_known = true;
         const auto start = std::chrono::steady_clock::now();
         const CheckSetup& costed_call = row.choice ? call : stand_in;
