@@ -410,6 +410,121 @@ int ompi_allreduce(int p, long long bytes) {
 // The model's Allreduce vector (and the benchmark's) is int64, summed: a commutative operation.
 constexpr long long allreduce_element_bytes = 8;
 
+// SMPI's allreduce__lr (Open MPI's logical ring): collshim's ring where the vector splits into p
+// equal segments; otherwise it runs reduce-then-broadcast (fewer elements than ranks) or an
+// Allreduce of the selector's own for the remainder.
+NativeDecision logical_ring_decision(std::string name, long long count, int p) {
+  if (count >= p && count % p == 0) return {std::move(name), Collective::allreduce, "ring", ""};
+  return {std::move(name), Collective::allreduce, "",
+          "Open MPI's logical ring runs the selector's own Reduce and Bcast, or a nested Allreduce, where "
+          "the vector does not split into p equal segments"};
+}
+
+NativeDecision recursive_doubling_allreduce(std::string name) {
+  return {std::move(name), Collective::allreduce, "recursive_doubling", ""};
+}
+
+// MVAPICH2's Allreduce table (SMPI's "stampede" table): per band of process counts (the first of
+// at least p, else the last), per vector size up to each threshold (inclusive; the last
+// unbounded), the leaders' algorithm and whether the call runs two-level (a node Reduce, the leaders'
+// Allreduce, a node Bcast). Its multicast entries run recursive doubling; in two levels the leaders
+// run recursive doubling where the entry says so and the reduce-scatter-allgather otherwise.
+enum class Mvapich2Allreduce { recursive_doubling, reduce_scatter_allgather };
+struct Mvapich2AllreduceSize {
+  long long up_to_bytes;
+  Mvapich2Allreduce leaders;
+  bool two_level;
+};
+std::pair<Mvapich2Allreduce, bool> mvapich2_allreduce(int p, long long bytes) {
+  constexpr long long any = any_size;
+  constexpr auto rd = Mvapich2Allreduce::recursive_doubling, rs = Mvapich2Allreduce::reduce_scatter_allgather;
+  static const std::vector<std::pair<int, std::vector<Mvapich2AllreduceSize>>> bands{
+      {16, {{1024, rd, true}, {any, rs, false}}},
+      {32, {{1024, rd, true}, {16384, rd, true}, {any, rs, false}}},
+      {64, {{512, rd, true}, {16384, rd, true}, {any, rs, false}}},
+      {128, {{512, rd, true}, {16384, rd, true}, {any, rs, false}}},
+      {256, {{512, rd, true}, {16384, rd, true}, {any, rs, false}}},
+      {512, {{512, rd, true}, {16384, rd, true}, {any, rs, false}}},
+      {1024, {{512, rd, true}, {8192, rd, true}, {65536, rs, true}, {any, rs, false}}},
+      // 64-512 B: a Reduce as the leaders' entry (not recursive doubling: reduce-scatter-allgather);
+      // 512 B-4 KiB: a multicast entry (recursive doubling).
+      {2048, {{64, rd, true}, {512, rs, true}, {4096, rd, true}, {any, rs, false}}},
+  };
+  const auto band = std::ranges::find_if(bands, [p](const auto& b) { return p <= b.first; });
+  const auto& sizes = (band != bands.end() ? *band : bands.back()).second;
+  const auto size = std::ranges::find_if(sizes, [bytes](const auto& s) { return bytes <= s.up_to_bytes; });
+  return {size->leaders, size->two_level};
+}
+
+// SMPI's allreduce__mvapich2_rs: MPICH's reduce-scatter-allgather (Rabenseifner), recursive doubling
+// where the vector has fewer elements than the largest power of two up to p.
+NativeDecision reduce_scatter_allgather_decision(std::string name, long long count, int p) {
+  if (count < std::bit_floor(static_cast<unsigned>(p))) return recursive_doubling_allreduce(std::move(name) + ": recursive doubling, fewer elements than ranks");
+  return {std::move(name), Collective::allreduce, "rabenseifner", ""};
+}
+
+// MVAPICH2's two-level Allreduce with one rank per node: its node phases are empty, the leaders' are all.
+NativeDecision two_level_allreduce(NativeDecision leaders, const LibraryPlacement& placement) {
+  if (placement.ranks_per_node == 1) {
+    leaders.library_algorithm = "mvapich2_two_level (one rank per node: " + leaders.library_algorithm + " among all)";
+    return leaders;
+  }
+  return {"mvapich2_two_level", Collective::allreduce, "",
+          "MVAPICH2's two-level Allreduce (node Allreduce, leaders' recursive doubling, node broadcast) has no "
+          "stand-in yet"};
+}
+
+// Intel MPI's Allreduce table (SMPI's): 1 recursive doubling, 2 Rabenseifner (allreduce__rab1, with
+// the selector's own Allgather), 3 reduce-then-broadcast, 4 and 6 MVAPICH2's two-level (leaders'
+// recursive doubling), 5 the SMP-aware binomial (reduce-then-broadcast with one rank per node), 7 and
+// 8 Open MPI's segmented ring (its logical ring below 1 MiB segments).
+const std::vector<ImpiTable>& impi_allreduce_tables() {
+  constexpr int any = INT_MAX;
+  static const std::vector<ImpiTable> tables{
+      {1,
+       {{2, {{6, 7}, {85, 1}, {192, 7}, {853, 1}, {1279, 7}, {16684, 1}, {34279, 8}, {1681224, 3}, {any, 7}}},
+        {4, {{16, 7}, {47, 1}, {2062, 7}, {16699, 1}, {33627, 7}, {70732, 8}, {1300705, 3}, {any, 8}}},
+        {8, {{118, 1}, {146, 4}, {16760, 1}, {36364, 6}, {136239, 8}, {315710, 7}, {3220366, 3}, {any, 8}}},
+        {16, {{934, 1}, {1160, 6}, {15505, 1}, {52730, 2}, {300705, 8}, {563680, 7}, {any, 3}}},
+        {any, {{5, 6}, {11, 4}, {182, 1}, {700, 6}, {1450, 4}, {11146, 1}, {25539, 6}, {37634, 4}, {93784, 6}, {817658, 2}, {any, 3}}}}},
+      {2,
+       {{4, {{2084, 7}, {15216, 1}, {99715, 7}, {168666, 3}, {363889, 2}, {any, 7}}},
+        {8, {{14978, 1}, {66879, 2}, {179296, 8}, {304801, 3}, {704509, 7}, {any, 2}}},
+        {16, {{16405, 1}, {81784, 2}, {346385, 8}, {807546, 7}, {1259854, 2}, {any, 3}}},
+        {32, {{8913, 1}, {103578, 2}, {615876, 8}, {any, 2}}},
+        {64, {{1000, 1}, {2249, 2}, {6029, 1}, {325357, 2}, {1470976, 8}, {2556670, 7}, {any, 3}}},
+        {128, {{664, 1}, {754706, 2}, {1663862, 4}, {3269097, 2}, {any, 7}}},
+        {any, {{789, 1}, {2247589, 2}, {any, 8}}}}},
+      {4,
+       {{4, {{5738, 1}, {197433, 2}, {593742, 7}, {any, 2}}},
+        {8, {{5655, 1}, {75166, 2}, {177639, 8}, {988014, 3}, {1643869, 2}, {2494859, 8}, {any, 2}}},
+        {16, {{587, 1}, {3941, 2}, {9003, 1}, {101469, 2}, {355768, 8}, {3341814, 3}, {any, 8}}},
+        {32, {{795, 1}, {146567, 2}, {732118, 8}, {any, 3}}},
+        {64, {{528, 1}, {221277, 2}, {1440737, 8}, {any, 3}}},
+        {128, {{481, 1}, {593833, 2}, {2962021, 8}, {any, 7}}},
+        {256, {{584, 1}, {any, 2}}},
+        {any, {{604, 1}, {2997006, 2}, {any, 8}}}}},
+      {8,
+       {{8, {{2560, 1}, {114230, 6}, {288510, 8}, {664038, 2}, {1339913, 6}, {any, 4}}},
+        {16, {{497, 1}, {54201, 2}, {356217, 8}, {3413609, 3}, {any, 8}}},
+        {32, {{377, 1}, {109745, 2}, {716514, 8}, {3976768, 3}, {any, 8}}},
+        {64, {{109, 1}, {649, 5}, {266080, 2}, {1493331, 8}, {2541403, 7}, {any, 3}}},
+        {128, {{7, 1}, {751, 5}, {408808, 2}, {any, 8}}},
+        {256, {{828, 5}, {909676, 2}, {any, 8}}},
+        {512, {{847, 5}, {1007066, 2}, {1068775, 4}, {2803389, 2}, {any, 8}}},
+        {any, {{1974, 5}, {4007876, 2}, {any, 8}}}}},
+      {16,
+       {{16, {{409, 1}, {768, 6}, {1365, 4}, {3071, 6}, {11299, 2}, {21746, 6}, {55629, 2}, {86065, 4}, {153867, 2}, {590560, 6}, {1448760, 2}, {any, 8}}},
+        {32, {{6, 1}, {24, 5}, {86, 1}, {875, 5}, {74528, 2}, {813050, 8}, {1725981, 7}, {any, 8}}},
+        {64, {{1018, 5}, {1217, 6}, {2370, 5}, {160654, 2}, {1885487, 8}, {any, 3}}},
+        {128, {{2291, 5}, {434465, 2}, {3525103, 8}, {any, 7}}},
+        {256, {{2189, 5}, {713154, 2}, {any, 8}}},
+        {512, {{2140, 5}, {1235056, 2}, {any, 8}}},
+        {any, {{2153, 5}, {2629855, 2}, {any, 8}}}}},
+  };
+  return tables;
+}
+
 NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes, const LibraryPlacement& placement) {
   const long long count = bytes / allreduce_element_bytes;
   switch (library) {
@@ -421,16 +536,8 @@ NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes,
           // halves count/pof2-element pieces where collshim halves groups of its p segments.
           return {"rabenseifner (allreduce__rab_rdb)", Collective::allreduce, "rabenseifner", ""};
         case 4:
-        case 5: {
-          // The segmented ring runs the logical ring below 1 MiB segments; the logical ring runs
-          // reduce-then-broadcast when the vector has fewer elements than ranks, and an Allreduce of
-          // the selector's own for the remainder when it does not split evenly.
-          const std::string name = "lr (allreduce__lr)";
-          if (count >= p && count % p == 0) return {name, Collective::allreduce, "ring", ""};
-          return {name, Collective::allreduce, "",
-                  "Open MPI's logical ring runs the selector's own Reduce and Bcast, or a nested Allreduce, where "
-                  "the vector does not split into p equal segments"};
-        }
+        case 5:  // the segmented ring runs the logical ring below 1 MiB segments
+          return logical_ring_decision("lr (allreduce__lr)", count, p);
         default:
           return {"redbcast (allreduce__redbcast)", Collective::allreduce, "",
                   "Open MPI's reduce-then-broadcast runs the selector's own Reduce and Bcast, which are not modelled"};
@@ -438,16 +545,30 @@ NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes,
     case NativeLibrary::mpich:
       // SMPI's MPICH runs MVAPICH2's two-level Allreduce for commutative operations; with one rank per
       // node its node phases are empty and what is left is the leaders' recursive doubling.
-      if (placement.ranks_per_node == 1)
-        return {"mvapich2_two_level (one rank per node: allreduce__rdb among all)", Collective::allreduce,
-                "recursive_doubling", ""};
-      return {"mvapich2_two_level", Collective::allreduce, "",
-              "MVAPICH2's two-level Allreduce (node Allreduce, leaders' recursive doubling, node broadcast) has no "
-              "stand-in yet"};
-    case NativeLibrary::mvapich2:
-    case NativeLibrary::impi: break;
+      return two_level_allreduce(recursive_doubling_allreduce("allreduce__rdb"), placement);
+    case NativeLibrary::mvapich2: {
+      const auto [leaders, two_level] = mvapich2_allreduce(p, bytes);
+      NativeDecision decision = leaders == Mvapich2Allreduce::recursive_doubling
+                                    ? recursive_doubling_allreduce("allreduce__rdb")
+                                    : reduce_scatter_allgather_decision("allreduce__mvapich2_rs", count, p);
+      return two_level ? two_level_allreduce(std::move(decision), placement) : decision;
+    }
+    case NativeLibrary::impi:
+      switch (impi_algorithm(impi_allreduce_tables(), p, bytes, placement)) {
+        case 1: return recursive_doubling_allreduce("recursive_doubling (allreduce__rdb)");
+        case 4:
+        case 6: return two_level_allreduce(recursive_doubling_allreduce("allreduce__rdb"), placement);
+        case 7:
+        case 8:
+          if (count < static_cast<long long>(p) * ((1 << 20) / allreduce_element_bytes))
+            return logical_ring_decision("ompi_ring_segmented (allreduce__lr)", count, p);
+          return {"ompi_ring_segmented", Collective::allreduce, "", "Open MPI's segmented ring has no stand-in yet"};
+        case 2: return {"rab1", Collective::allreduce, "", "allreduce__rab1 runs the selector's own Allgather, which is not modelled there"};
+        case 3: return {"redbcast", Collective::allreduce, "", "reduce-then-broadcast runs the selector's own Reduce and Bcast, which are not modelled"};
+        default: return {"smp_binomial", Collective::allreduce, "", "the SMP-aware binomial Allreduce (a Reduce and a Bcast over nodes) has no stand-in yet"};
+      }
   }
-  return {"", Collective::allreduce, "", "only Open MPI's and MPICH's Allreduce decisions are modelled"};
+  return {};
 }
 
 constexpr std::array<std::string_view, 4> library_names{"ompi", "mpich", "mvapich2", "impi"};
