@@ -209,7 +209,7 @@ class CostModel {
 
  private:
   // The messages that share one channel of a node in a step (its memory link, or its NIC one way),
-  // each as its work: bytes over the size's bandwidth factor. τ-Lop's τ counts the transfers that
+  // each as its work: bytes over the size's bandwidth factor (work()). τ-Lop's τ counts the transfers that
   // share the channel; where they differ in size, the small ones finish first and leave the channel
   // to the others (fair sharing, as SimGrid's max-min solver does), so a message of work w waits
   // for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
@@ -237,9 +237,7 @@ class CostModel {
     // Σ_j min(w_j, work), or for an empty message the count of messages.
     double shared(double work) const {
       if (work <= 0) return static_cast<double>(count_);
-      const auto level = levels_.size() == 1 && levels_.front().work >= work
-                             ? levels_.begin()
-                             : std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
+      const auto level = std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
       if (level == levels_.end()) return total_;  // larger than every one
       return level->below + work * static_cast<double>(count_ - level->smaller);
     }
