@@ -563,7 +563,9 @@ NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes,
           if (count < static_cast<long long>(p) * ((1 << 20) / allreduce_element_bytes))
             return logical_ring_decision("ompi_ring_segmented (allreduce__lr)", count, p);
           return {"ompi_ring_segmented", Collective::allreduce, "", "Open MPI's segmented ring has no stand-in yet"};
-        case 2: return {"rab1", Collective::allreduce, "", "allreduce__rab1 runs the selector's own Allgather, which is not modelled there"};
+        case 2:
+          if (!power_of_two(p)) return {"rab1", Collective::allreduce, "", "SMPI 3.32's allreduce__rab1 throws at a p that is not a power of two (the call fails)"};
+          return {"rab1", Collective::allreduce, "", "allreduce__rab1 runs the selector's own Allgather, which is not modelled there"};
         case 3: return {"redbcast", Collective::allreduce, "", "reduce-then-broadcast runs the selector's own Reduce and Bcast, which are not modelled"};
         default: return {"smp_binomial", Collective::allreduce, "", "the SMP-aware binomial Allreduce (a Reduce and a Bcast over nodes) has no stand-in yet"};
       }

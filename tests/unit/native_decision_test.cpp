@@ -220,6 +220,7 @@ TEST(NativeDecision, Mvapich2AndIntelMpiAllreduceThresholds) {
   EXPECT_EQ(runs_allreduce(impi, 64, 8), "allreduce recursive_doubling");  // 4: two-level
   EXPECT_EQ(runs_allreduce(impi, 64, 16), "allreduce recursive_doubling");  // 1
   EXPECT_EQ(runs_allreduce(impi, 64, 93784), "not modelled: rab1");
+  EXPECT_NE(native_decision(impi, Collective::allreduce, 96, 93784, {1, true}).why_not.find("throws"), std::string::npos);
   EXPECT_EQ(runs_allreduce(impi, 64, 817658), "not modelled: redbcast");
   EXPECT_EQ(runs_allreduce(impi, 8, 131072), "allreduce ring");  // 8: the segmented ring's logical ring, 16384 elements
   EXPECT_EQ(runs_allreduce(impi, 6, 131072), "not modelled: ompi_ring_segmented (allreduce__lr)");  // 16384 do not split in 6
