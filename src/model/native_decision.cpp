@@ -99,22 +99,31 @@ LibraryAlgorithm mpich_allgather(int p, long long bytes) {
   return LibraryAlgorithm::ring;
 }
 
-// MVAPICH2's Allgather tables (SMPI's "stampede" tables): per ranks-per-node configuration (1, 2,
-// 16; others take the first), per band of process counts (the first whose count is at least p, else
-// the last), the algorithm for per-rank sizes up to each threshold (inclusive; the last unbounded),
-// and whether that cell runs the two-level algorithm instead.
+// MVAPICH2's tables (SMPI's "stampede" tables): per band of process counts (the first whose count
+// is at least p, else the last), an entry per size up to each threshold (inclusive; the last
+// unbounded).
+template <typename Entry>
+struct Mvapich2Band {
+  int up_to_procs;
+  std::vector<Entry> sizes;  // each with its up_to_bytes
+};
+template <typename Entry>
+const Entry& mvapich2_entry(const std::vector<Mvapich2Band<Entry>>& bands, int p, long long bytes) {
+  const auto band = std::ranges::find_if(bands, [p](const auto& b) { return p <= b.up_to_procs; });
+  const auto& sizes = (band != bands.end() ? *band : bands.back()).sizes;
+  return *std::ranges::find_if(sizes, [bytes](const Entry& e) { return bytes <= e.up_to_bytes; });
+}
+
+// Its Allgather tables, per ranks-per-node configuration (1, 2, 16; others take the first): the
+// algorithm and whether that cell runs the two-level algorithm instead.
 struct Mvapich2Size {
   long long up_to_bytes;
   LibraryAlgorithm algorithm;
   bool two_level;
 };
-struct Mvapich2Band {
-  int up_to_procs;
-  std::vector<Mvapich2Size> sizes;
-};
 struct Mvapich2Table {
   int ranks_per_node;
-  std::vector<Mvapich2Band> bands;
+  std::vector<Mvapich2Band<Mvapich2Size>> bands;
 };
 
 const std::vector<Mvapich2Table>& mvapich2_allgather_tables() {
@@ -151,10 +160,8 @@ LibraryAlgorithm mvapich2_allgather(int p, long long bytes, const LibraryPlaceme
   const auto own = std::ranges::find(tables, placement.ranks_per_node, &Mvapich2Table::ranks_per_node);
   const bool configured = own != tables.end();  // MVAPICH2's partial_sub_ok
   const Mvapich2Table& table = configured ? *own : tables.front();
-  const auto band = std::ranges::find_if(table.bands, [p](const Mvapich2Band& b) { return p <= b.up_to_procs; });
-  const Mvapich2Band& chosen = band != table.bands.end() ? *band : table.bands.back();
-  const auto size = std::ranges::find_if(chosen.sizes, [bytes](const Mvapich2Size& s) { return bytes <= s.up_to_bytes; });
-  if (!size->two_level) return size->algorithm;
+  const Mvapich2Size& size = mvapich2_entry(table.bands, p, bytes);
+  if (!size.two_level) return size.algorithm;
   if (!configured) return LibraryAlgorithm::recursive_doubling;
   // Node-aware where each node's ranks are consecutive, otherwise MPICH's decision.
   return placement.blocked ? LibraryAlgorithm::two_level : mpich_allgather(p, bytes);
@@ -279,14 +286,17 @@ NativeDecision xor_pair_decision(int p) {
   return {"pair", Collective::alltoall, "", "SMPI 3.32's alltoall__pair throws at a p that is not a power of two (the call fails)"};
 }
 
-// MVAPICH2's Alltoall table (SMPI's "stampede" table; alltoall__mvapich2 reads its first, one rank
-// per node, whatever the placement): per band of process counts (the first of at least p, else the
-// last), the algorithm for per-pair sizes up to each threshold (inclusive; the last unbounded).
+// MVAPICH2's Alltoall table (alltoall__mvapich2 reads its first, one rank per node, whatever the
+// placement), per-pair sizes.
 enum class Mvapich2Alltoall { recursive_doubling, bruck, scatter_dest, pair };
+struct Mvapich2AlltoallSize {
+  long long up_to_bytes;
+  Mvapich2Alltoall algorithm;
+};
 Mvapich2Alltoall mvapich2_alltoall(int p, long long bytes) {
   using enum Mvapich2Alltoall;
   constexpr long long any = any_size;
-  static const std::vector<std::pair<int, std::vector<std::pair<long long, Mvapich2Alltoall>>>> bands{
+  static const std::vector<Mvapich2Band<Mvapich2AlltoallSize>> bands{
       {2, {{any, pair}}},
       {4, {{262144, scatter_dest}, {any, pair}}},
       {8, {{8, recursive_doubling}, {any, scatter_dest}}},
@@ -294,9 +304,7 @@ Mvapich2Alltoall mvapich2_alltoall(int p, long long bytes) {
       {32, {{32, recursive_doubling}, {2048, bruck}, {any, scatter_dest}}},
       {64, {{8, recursive_doubling}, {1024, bruck}, {any, scatter_dest}}},
   };
-  const auto band = std::ranges::find_if(bands, [p](const auto& b) { return p <= b.first; });
-  const auto& sizes = (band != bands.end() ? *band : bands.back()).second;
-  return std::ranges::find_if(sizes, [bytes](const auto& size) { return bytes <= size.first; })->second;
+  return mvapich2_entry(bands, p, bytes).algorithm;
 }
 
 // Intel MPI's Alltoall table (SMPI's): 1 Bruck, 2 MVAPICH2's scatter-destination, 3 the pair exchange,
@@ -424,10 +432,8 @@ NativeDecision recursive_doubling_allreduce(std::string name) {
   return {std::move(name), Collective::allreduce, "recursive_doubling", ""};
 }
 
-// MVAPICH2's Allreduce table (SMPI's "stampede" table): per band of process counts (the first of
-// at least p, else the last), per vector size up to each threshold (inclusive; the last
-// unbounded), the leaders' algorithm and whether the call runs two-level (a node Reduce, the leaders'
-// Allreduce, a node Bcast). Its multicast entries run recursive doubling; in two levels the leaders
+// MVAPICH2's Allreduce table, per vector size: the leaders' algorithm and whether the call runs
+// two-level (a node Reduce, the leaders' Allreduce, a node Bcast). Its multicast entries run recursive doubling; in two levels the leaders
 // run recursive doubling where the entry says so and the reduce-scatter-allgather otherwise.
 enum class Mvapich2Allreduce { recursive_doubling, reduce_scatter_allgather };
 struct Mvapich2AllreduceSize {
@@ -438,7 +444,7 @@ struct Mvapich2AllreduceSize {
 std::pair<Mvapich2Allreduce, bool> mvapich2_allreduce(int p, long long bytes) {
   constexpr long long any = any_size;
   constexpr auto rd = Mvapich2Allreduce::recursive_doubling, rs = Mvapich2Allreduce::reduce_scatter_allgather;
-  static const std::vector<std::pair<int, std::vector<Mvapich2AllreduceSize>>> bands{
+  static const std::vector<Mvapich2Band<Mvapich2AllreduceSize>> bands{
       {16, {{1024, rd, true}, {any, rs, false}}},
       {32, {{1024, rd, true}, {16384, rd, true}, {any, rs, false}}},
       {64, {{512, rd, true}, {16384, rd, true}, {any, rs, false}}},
@@ -450,10 +456,8 @@ std::pair<Mvapich2Allreduce, bool> mvapich2_allreduce(int p, long long bytes) {
       // 512 B-4 KiB: a multicast entry (recursive doubling).
       {2048, {{64, rd, true}, {512, rs, true}, {4096, rd, true}, {any, rs, false}}},
   };
-  const auto band = std::ranges::find_if(bands, [p](const auto& b) { return p <= b.first; });
-  const auto& sizes = (band != bands.end() ? *band : bands.back()).second;
-  const auto size = std::ranges::find_if(sizes, [bytes](const auto& s) { return bytes <= s.up_to_bytes; });
-  return {size->leaders, size->two_level};
+  const Mvapich2AllreduceSize& size = mvapich2_entry(bands, p, bytes);
+  return {size.leaders, size.two_level};
 }
 
 // SMPI's allreduce__mvapich2_rs: MPICH's reduce-scatter-allgather (Rabenseifner), recursive doubling
