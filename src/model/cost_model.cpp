@@ -1,6 +1,7 @@
 #include "model/cost_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -476,7 +477,7 @@ class CostModel {
   RankOrbits orbits_;      // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;
-  mutable std::pair<long long, double> last_work_[2] = {{-1, 0.0}, {-1, 0.0}};  // work(): shm, net
+  mutable std::array<std::pair<long long, double>, 2> last_work_{{{-1, 0.0}, {-1, 0.0}}};  // work(): shm, net
   std::vector<RankProfile> profiles_;  // per representative (active_ points into their steps)
   std::vector<std::vector<std::pair<int, const ProfileStep*>>> active_;  // per step: (representative, its step)
   std::vector<bool> opaque_;           // per step
