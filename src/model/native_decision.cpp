@@ -346,6 +346,10 @@ const std::vector<ImpiTable>& impi_alltoall_tables() {
   return tables;
 }
 
+// SMPI's alltoall__bruck: radix 2, the blocks whose distance has bit 2^j go to rank + 2^j in step j,
+// as collshim's; costed without collshim's size headers (call_setup for natives).
+NativeDecision bruck_decision() { return {"bruck", Collective::alltoall, "bruck", ""}; }
+
 NativeDecision scatter_dest_decision() {
   return {"mvapich2_scatter_dest", Collective::alltoall, std::string(scatter_dest_alltoall_stand_in), ""};
 }
@@ -357,7 +361,7 @@ NativeDecision mvapich2_alltoall_decision(int p, long long bytes) {
     case Mvapich2Alltoall::recursive_doubling:
       return {"rdb (a recursive-doubling Allgather of the send buffers)", Collective::allgather,
               std::string(mpich_recursive_doubling_stand_in), "", true};
-    case Mvapich2Alltoall::bruck: return {"bruck", Collective::alltoall, "bruck", ""};
+    case Mvapich2Alltoall::bruck: return bruck_decision();
     case Mvapich2Alltoall::scatter_dest: return scatter_dest_decision();
     case Mvapich2Alltoall::pair: return xor_pair_decision(p);
   }
@@ -370,13 +374,11 @@ NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes, 
       switch (ompi_alltoall(p, bytes)) {
         case OmpiAlltoall::linear: return {"basic_linear", Collective::alltoall, std::string(ompi_linear_alltoall_stand_in), ""};
         case OmpiAlltoall::pair: return xor_pair_decision(p);
-        // SMPI's alltoall__bruck: radix 2, the blocks whose distance has bit 2^j go to rank + 2^j in
-        // step j, as collshim's; costed without collshim's size headers (call_setup for natives).
-        case OmpiAlltoall::bruck: return {"bruck", Collective::alltoall, "bruck", ""};
+        case OmpiAlltoall::bruck: return bruck_decision();
       }
       break;
     case NativeLibrary::mpich:  // alltoall__mpich
-      if (bytes < 256 && p >= 8) return {"bruck", Collective::alltoall, "bruck", ""};
+      if (bytes < 256 && p >= 8) return bruck_decision();
       if (bytes < 32768) return scatter_dest_decision();
       if (p % 2 != 0) return xor_pair_decision(p);
       // SMPI's alltoall__ring: in step i the block for rank + i, from rank − i: collshim's pairwise.
@@ -384,7 +386,7 @@ NativeDecision alltoall_decision(NativeLibrary library, int p, long long bytes, 
     case NativeLibrary::mvapich2: return mvapich2_alltoall_decision(p, bytes);
     case NativeLibrary::impi:
       switch (impi_algorithm(impi_alltoall_tables(), p, bytes, placement)) {
-        case 1: return {"bruck", Collective::alltoall, "bruck", ""};
+        case 1: return bruck_decision();
         case 2: return scatter_dest_decision();
         case 3: return xor_pair_decision(p);
         default: return mvapich2_alltoall_decision(p, bytes);
@@ -433,15 +435,16 @@ NativeDecision recursive_doubling_allreduce(std::string name) {
 }
 
 // MVAPICH2's Allreduce table, per vector size: the leaders' algorithm and whether the call runs
-// two-level (a node Reduce, the leaders' Allreduce, a node Bcast). Its multicast entries run recursive doubling; in two levels the leaders
-// run recursive doubling where the entry says so and the reduce-scatter-allgather otherwise.
+// two-level (a node Reduce, the leaders' Allreduce, a node Bcast). Its multicast entries run
+// recursive doubling; in two levels the leaders run recursive doubling where the entry says so and
+// the reduce-scatter-allgather otherwise.
 enum class Mvapich2Allreduce { recursive_doubling, reduce_scatter_allgather };
 struct Mvapich2AllreduceSize {
   long long up_to_bytes;
   Mvapich2Allreduce leaders;
   bool two_level;
 };
-std::pair<Mvapich2Allreduce, bool> mvapich2_allreduce(int p, long long bytes) {
+const Mvapich2AllreduceSize& mvapich2_allreduce(int p, long long bytes) {
   constexpr long long any = any_size;
   constexpr auto rd = Mvapich2Allreduce::recursive_doubling, rs = Mvapich2Allreduce::reduce_scatter_allgather;
   static const std::vector<Mvapich2Band<Mvapich2AllreduceSize>> bands{
@@ -456,8 +459,7 @@ std::pair<Mvapich2Allreduce, bool> mvapich2_allreduce(int p, long long bytes) {
       // 512 B-4 KiB: a multicast entry (recursive doubling).
       {2048, {{64, rd, true}, {512, rs, true}, {4096, rd, true}, {any, rs, false}}},
   };
-  const Mvapich2AllreduceSize& size = mvapich2_entry(bands, p, bytes);
-  return {size.leaders, size.two_level};
+  return mvapich2_entry(bands, p, bytes);
 }
 
 // SMPI's allreduce__mvapich2_rs: MPICH's reduce-scatter-allgather (Rabenseifner), recursive doubling
@@ -534,7 +536,7 @@ NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes,
   switch (library) {
     case NativeLibrary::ompi:
       switch (ompi_allreduce(p, bytes)) {
-        case 3: return {"recursive_doubling (allreduce__rdb)", Collective::allreduce, "recursive_doubling", ""};
+        case 3: return recursive_doubling_allreduce("recursive_doubling (allreduce__rdb)");
         case 6:
           // SMPI's allreduce__rab_rdb is MPICH's Rabenseifner; at a p that is not a power of two it
           // halves count/pof2-element pieces where collshim halves groups of its p segments.
@@ -551,11 +553,11 @@ NativeDecision allreduce_decision(NativeLibrary library, int p, long long bytes,
       // node its node phases are empty and what is left is the leaders' recursive doubling.
       return two_level_allreduce(recursive_doubling_allreduce("allreduce__rdb"), placement);
     case NativeLibrary::mvapich2: {
-      const auto [leaders, two_level] = mvapich2_allreduce(p, bytes);
-      NativeDecision decision = leaders == Mvapich2Allreduce::recursive_doubling
+      const Mvapich2AllreduceSize& entry = mvapich2_allreduce(p, bytes);
+      NativeDecision decision = entry.leaders == Mvapich2Allreduce::recursive_doubling
                                     ? recursive_doubling_allreduce("allreduce__rdb")
                                     : reduce_scatter_allgather_decision("allreduce__mvapich2_rs", count, p);
-      return two_level ? two_level_allreduce(std::move(decision), placement) : decision;
+      return entry.two_level ? two_level_allreduce(std::move(decision), placement) : decision;
     }
     case NativeLibrary::impi:
       switch (impi_algorithm(impi_allreduce_tables(), p, bytes, placement)) {
