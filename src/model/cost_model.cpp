@@ -224,6 +224,7 @@ class CostModel {
       levels_.push_back({work, 1, 0, 0});
     }
     void clear() { levels_.clear(), count_ = 0, total_ = 0; }
+    bool empty() const { return count_ == 0; }
     // Once the step's messages are in: each work with the sum and count of those below it.
     void finish() {
       if (levels_.size() > 1) std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
@@ -264,19 +265,22 @@ class CostModel {
     std::vector<ChannelLoad> arriving;  // network messages arriving at the node
     std::vector<int> copying;           // ranks of the node that copy or reduce locally
     std::vector<int> counted;           // orbits with something, to clear for the next step
-    std::vector<bool> is_counted;
 
     void resize(std::size_t orbits) {
       for (auto* loads : {&memory, &leaving, &arriving}) loads->assign(orbits, {});
       copying.assign(orbits, 0);
-      is_counted.assign(orbits, false);
-    }
-    void touch(int orbit) {
-      if (!is_counted[orbit]) is_counted[orbit] = true, counted.push_back(orbit);
     }
     void add(std::vector<ChannelLoad>& loads, int orbit, double work) {
-      touch(orbit);
+      count_in(orbit);
       loads[orbit].add(work);
+    }
+    void add_copier(int orbit) {
+      count_in(orbit);
+      ++copying[orbit];
+    }
+    void count_in(int orbit) {  // before its first message or copier of the step
+      if (memory[orbit].empty() && leaving[orbit].empty() && arriving[orbit].empty() && copying[orbit] == 0)
+        counted.push_back(orbit);
     }
     void finish() {
       for (const int orbit : counted)
@@ -286,7 +290,6 @@ class CostModel {
       for (const int orbit : counted) {
         for (auto* loads : {&memory, &leaving, &arriving}) (*loads)[orbit].clear();
         copying[orbit] = 0;
-        is_counted[orbit] = false;
       }
       counted.clear();
     }
@@ -384,7 +387,7 @@ class CostModel {
           }
         }
       }
-      if (copies) concurrency_.touch(orbit), ++concurrency_.copying[orbit];
+      if (copies) concurrency_.add_copier(orbit);
     }
     concurrency_.finish();
   }
