@@ -119,11 +119,14 @@ std::vector<int> switches_of(const Platform& platform, const std::vector<int>& n
   return switches;
 }
 
-// A message's arrival at a rank: when, whether across nodes, and from which rank.
+// A message's arrival at a rank: when, whether across nodes, and from which rank; and when its sender
+// injected it and how long it moves, for a receive posted only after a probe.
 struct Arrival {
   double time = 0;
   bool between_nodes = false;
   int sender = 0;
+  double injected = 0;
+  double transfer = 0;
 };
 
 class CostModel {
@@ -295,12 +298,15 @@ class CostModel {
     }
   };
 
-  // A rank takes in its step's messages from when it has injected its own: first the probed ones,
-  // each waited for in the order its receives are listed, then the others in order of arrival, each
-  // with the receive overhead.
+  // A rank takes in its step's messages from when it has injected its own. It probes for some of them
+  // first, one after another in the order its receives are listed:
+  // - where a message moves as soon as it is sent, a probe waits for it to arrive;
+  // - where it waits for its receiver (transfers_wait_for_receiver), a probe sees it once it is sent
+  //   and only then posts its receive: the message moves from there, so one late sender holds back
+  //   the messages probed after its own.
+  // Then it takes in every message in order of arrival, each with the receive overhead.
   double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming) const {
     const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
-    std::sort(incoming.begin(), incoming.end(), [](const Arrival& a, const Arrival& b) { return a.time < b.time; });
     std::vector<bool> taken(incoming.size(), false);
     if (step) {
       const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
@@ -310,19 +316,30 @@ class CostModel {
         if (by_sender.empty()) {
           by_sender.resize(incoming.size());
           for (std::size_t a = 0; a < incoming.size(); ++a) by_sender[a] = a;
-          std::stable_sort(by_sender.begin(), by_sender.end(),
-                           [&](std::size_t a, std::size_t b) { return incoming[a].sender < incoming[b].sender; });
+          std::stable_sort(by_sender.begin(), by_sender.end(), [&](std::size_t a, std::size_t b) {
+            return incoming[a].sender != incoming[b].sender ? incoming[a].sender < incoming[b].sender : incoming[a].time < incoming[b].time;
+          });
         }
         auto a = std::lower_bound(by_sender.begin(), by_sender.end(), profile.items[i].peer,
                                   [&](std::size_t x, int sender) { return incoming[x].sender < sender; });
         while (a != by_sender.end() && incoming[*a].sender == profile.items[i].peer && taken[*a]) ++a;
         if (a == by_sender.end() || incoming[*a].sender != profile.items[i].peer) continue;
-        t = std::max(t, incoming[*a].time) + overhead(incoming[*a]);
+        Arrival& probed = incoming[*a];
         taken[*a] = true;
+        if (platform_.transfers_wait_for_receiver) {
+          t = std::max(t, probed.injected) + platform_.probe_us;
+          probed.time = std::max(probed.time, t + probed.transfer);
+        } else {
+          t = std::max(t, probed.time) + platform_.probe_us + overhead(probed);
+        }
       }
     }
+    const bool probed_only_waited = !platform_.transfers_wait_for_receiver;
+    std::vector<std::size_t> order;
     for (std::size_t a = 0; a < incoming.size(); ++a)
-      if (!taken[a]) t = std::max(t, incoming[a].time) + overhead(incoming[a]);
+      if (!(probed_only_waited && taken[a])) order.push_back(a);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return incoming[a].time < incoming[b].time; });
+    for (const std::size_t a : order) t = std::max(t, incoming[a].time) + overhead(incoming[a]);
     return t;
   }
 
@@ -466,7 +483,7 @@ class CostModel {
       touch(receiver);
       // The sender as its receiver's orbit representative sees it (relabeled like the receiver).
       const int sender = orbits_.relabel(item.peer, orbits_.representative_rank(receiver), orbits_.representative_rank(orbit));
-      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, sender});
+      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, sender, t, transfer});
       const bool eager = item.bytes < channel.eager_threshold_bytes;
       sends_done = std::max(sends_done, eager ? t : start + transfer);
     }

@@ -82,6 +82,7 @@ class PlatformReader {
                    [&](const YAML::Node& v) { platform.nic_copies_per_message = integer(v, "nic_copies_per_message", 0, 8); }},
                   {"transfers_wait_for_receiver",
                    [&](const YAML::Node& v) { platform.transfers_wait_for_receiver = boolean(v, "transfers_wait_for_receiver"); }},
+                  {"probe_us", [&](const YAML::Node& v) { platform.probe_us = number(v, "probe_us"); }},
                   {"network_crosses_memory",
                    [&](const YAML::Node& v) { platform.network_crosses_memory = boolean(v, "network_crosses_memory"); }},
                   {"local_copies_free",
@@ -303,6 +304,7 @@ std::string platform_yaml(const Platform& platform) {
   out << YAML::Key << "reduce_gbytes_per_s" << YAML::Value << platform.reduce_gbytes_per_s;
   out << YAML::Key << "pack_gbytes_per_s" << YAML::Value << platform.pack_gbytes_per_s;
   out << YAML::Key << "transfers_wait_for_receiver" << YAML::Value << platform.transfers_wait_for_receiver;
+  out << YAML::Key << "probe_us" << YAML::Value << platform.probe_us;
   out << YAML::Key << "network_crosses_memory" << YAML::Value << platform.network_crosses_memory;
   out << YAML::Key << "local_copies_free" << YAML::Value << platform.local_copies_free;
   if (!platform.nodes_per_switch.empty()) {

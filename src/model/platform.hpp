@@ -60,6 +60,9 @@ struct Platform {
   // A message starts moving only once its receiver has posted the receive (SimGrid's mailboxes with
   // smpi/async-small-thresh 0); otherwise at once (eager buffering at the receiver).
   bool transfers_wait_for_receiver = false;
+  // One MPI_Probe that finds its message (SMPI: smpi/iprobe per poll). Where transfers wait for the
+  // receiver, a probed message starts moving only once the receiver has probed it and posted its receive.
+  double probe_us = 0;
   // Network messages also cross the memory channel of both nodes (as in bench/sim's contending
   // platforms, where a node's memory link carries everything in, out of and inside the node): τ on a
   // node's memory counts them, and a network message is as slow as the slowest of NIC and memories.

@@ -245,6 +245,39 @@ TEST(CostModel, ProbedReceivesAreTakenInTheOrderListed) {
   EXPECT_EQ(probing.items[0].peer, 1);
 }
 
+// Where a message moves only once its receiver has posted the receive (SMPI), a probe sees the
+// message as soon as it is sent, and the receive is posted after the probe (0.1 us each): the
+// message moves from there. Rank 0 takes forwarded blocks from ranks 1 and 2 on other nodes (4.6 us
+// each); rank 1 starts at 10 us. Listed 1 then 2, the probe for 1's holds back 2's: both move from
+// 10.1 and 10.2, and are taken in one after the other from 14.7: 14.7 + 1 + 1 = 16.7 us. Listed 2 then 1, 2's moves
+// from 0.1 and is taken in once the probes are done (10.1 + 1), 1's at 14.7 + 1 = 15.7 us. Typed
+// blocks, not probed, move as their senders send them: 4.6 + 1, then 14.6 + 1 = 15.6 us.
+TEST(CostModel, ProbedMessagesMoveOnlyOnceProbedWhereTransfersWaitForTheReceiver) {
+  Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
+  platform.transfers_wait_for_receiver = true;
+  platform.probe_us = 0.1;
+  const auto receiving = [](bool scratch, std::vector<int> order) {
+    return [scratch, order](int rank) {
+      Step step;
+      const auto region = [scratch](int from) {
+        return scratch ? Region{Buffer::scratch, {from * 3 + (3 - from)}} : Region{Buffer::recv, {from}};
+      };
+      if (rank == 0) {
+        for (const int from : order) step.recvs.push_back({from, region(from)});
+      } else {
+        step.sends.push_back({0, scratch ? region(rank) : Region{Buffer::send, {0}}});
+      }
+      return Schedule{{step}, 0};
+    };
+  };
+  const CheckSetup call = uniform_setup(BlockNaming::alltoall, 3, 8);
+  const std::vector<int> nodes{0, 1, 2};
+  const std::vector<double> start{0.0, 10.0, 0.0};
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {1, 2}), start).us, 16.7, 1e-6);
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {2, 1}), start).us, 15.7, 1e-6);
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(false, {1, 2}), start).us, 15.6, 1e-6);
+}
+
 // One message from rank 0 to rank 1, which starts 10 us later: an eager sender is done once it has
 // injected (1 us of overhead); otherwise it waits for delivery (2 us later), and where transfers
 // wait for the receiver, delivery starts only when rank 1 posts, at 10 us.
