@@ -307,7 +307,11 @@ class CostModel {
   // Then it takes in every message in order of arrival, each with the receive overhead.
   double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming) const {
     const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
+    const auto by_time = [](const Arrival& a, const Arrival& b) { return a.time < b.time; };
+    const bool probes_post_receives = platform_.transfers_wait_for_receiver;
+    std::sort(incoming.begin(), incoming.end(), by_time);
     std::vector<bool> taken(incoming.size(), false);
+    bool moved = false;  // a probed message's arrival, later than first computed
     if (step) {
       const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
       std::vector<std::size_t> by_sender;  // arrivals by sender, then time: a probe takes its sender's first
@@ -316,9 +320,8 @@ class CostModel {
         if (by_sender.empty()) {
           by_sender.resize(incoming.size());
           for (std::size_t a = 0; a < incoming.size(); ++a) by_sender[a] = a;
-          std::stable_sort(by_sender.begin(), by_sender.end(), [&](std::size_t a, std::size_t b) {
-            return incoming[a].sender != incoming[b].sender ? incoming[a].sender < incoming[b].sender : incoming[a].time < incoming[b].time;
-          });
+          std::stable_sort(by_sender.begin(), by_sender.end(),
+                           [&](std::size_t a, std::size_t b) { return incoming[a].sender < incoming[b].sender; });
         }
         auto a = std::lower_bound(by_sender.begin(), by_sender.end(), profile.items[i].peer,
                                   [&](std::size_t x, int sender) { return incoming[x].sender < sender; });
@@ -326,20 +329,21 @@ class CostModel {
         if (a == by_sender.end() || incoming[*a].sender != profile.items[i].peer) continue;
         Arrival& probed = incoming[*a];
         taken[*a] = true;
-        if (platform_.transfers_wait_for_receiver) {
+        if (probes_post_receives) {
           t = std::max(t, probed.injected) + platform_.probe_us;
-          probed.time = std::max(probed.time, t + probed.transfer);
+          if (t + probed.transfer > probed.time) probed.time = t + probed.transfer, moved = true;
         } else {
           t = std::max(t, probed.time) + platform_.probe_us + overhead(probed);
         }
       }
     }
-    const bool probed_only_waited = !platform_.transfers_wait_for_receiver;
-    std::vector<std::size_t> order;
+    if (probes_post_receives) {  // every message is taken in once the probes are done, in order of arrival
+      if (moved) std::sort(incoming.begin(), incoming.end(), by_time);
+      for (const Arrival& a : incoming) t = std::max(t, a.time) + overhead(a);
+      return t;
+    }
     for (std::size_t a = 0; a < incoming.size(); ++a)
-      if (!(probed_only_waited && taken[a])) order.push_back(a);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return incoming[a].time < incoming[b].time; });
-    for (const std::size_t a : order) t = std::max(t, incoming[a].time) + overhead(incoming[a]);
+      if (!taken[a]) t = std::max(t, incoming[a].time) + overhead(incoming[a]);
     return t;
   }
 
