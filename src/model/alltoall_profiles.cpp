@@ -49,8 +49,12 @@ struct Forwarding {
   std::function<int(int phase, int current, int origin, int destination)> next_hop;
 };
 
-// The forwarding schedule's order: from the next rank up, cyclically.
-long long post_order(int peer, int rank, int p) { return (peer - rank + p) % p; }
+// The forwarding schedule's order: from the next rank up, cyclically (peer and rank in [0, p); no
+// division: it is compared in the inner loop that routes every block).
+long long post_order(int peer, int rank, int p) {
+  const long long ahead = static_cast<long long>(peer) - rank;
+  return ahead < 0 ? ahead + p : ahead;
+}
 
 // Sends from the next rank up, receives from the next rank down (the forwarding schedule's orders).
 void sort_step(CountedStep& step, int rank, int p) {
