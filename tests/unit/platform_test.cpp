@@ -25,6 +25,7 @@ net:
     - {tau: 1, latency_us: 3, gbytes_per_s: 1.25}
 nic_copies_per_message: 0
 transfers_wait_for_receiver: true
+probe_us: 0.25
 network_crosses_memory: false
 local_copies_free: true
 )";
@@ -35,6 +36,8 @@ TEST(Platform, TransferTimeInterpolatesInTauAndSharesBeyondTheLastTau) {
   EXPECT_EQ(platform.nic_copies_per_message, 0);
   EXPECT_EQ(platform.shm_copies_per_message, 2);
   EXPECT_TRUE(platform.transfers_wait_for_receiver);
+  EXPECT_DOUBLE_EQ(platform.probe_us, 0.25);
+  EXPECT_DOUBLE_EQ(parse_platform(platform_yaml(platform), "again.yaml").probe_us, 0.25);
   EXPECT_FALSE(platform.network_crosses_memory);
   EXPECT_TRUE(platform.local_copies_free);
   const Channel& shm = platform.shm;
@@ -80,6 +83,7 @@ TEST(Platform, ErrorsNameFileLineColumnAndWhatWasExpected) {
   expect_error("shm:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 0}]\n" + net, "bad.yaml:2:52: 'gbytes_per_s' must be above 0");
   expect_error("shm:\n  transfer: [{tau: 1, latency_us: 1}]\n" + net, "needs 'tau', 'latency_us' and 'gbytes_per_s'");
   expect_error("shm:\n  size_factors: [{from_bytes: 8}, {from_bytes: 8}]\n" + net, "bad.yaml:2:35: size factors of channel 'shm' must have ascending from_bytes");
+  expect_error("probe_us: -1\n", "bad.yaml:1:11: bad value '-1' for 'probe_us', expected a number, 0 or more");
   expect_error("transfers_wait_for_receiver: maybe\n", "bad.yaml:1:30: bad value 'maybe' for 'transfers_wait_for_receiver', expected true or false");
   expect_error("shm: [1, 2\n", "bad.yaml:2:1: malformed YAML");
   expect_error("name: a\nname: b\n", "bad.yaml:2:1: key 'name' given twice");
