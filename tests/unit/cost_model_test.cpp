@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
@@ -213,6 +214,23 @@ TEST(CostModel, DisseminationBarrierExitTimesShowTheSkew) {
   for (const double exit : dissemination_barrier_exit_us(platform, {0, 1, 0, 1})) EXPECT_NEAR(exit, 7.2, 1e-6);
 }
 
+// Rank 0 receives from ranks 1 and 2 in `order`, one Alltoall block each: forwarded blocks (scratch,
+// sizes in a header: probed) or the senders' own (typed, not probed).
+std::function<Schedule(int)> receiving(bool scratch, std::vector<int> order) {
+  return [scratch, order](int rank) {
+    Step step;
+    const auto region = [scratch](int from) {
+      return scratch ? Region{Buffer::scratch, {from * 3 + (3 - from)}} : Region{Buffer::recv, {from}};
+    };
+    if (rank == 0) {
+      for (const int from : order) step.recvs.push_back({from, region(from)});
+    } else {
+      step.sends.push_back({0, scratch ? region(rank) : Region{Buffer::send, {0}}});
+    }
+    return Schedule{{step}, 0};
+  };
+}
+
 // Messages whose blocks' sizes travel in a header are probed for, one after another in the order
 // the receives are listed: rank 0 takes two forwarded blocks, from rank 1 on another node (arrives
 // at 4.6 us) and from rank 2 on its own (at 0.6 us). Listed 2 then 1, it takes 2's at 0.6 + 1 and
@@ -221,20 +239,6 @@ TEST(CostModel, DisseminationBarrierExitTimesShowTheSkew) {
 TEST(CostModel, ProbedReceivesAreTakenInTheOrderListed) {
   const Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
   const std::vector<int> nodes{0, 1, 0};
-  const auto receiving = [](bool scratch, std::vector<int> order) {
-    return [scratch, order](int rank) {
-      Step step;
-      const auto region = [scratch](int from) {
-        return scratch ? Region{Buffer::scratch, {from * 3 + (3 - from)}} : Region{Buffer::recv, {from}};
-      };
-      if (rank == 0) {
-        for (const int from : order) step.recvs.push_back({from, region(from)});
-      } else {
-        step.sends.push_back({0, scratch ? region(rank) : Region{Buffer::send, {0}}});
-      }
-      return Schedule{{step}, 0};
-    };
-  };
   const CheckSetup call = uniform_setup(BlockNaming::alltoall, 3, 8);
   EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {2, 1})).us, 5.6, 1e-6);
   EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {1, 2})).us, 6.6, 1e-6);
@@ -256,20 +260,6 @@ TEST(CostModel, ProbedMessagesMoveOnlyOnceProbedWhereTransfersWaitForTheReceiver
   Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
   platform.transfers_wait_for_receiver = true;
   platform.probe_us = 0.1;
-  const auto receiving = [](bool scratch, std::vector<int> order) {
-    return [scratch, order](int rank) {
-      Step step;
-      const auto region = [scratch](int from) {
-        return scratch ? Region{Buffer::scratch, {from * 3 + (3 - from)}} : Region{Buffer::recv, {from}};
-      };
-      if (rank == 0) {
-        for (const int from : order) step.recvs.push_back({from, region(from)});
-      } else {
-        step.sends.push_back({0, scratch ? region(rank) : Region{Buffer::send, {0}}});
-      }
-      return Schedule{{step}, 0};
-    };
-  };
   const CheckSetup call = uniform_setup(BlockNaming::alltoall, 3, 8);
   const std::vector<int> nodes{0, 1, 2};
   const std::vector<double> start{0.0, 10.0, 0.0};
