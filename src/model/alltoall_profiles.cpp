@@ -41,6 +41,7 @@ struct CountedStep {
   std::vector<CountedCopy> copies;
   std::vector<CountedMessage> messages;  // in the order they are posted
   std::vector<int> probed;               // senders of the messages with a header, in the order received
+  std::vector<long long> probed_bytes;   // their bytes on the wire (probe_bytes())
 };
 struct Forwarding {
   int p = 1;
@@ -248,6 +249,7 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
   }
   const int phases = static_cast<int>(forwarding.steps.front().size()) - 1;
   std::vector<std::size_t> start(static_cast<std::size_t>(p) + 1);
+  std::vector<std::uint32_t> message_to_peer(static_cast<std::size_t>(p));  // of the holder being routed
   for (int j = 0; j < phases && !moving.empty(); ++j) {
     std::fill(start.begin(), start.end(), 0);
     for (const Moving& block : moving) ++start[static_cast<std::size_t>(block.at) + 1];
@@ -255,13 +257,16 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
     by_holder.resize(moving.size());
     for (const Moving& block : moving) by_holder[start[block.at]++] = block;
     moving.clear();
+    int indexed_holder = -1;  // whose messages message_to_peer indexes
     for (Moving block : by_holder) {
+      auto& messages = forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j)].messages;
+      if (block.at != indexed_holder) {
+        indexed_holder = block.at;
+        for (std::uint32_t m = 0; m < messages.size(); ++m) message_to_peer[static_cast<std::size_t>(messages[m].peer)] = m;
+      }
       const int next = forwarding.next_hop(j, block.at, block.origin, block.destination);
       if (next != block.at) {
-        auto& messages = forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j)].messages;
-        const auto message = std::lower_bound(messages.begin(), messages.end(), post_order(next, block.at, p),
-                                              [&](const CountedMessage& a, long long order) { return post_order(a.peer, block.at, p) < order; });
-        message->payload += block.bytes;
+        messages[message_to_peer[static_cast<std::size_t>(next)]].payload += block.bytes;
         block.at = next;
       }
       if (block.at == block.destination) {  // delivered the step after it arrives
@@ -280,17 +285,34 @@ long long wire_bytes(const CountedMessage& message) {
   return message.payload + (header ? message.items * static_cast<long long>(sizeof(std::int64_t)) : 0);
 }
 
-// The message `sender` posts to `receiver` in step s.
-const CountedMessage& message_to(const Forwarding& forwarding, int sender, std::size_t s, int receiver) {
-  const auto& messages = forwarding.steps[static_cast<std::size_t>(sender)][s].messages;
-  return *std::lower_bound(messages.begin(), messages.end(), post_order(receiver, sender, forwarding.p),
-                           [&](const CountedMessage& a, long long order) { return post_order(a.peer, sender, forwarding.p) < order; });
+// Each probed message's bytes, beside its sender in the receiver's list (which is in post order:
+// from the next rank down), filled from the senders' side: a search among ints, not messages.
+void fill_probe_bytes(Forwarding& forwarding) {
+  const int p = forwarding.p;
+  for (auto& steps : forwarding.steps)
+    for (CountedStep& step : steps) step.probed_bytes.assign(step.probed.size(), 0);
+  for (int sender = 0; sender < p; ++sender) {
+    const auto& steps = forwarding.steps[static_cast<std::size_t>(sender)];
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+      for (const CountedMessage& message : steps[s].messages) {
+        if (message.for_peer >= message.items) continue;  // no header: not probed
+        CountedStep& at = forwarding.steps[static_cast<std::size_t>(message.peer)][s];
+        const auto found = std::lower_bound(at.probed.begin(), at.probed.end(), post_order(message.peer, sender, p),
+                                            [&](int probed, long long order) { return post_order(message.peer, probed, p) < order; });
+        at.probed_bytes[static_cast<std::size_t>(found - at.probed.begin())] = wire_bytes(message);
+      }
+    }
+  }
 }
 
 RankProfile profile_of(const Forwarding& forwarding, int rank) {
   const std::vector<CountedStep>& steps = forwarding.steps[static_cast<std::size_t>(rank)];
   RankProfile profile;
   profile.step_count = static_cast<std::uint32_t>(steps.size());
+  std::size_t items = 0;  // at most: one allocation per rank
+  for (const CountedStep& counted : steps) items += counted.copies.size() + counted.messages.size() + counted.probed.size();
+  profile.items.reserve(items);
+  profile.steps.reserve(steps.size());
   for (std::size_t s = 0; s < steps.size(); ++s) {
     const CountedStep& counted = steps[s];
     ProfileStep step;
@@ -302,8 +324,8 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
       const long long bytes = wire_bytes(message);
       if (message.for_peer < message.items || bytes > 0) profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
     }
-    for (const int sender : counted.probed)
-      profile.items.push_back({ProfileItem::Kind::probe, false, sender, wire_bytes(message_to(forwarding, sender, s, rank))});
+    for (std::size_t i = 0; i < counted.probed.size(); ++i)
+      profile.items.push_back({ProfileItem::Kind::probe, false, counted.probed[i], counted.probed_bytes[i]});
     step.count = static_cast<std::uint32_t>(profile.items.size() - step.first);
     if (step.count > 0) profile.steps.push_back(step);
   }
@@ -353,6 +375,7 @@ std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice
   }
   if (forwarding.steps.empty()) return {};
   fill_payloads(forwarding, blocks);
+  fill_probe_bytes(forwarding);
   std::vector<RankProfile> profiles;
   profiles.reserve(forwarding.steps.size());
   for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank) profiles.push_back(profile_of(forwarding, static_cast<int>(rank)));
