@@ -74,9 +74,16 @@ class BlockList {
       runs_.push_back({first, count});
     }
   }
+  // A run at a time: lists of thousands of consecutive blocks (the model at p = 16384) would
+  // otherwise grow the last run block by block.
   template <std::input_iterator Iterator>
   void append(Iterator first, Iterator last) {
-    for (; first != last; ++first) push_back(static_cast<std::int64_t>(*first));
+    while (first != last) {
+      const auto start = static_cast<std::int64_t>(*first);
+      std::int64_t count = 1;
+      for (++first; first != last && static_cast<std::int64_t>(*first) == start + count; ++first) ++count;
+      append_run(start, count);
+    }
   }
 
   std::size_t size() const { return size_; }
