@@ -41,7 +41,7 @@ struct CountedStep {
   std::vector<CountedCopy> copies;
   std::vector<CountedMessage> messages;  // in the order they are posted
   std::vector<int> probed;               // senders of the messages with a header, in the order received
-  std::vector<long long> probed_bytes;   // their bytes on the wire (probe_bytes())
+  std::vector<long long> probed_bytes;   // their bytes on the wire (fill_probe_bytes())
 };
 struct Forwarding {
   int p = 1;

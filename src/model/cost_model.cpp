@@ -119,11 +119,13 @@ std::vector<int> switches_of(const Platform& platform, const std::vector<int>& n
   return switches;
 }
 
-// A message's arrival at a rank: when, whether across nodes, and from which rank; and when its sender
-// injected it and how long it moves, for a receive posted only after a probe.
+// A message's arrival at a rank: when, whether across nodes, whether its sender is done once it has
+// injected it, and from which rank; and when its sender injected it and how long it moves, for a
+// receive posted only after a probe.
 struct Arrival {
   double time = 0;
   bool between_nodes = false;
+  bool eager = true;
   int sender = 0;
   double injected = 0;
   double transfer = 0;
@@ -162,7 +164,7 @@ class CostModel {
     // p - 1 steps with a message each (pairwise) costs O(p) per rank, not O(p) per step.
     std::vector<double> clock(static_cast<std::size_t>(ranks), 0.0);
     for (int r = 0; r < ranks && !start_us.empty(); ++r) clock[r] = start_us[orbits_.representative_rank(r)];
-    std::vector<double> posted_at(clock), busy_until(clock), sends_done(clock);
+    std::vector<double> posted_at(clock), busy_until(clock), sends_done(clock), taken_in(clock);
     std::vector<std::vector<Arrival>> arrivals(clock.size());
     std::vector<const ProfileStep*> entry(clock.size(), nullptr);  // this step's, of the active ranks
     std::vector<int> touched;
@@ -187,12 +189,14 @@ class CostModel {
       StepPrediction& prediction_step = prediction.steps[s];
       prediction_step.opaque = opaque_[s];
       std::sort(touched.begin(), touched.end());  // the order the ranks are reported in
-      for (const int r : touched) {
+      for (const int r : touched) {  // first every receiver: a probe can hold back a sender's completion
         auto& incoming = arrivals[static_cast<std::size_t>(r)];
-        double t = take_in(r, entry[r], busy_until[r], incoming);
+        taken_in[r] = take_in(r, entry[r], busy_until[r], incoming, sends_done);
         incoming.clear();
-        if (entry[r]) t += pack_us(entry[r]->unpacked_bytes);
-        const double end = std::max(t, sends_done[r]);
+        if (entry[r]) taken_in[r] += pack_us(entry[r]->unpacked_bytes);
+      }
+      for (const int r : touched) {
+        const double end = std::max(taken_in[r], sends_done[r]);
         if (end - clock[r] > prediction_step.us)
           prediction_step.us = end - clock[r], prediction_step.slowest_rank = orbits_.representative_rank(r);
         clock[r] = posted_at[r] = end;
@@ -303,9 +307,10 @@ class CostModel {
   // - where a message moves as soon as it is sent, a probe waits for it to arrive;
   // - where it waits for its receiver (transfers_wait_for_receiver), a probe sees it once it is sent
   //   and only then posts its receive: the message moves from there, so one late sender holds back
-  //   the messages probed after its own.
+  //   the messages probed after its own, and a sender that waits for delivery waits that long too.
   // Then it takes in every message in order of arrival, each with the receive overhead.
-  double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming) const {
+  double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming,
+                 std::vector<double>& sends_done) const {
     const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
     const auto by_time = [](const Arrival& a, const Arrival& b) { return a.time < b.time; };
     const bool probes_post_receives = platform_.transfers_wait_for_receiver;
@@ -331,7 +336,11 @@ class CostModel {
         taken[*a] = true;
         if (probes_post_receives) {
           t = std::max(t, probed.injected) + platform_.probe_us;
-          if (t + probed.transfer > probed.time) probed.time = t + probed.transfer, moved = true;
+          if (t + probed.transfer > probed.time) {
+            probed.time = t + probed.transfer, moved = true;
+            double& sender_done = sends_done[static_cast<std::size_t>(orbits_.orbit_of(probed.sender))];
+            if (!probed.eager) sender_done = std::max(sender_done, probed.time);
+          }
         } else {
           t = std::max(t, probed.time) + platform_.probe_us + overhead(probed);
         }
@@ -487,8 +496,8 @@ class CostModel {
       touch(receiver);
       // The sender as its receiver's orbit representative sees it (relabeled like the receiver).
       const int sender = orbits_.relabel(item.peer, orbits_.representative_rank(receiver), orbits_.representative_rank(orbit));
-      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, sender, t, transfer});
       const bool eager = item.bytes < channel.eager_threshold_bytes;
+      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, eager, sender, t, transfer});
       sends_done = std::max(sends_done, eager ? t : start + transfer);
     }
     busy_until = t;

@@ -253,9 +253,12 @@ TEST(CostModel, ProbedReceivesAreTakenInTheOrderListed) {
 // message as soon as it is sent, and the receive is posted after the probe (0.1 us each): the
 // message moves from there. Rank 0 takes forwarded blocks from ranks 1 and 2 on other nodes (4.6 us
 // each); rank 1 starts at 10 us. Listed 1 then 2, the probe for 1's holds back 2's: both move from
-// 10.1 and 10.2, and are taken in one after the other from 14.7: 14.7 + 1 + 1 = 16.7 us. Listed 2 then 1, 2's moves
-// from 0.1 and is taken in once the probes are done (10.1 + 1), 1's at 14.7 + 1 = 15.7 us. Typed
-// blocks, not probed, move as their senders send them: 4.6 + 1, then 14.6 + 1 = 15.6 us.
+// 10.1 and 10.2, and are taken in one after the other from 14.7: 14.7 + 1 + 1 = 16.7 us. Listed 2
+// then 1, 2's moves from 0.1 and is taken in once the probes are done (10.1 + 1), 1's at 14.7 + 1 =
+// 15.7 us. Typed blocks, not probed, move as their senders send them: 4.6 + 1, then 14.6 + 1 = 15.6 us.
+// Where senders wait for delivery (no eager messages) the held-back sender waits too: with rank 0
+// from 10 us and rank 1 from 20 us, rank 2's message moves from 20.2 and rank 2, which started at
+// 0, is done at 24.8 us (rank 0 takes 16.7 us from its start).
 TEST(CostModel, ProbedMessagesMoveOnlyOnceProbedWhereTransfersWaitForTheReceiver) {
   Platform platform = latency_only(0.6, 4.6, 1.0, 1 << 20);
   platform.transfers_wait_for_receiver = true;
@@ -266,6 +269,8 @@ TEST(CostModel, ProbedMessagesMoveOnlyOnceProbedWhereTransfersWaitForTheReceiver
   EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {1, 2}), start).us, 16.7, 1e-6);
   EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {2, 1}), start).us, 15.7, 1e-6);
   EXPECT_NEAR(predict(platform, call, nodes, receiving(false, {1, 2}), start).us, 15.6, 1e-6);
+  platform.shm.eager_threshold_bytes = platform.net.eager_threshold_bytes = 0;
+  EXPECT_NEAR(predict(platform, call, nodes, receiving(true, {1, 2}), {10.0, 20.0, 0.0}).us, 24.8, 1e-6);
 }
 
 // One message from rank 0 to rank 1, which starts 10 us later: an eager sender is done once it has
