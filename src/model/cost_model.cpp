@@ -314,9 +314,9 @@ class CostModel {
     const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
     const auto by_time = [](const Arrival& a, const Arrival& b) { return a.time < b.time; };
     const bool probes_post_receives = platform_.transfers_wait_for_receiver;
-    std::sort(incoming.begin(), incoming.end(), by_time);
+    // Where probes move messages, the arrivals are put in order once, after the probes.
+    if (!probes_post_receives) std::sort(incoming.begin(), incoming.end(), by_time);
     std::vector<bool> taken(incoming.size(), false);
-    bool moved = false;  // a probed message's arrival, later than first computed
     if (step) {
       const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
       std::vector<std::size_t> by_sender;  // arrivals by sender, then time: a probe takes its sender's first
@@ -325,8 +325,10 @@ class CostModel {
         if (by_sender.empty()) {
           by_sender.resize(incoming.size());
           for (std::size_t a = 0; a < incoming.size(); ++a) by_sender[a] = a;
-          std::stable_sort(by_sender.begin(), by_sender.end(),
-                           [&](std::size_t a, std::size_t b) { return incoming[a].sender < incoming[b].sender; });
+          std::sort(by_sender.begin(), by_sender.end(), [&](std::size_t a, std::size_t b) {
+            const Arrival &x = incoming[a], &y = incoming[b];
+            return x.sender != y.sender ? x.sender < y.sender : x.time < y.time;
+          });
         }
         auto a = std::lower_bound(by_sender.begin(), by_sender.end(), profile.items[i].peer,
                                   [&](std::size_t x, int sender) { return incoming[x].sender < sender; });
@@ -337,7 +339,7 @@ class CostModel {
         if (probes_post_receives) {
           t = std::max(t, probed.injected) + platform_.probe_us;
           if (t + probed.transfer > probed.time) {
-            probed.time = t + probed.transfer, moved = true;
+            probed.time = t + probed.transfer;
             double& sender_done = sends_done[static_cast<std::size_t>(orbits_.orbit_of(probed.sender))];
             if (!probed.eager) sender_done = std::max(sender_done, probed.time);
           }
@@ -347,7 +349,7 @@ class CostModel {
       }
     }
     if (probes_post_receives) {  // every message is taken in once the probes are done, in order of arrival
-      if (moved) std::sort(incoming.begin(), incoming.end(), by_time);
+      std::sort(incoming.begin(), incoming.end(), by_time);
       for (const Arrival& a : incoming) t = std::max(t, a.time) + overhead(a);
       return t;
     }
