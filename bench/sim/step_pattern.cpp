@@ -5,10 +5,10 @@
 // waits for all. Prints the slowest rank's time at the end of each step, from its barrier exit.
 //
 //   smpicxx -O2 -std=c++17 -o step_pattern bench/sim/step_pattern.cpp
-//   smpirun -np 64 -platform bench/sim/platforms/fattree-contending.xml \
-//     -hostfile bench/sim/hostfiles/fattree-contending-sequential.txt --cfg=smpi/barrier:mpich \
-//     --cfg=smpi/simulate-computation:no --cfg=smpi/iprobe:1e-7 --cfg=smpi/grow-injected-times:no \
-//     --cfg=smpi/os:0:1e-6:0 --cfg=smpi/or:0:1e-6:0 ./step_pattern 8 bruck 8 probe
+//   smpirun -np 64 -platform bench/sim/platforms/fattree-contending.xml
+//     -hostfile bench/sim/hostfiles/fattree-contending-sequential.txt --cfg=smpi/barrier:mpich
+//     --cfg=smpi/simulate-computation:no --cfg=smpi/iprobe:1e-7 --cfg=smpi/grow-injected-times:no
+//     --cfg=smpi/os:0:1e-6:0 --cfg=smpi/or:0:1e-6:0 ./step_pattern 8 bruck 8 probe   (one command line)
 //
 // Patterns: `bruck K` (K - 1 messages per step, to rank + j K^s), `grid N0 N1 ...` (per dimension,
 // the N - 1 other ranks of the rank's line). Arguments: bytes per message, pattern, [probe].
@@ -16,7 +16,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,10 +26,26 @@ struct Step {
   std::vector<int> to, from;
 };
 
+// A positive whole number, or std::invalid_argument naming what it was for.
+long number(const std::string& word, const std::string& what) {
+  std::size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(word, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != word.size() || value < 1) throw std::invalid_argument("bad " + what + " '" + word + "', expected a whole number above 0");
+  return value;
+}
+
+// The steps of the pattern `words` (its name, then its numbers) for `rank` of p; std::invalid_argument
+// where they do not describe one of p ranks.
 std::vector<Step> pattern(const std::vector<std::string>& words, int rank, int p) {
   std::vector<Step> steps;
   if (words.at(0) == "bruck") {
-    const long k = std::stol(words.at(1));
+    const long k = number(words.at(1), "radix");
+    if (k < 2) throw std::invalid_argument("bad radix '" + words[1] + "', expected 2 or more");
     for (long distance = 1; distance < p; distance *= k) {
       Step& step = steps.emplace_back();
       for (long j = 1; j < k && j * distance < p; ++j) {
@@ -40,7 +56,7 @@ std::vector<Step> pattern(const std::vector<std::string>& words, int rank, int p
   } else if (words.at(0) == "grid") {
     long stride = 1;
     for (std::size_t d = 1; d < words.size(); ++d) {
-      const long n = std::stol(words[d]);
+      const long n = number(words[d], "grid side");
       const long at = rank / stride % n;
       Step& step = steps.emplace_back();
       for (long j = 1; j < n; ++j) {
@@ -49,6 +65,9 @@ std::vector<Step> pattern(const std::vector<std::string>& words, int rank, int p
       }
       stride *= n;
     }
+    if (stride != p) throw std::invalid_argument("the grid's sides multiply to " + std::to_string(stride) + ", not to the " + std::to_string(p) + " ranks");
+  } else {
+    throw std::invalid_argument("unknown pattern '" + words[0] + "', expected bruck or grid");
   }
   return steps;
 }
@@ -68,8 +87,16 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  const int bytes = std::atoi(words[0].c_str());
-  const std::vector<Step> steps = pattern({words.begin() + 1, words.end()}, rank, p);
+  int bytes = 0;
+  std::vector<Step> steps;
+  try {
+    bytes = static_cast<int>(number(words[0], "message size"));
+    steps = pattern({words.begin() + 1, words.end()}, rank, p);
+  } catch (const std::invalid_argument& e) {
+    if (rank == 0) std::fprintf(stderr, "step_pattern: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
   std::size_t most = 0;
   for (const Step& step : steps) most = std::max(most, step.to.size());
   std::vector<char> out(most * bytes, 1), in(most * bytes);
