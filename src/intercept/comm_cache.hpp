@@ -27,6 +27,7 @@ struct CommState {
   // Per collective, whether its decisions on this communicator depend on the size (0: not known yet,
   // 1: no, 2: yes): the ranks agree on a rank-local size only where it does.
   std::array<std::uint8_t, collective_count> size_dependence{};
+  bool device_memory_logged = false;  // the debug log says once that device buffers passed through
 };
 
 class CommCache {

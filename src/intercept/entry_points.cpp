@@ -24,6 +24,13 @@ bool counts_valid(const int* counts, int p) {
   return true;
 }
 
+bool any_positive(const int* counts, int p) {
+  for (int i = 0; i < p; ++i) {
+    if (counts[i] > 0) return true;
+  }
+  return false;
+}
+
 // Bytes of p blocks of counts[i] elements of `type`.
 long long bytes_of_blocks(const int* counts, int p, MPI_Datatype type) {
   long long elements = 0;
@@ -161,12 +168,15 @@ long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long
 // What run_collective() needs of a collective: a struct holding one call's arguments, with
 template <typename Entry>
 concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, const AlgorithmChoice& choice,
-                                   CommContext& context) {
+                                   CommContext& context, DeviceMemory& memory) {
   { Entry::collective } -> std::convertible_to<Collective>;  // its row in the collective table
   { entry.arguments_usable(p) } -> std::same_as<bool>;  // false: the MPI library gets the call (and reports errors)
   { entry.received_bytes(p) } -> std::same_as<long long>;  // bytes this rank receives (rooted: root's total, others' own)
   { entry.pass_through(comm) } -> std::same_as<int>;       // the PMPI_* call with the user's arguments
   { entry.run(choice, context) } -> std::same_as<int>;     // the decided algorithm
+  // Whether a buffer this rank's part of the call reads or writes is device memory (buffers with no
+  // data to move, and MPI_IN_PLACE, are not asked about).
+  { entry.device_buffers(memory, p) } -> std::same_as<bool>;
 };
 
 // Runs `choice` for the call: the MPI library's collective, or an algorithm on the shadow, whose
@@ -179,6 +189,40 @@ int execute(MPI_Comm comm, CommState& state, const Entry& entry, const Algorithm
   return rc;
 }
 
+// In a job that may hold GPU buffers (Runtime::device_checks), a call about to run one of the shim's
+// algorithms first agrees whether any rank's buffers are device memory: one rank may hold device
+// buffers and another host ones, and all must take the same path. Then the MPI library gets it.
+template <CollectiveEntry Entry>
+bool device_memory_agreed(Runtime& runtime, CommState& state, const Entry& entry, int p) {
+  int device = entry.device_buffers(runtime.device, p) ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MAX, state.context.comm());
+  return device != 0;
+}
+
+// A call on device memory: passed through whatever was decided, logged once per communicator,
+// reported as native for the reason "device memory".
+template <CollectiveEntry Entry>
+[[gnu::noinline, gnu::cold]] int pass_device_memory_through(Runtime& runtime, MPI_Comm comm, CommState& state,
+                                                             const Entry& entry, const AlgorithmChoice& decided,
+                                                             long long block_bytes, long long received_bytes) {
+  constexpr Collective collective = Entry::collective;
+  if (!state.device_memory_logged) {
+    state.device_memory_logged = true;
+    runtime.log->debug("{}: p={}: device memory in the call's buffers on some rank; {} passes through to the MPI "
+                       "library (the shim's algorithms touch host memory only); further such calls on this "
+                       "communicator are not logged",
+                       mpi_function_name(collective), state.context.size(), decided.text());
+  }
+  const double start = runtime.profile ? PMPI_Wtime() : 0.0;
+  const int rc = entry.pass_through(comm);
+  if (runtime.profile) {
+    const ProfileKey key{state.context.size(), static_cast<int>(collective), runtime.selector.native_choice()->id,
+                         Decision::device_memory, size_bucket(block_bytes)};
+    runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
+  }
+  return rc;
+}
+
 // One trial call of online tuning: runs the session's current candidate and, for a timed call,
 // agrees on the slowest rank's time (every rank then advances its session the same way). Every
 // candidate computes what native computes, so the user's results do not depend on the trial.
@@ -188,6 +232,10 @@ template <CollectiveEntry Entry>
   constexpr Collective collective = Entry::collective;
   TuningSession& session = *state.tuning.find(collective, size_bucket(block_bytes), properties);
   const AlgorithmChoice& choice = *session.current();
+  // Not a trial: the candidate cannot run on device memory, and nothing is learned from the call.
+  if (runtime.device_checks && !choice.algorithm->passes_through &&
+      device_memory_agreed(runtime, state, entry, state.context.size()))
+    return pass_device_memory_through(runtime, comm, state, entry, choice, block_bytes, received_bytes);
   const bool timed = session.next_call_timed();
   const double start = PMPI_Wtime();
   const int rc = execute(comm, state, entry, choice);
@@ -224,6 +272,8 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
   const Decision* decision = decide(runtime, *state, collective, block_bytes, properties);
   if (decision == nullptr) return run_tuning_trial(runtime, comm, *state, entry, block_bytes, received_bytes, properties);
   const AlgorithmChoice& choice = *decision->choice;
+  if (runtime.device_checks && !choice.algorithm->passes_through && device_memory_agreed(runtime, *state, entry, p))
+    return pass_device_memory_through(runtime, comm, *state, entry, choice, block_bytes, received_bytes);
   if (runtime.log->should_log(spdlog::level::debug)) log_decision(runtime, *state, collective, block_bytes, *decision);
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   const int rc = execute(comm, *state, entry, choice);
@@ -246,6 +296,11 @@ struct AllgatherFamilyEntry {
         (call.sendbuf != MPI_IN_PLACE && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)))
       return false;
     return call.recvcounts ? counts_valid(call.recvcounts, p) && call.displs != nullptr : call.uniform_count >= 0;
+  }
+  bool device_buffers(DeviceMemory& memory, int p) const {
+    if (call.sendbuf != MPI_IN_PLACE && call.sendcount > 0 && memory.is_device(call.sendbuf)) return true;
+    const bool receives = call.recvcounts ? any_positive(call.recvcounts, p) : call.uniform_count > 0;
+    return receives && memory.is_device(call.recvbuf);
   }
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allgatherv(call, choice, context); }
 };
@@ -281,6 +336,10 @@ struct AlltoallvEntry {
            (in_place || (counts_valid(call.sendcounts, p) && call.sdispls != nullptr));
   }
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
+  bool device_buffers(DeviceMemory& memory, int p) const {
+    if (call.sendbuf != MPI_IN_PLACE && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf)) return true;
+    return any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
+  }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Alltoallv(call.sendbuf, call.sendcounts, call.sdispls, call.sendtype, call.recvbuf, call.recvcounts,
                           call.rdispls, call.recvtype, comm);
@@ -303,6 +362,10 @@ struct AlltoallEntry {
   long long received_bytes(int p) const {
     return static_cast<long long>(call.recv_uniform_count) * p * type_size(call.recvtype);
   }
+  bool device_buffers(DeviceMemory& memory, int) const {
+    if (call.sendbuf != MPI_IN_PLACE && call.send_uniform_count > 0 && memory.is_device(call.sendbuf)) return true;
+    return call.recv_uniform_count > 0 && memory.is_device(call.recvbuf);
+  }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Alltoall(call.sendbuf, call.send_uniform_count, call.sendtype, call.recvbuf, call.recv_uniform_count,
                          call.recvtype, comm);
@@ -324,6 +387,10 @@ struct AllreduceEntry {
   }
   long long received_bytes(int) const { return static_cast<long long>(call.count) * type_size(call.type); }
   int reduction_properties() const { return collshim::reduction_properties(call.type, call.op); }
+  bool device_buffers(DeviceMemory& memory, int) const {
+    if (call.count == 0) return false;
+    return (call.sendbuf != MPI_IN_PLACE && memory.is_device(call.sendbuf)) || memory.is_device(call.recvbuf);
+  }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Allreduce(call.sendbuf, call.recvbuf, call.count, call.type, call.op, comm);
   }
@@ -352,6 +419,11 @@ struct GathervEntry {
     return at_root() ? bytes_of_blocks(call.recvcounts, p, call.recvtype)
                      : static_cast<long long>(call.sendcount) * type_size(call.sendtype);
   }
+  bool device_buffers(DeviceMemory& memory, int p) const {
+    const bool sends = !(at_root() && call.sendbuf == MPI_IN_PLACE) && call.sendcount > 0;
+    if (sends && memory.is_device(call.sendbuf)) return true;
+    return at_root() && any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
+  }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Gatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
                         call.recvtype, call.root, comm);
@@ -374,6 +446,11 @@ struct ScattervEntry {
   long long received_bytes(int p) const {
     return at_root() ? bytes_of_blocks(call.sendcounts, p, call.sendtype)
                      : static_cast<long long>(call.recvcount) * type_size(call.recvtype);
+  }
+  bool device_buffers(DeviceMemory& memory, int p) const {
+    const bool receives = !(at_root() && call.recvbuf == MPI_IN_PLACE) && call.recvcount > 0;
+    if (receives && memory.is_device(call.recvbuf)) return true;
+    return at_root() && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf);
   }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Scatterv(call.sendbuf, call.sendcounts, call.displs, call.sendtype, call.recvbuf, call.recvcount,

@@ -8,6 +8,7 @@
 #include <spdlog/fmt/chrono.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <climits>
@@ -161,8 +162,13 @@ void Runtime::start() {
   // Ranks normally share one environment, but a rank must never run on while another stops: agree.
   int world_rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  int first_rank_with_error = has_error ? world_rank : INT_MAX;
-  PMPI_Allreduce(MPI_IN_PLACE, &first_rank_with_error, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  // One agreement for both: the first rank with an error, and (0 where any) whether some rank's
+  // calls may carry device buffers.
+  const bool device_possible = runtime->device.runtime_loaded() || mpi_library_device_aware();
+  std::array<int, 2> agreed{has_error ? world_rank : INT_MAX, device_possible ? 0 : 1};
+  PMPI_Allreduce(MPI_IN_PLACE, agreed.data(), 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  const int first_rank_with_error = agreed[0];
+  runtime->device_checks = agreed[1] == 0;
   const int reporting_rank = first_rank_with_error == INT_MAX ? 0 : first_rank_with_error;
   if (world_rank == reporting_rank) {
     for (const RuleDiagnostic& d : diagnostics) {
@@ -177,6 +183,12 @@ void Runtime::start() {
     active_ = current_runtime.get();
     current_runtime->log->info("started; {} algorithms registered, {} rules", algorithms().size(),
                                current_runtime->selector.rules().rules().size());
+    if (current_runtime->device_checks) {
+      const std::string found = current_runtime->device.runtimes();
+      current_runtime->log->info("GPU buffers possible ({}): a call the shim would run with its own algorithm "
+                                 "first agrees whether any rank's buffers are device memory, which passes through",
+                                 found.empty() ? "the MPI library is device-aware" : found + " loaded");
+    }
     return;
   }
   if (world_rank == first_rank_with_error) {

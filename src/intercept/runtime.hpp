@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "intercept/comm_cache.hpp"
+#include "intercept/device_memory.hpp"
 #include "profile/profile.hpp"
 #include "selector/selector.hpp"
 
@@ -36,6 +37,11 @@ class Runtime {
 
   Selector selector;
   TuningPolicy tuning_policy;
+  DeviceMemory device;
+  // Whether calls about to run the shim's algorithms check their buffers for device memory: agreed at
+  // MPI_Init, on where some rank's MPI library says it is device-aware or some rank has already
+  // loaded a GPU runtime. Elsewhere device buffers could not reach the MPI library either.
+  bool device_checks = false;
   ProcessPlacement placement;
   CommCache comms;
   std::shared_ptr<spdlog::logger> log;

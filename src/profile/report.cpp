@@ -16,6 +16,7 @@ std::string rule_name(int index, const ReportNames& names) {
   if (index == Decision::forced_rule) return "forced";
   if (index == Decision::tuned_online) return "tuned online";
   if (index == Decision::tuning_trial) return "tuning trial";
+  if (index == Decision::device_memory) return "device memory";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 

@@ -26,6 +26,7 @@ struct Decision {
   static constexpr int forced_rule = -2;
   static constexpr int tuned_online = -3;  // chosen by online tuning (COLLSHIM_TUNE=online) in this job
   static constexpr int tuning_trial = -4;  // a trial call of online tuning (report rows only)
+  static constexpr int device_memory = -5;  // passed through: device memory in the buffers (report rows only)
 };
 
 class Selector {
@@ -70,6 +71,7 @@ class Selector {
   std::vector<const AlgorithmChoice*> tuning_candidates(const CallFacts& facts) const;
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
+  const AlgorithmChoice* native_choice() const { return native_; }
   const RuleTable& rules() const { return rules_; }
   // Rule files in the order given, for reports; "default" is the shipped table.
   const std::vector<std::string>& rule_files() const { return rule_files_; }
