@@ -4,12 +4,15 @@
 // call is timed and counted for the end-of-run report.
 #include <mpi.h>
 
+#include <algorithm>
 #include <concepts>
+#include <vector>
 
 #include "algorithms/run_algorithm.hpp"
 #include "algorithms/local_copy.hpp"
 #include "intercept/reduction_properties.hpp"
 #include "intercept/runtime.hpp"
+#include "model/verdict_agreement.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -64,14 +67,6 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
   return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
 }
 
-// The tuning session of a call's key on its communicator, created on the key's first call.
-TuningSession& tuning_session(Runtime& runtime, CommState& state, const CallFacts& facts, int properties) {
-  const int bucket = size_bucket(facts.block_bytes);
-  if (TuningSession* session = state.tuning.find(facts.collective, bucket, properties)) return *session;
-  return state.tuning.add(facts.collective, bucket, properties, runtime.selector.tuning_candidates(facts),
-                          runtime.tuning_policy);
-}
-
 // What the selector knows of a call: the communicator's size and placement, the size, the operation.
 CallFacts call_facts(const CommState& state, Collective collective, long long block_bytes, int properties) {
   const CommMapping& mapping = state.mapping;
@@ -89,36 +84,6 @@ bool size_must_be_agreed(const Runtime& runtime, CommState& state, Collective co
   std::uint8_t& known = state.size_dependence[static_cast<int>(collective)];
   if (known == 0) known = runtime.selector.decision_depends_on_size(call_facts(state, collective, 0, 0)) ? 2 : 1;
   return known == 2;
-}
-
-// A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
-// Null while online tuning still tries candidates for the call's key: the call is a trial, and
-// nothing is cached until the key is tuned.
-[[gnu::noinline]] const Decision* decide_and_store(Runtime& runtime, CommState& state, Collective collective,
-                                                   long long block_bytes, int properties) {
-  const int p = state.context.size();
-  const CallFacts facts = call_facts(state, collective, block_bytes, properties);
-  Decision decision = runtime.selector.decide(facts);
-  if (p > 1 && runtime.selector.tunes(decision)) {
-    const TuningSession& session = tuning_session(runtime, state, facts, properties);
-    if (!session.done()) return nullptr;
-    decision = {session.best(), session.best(), "tuned online", Decision::tuned_online};
-  }
-  if (decision.choice != decision.requested) {
-    runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
-                       mpi_function_name(collective), decision.requested->text(), p,
-                       properties_text(properties), decision.substitution, decision.choice->text());
-  }
-  state.decisions.store(collective, block_bytes, decision, properties);
-  return state.decisions.find(collective, block_bytes, properties);
-}
-
-// The decision for this call: a cache hit for a repeated (collective, size, operation properties)
-// on this communicator; null for a trial call of online tuning.
-const Decision* decide(Runtime& runtime, CommState& state, Collective collective, long long block_bytes,
-                       int properties) {
-  if (const Decision* cached = state.decisions.find(collective, block_bytes, properties)) return cached;
-  return decide_and_store(runtime, state, collective, block_bytes, properties);
 }
 
 // The debug log line of every decided call (COLLSHIM_LOG=debug); out of line, off the hot path.
@@ -179,6 +144,160 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
   { entry.device_buffers(memory, p) } -> std::same_as<bool>;
 };
 
+// The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
+// where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the
+// ranks together know: every rank's bytes per destination are gathered on rank 0 of the shadow
+// (collective; up to max_gathered_procs ranks, beyond which the pattern is costed as every pair
+// holding the average block).
+constexpr int max_gathered_procs = 4096;
+
+template <CollectiveEntry Entry>
+model::ModelCall model_call(const Entry& entry, CommState& state, long long block_bytes) {
+  const int p = state.context.size();
+  model::ModelCall call{Entry::collective, p, block_bytes};
+  if constexpr (requires { entry.block_bytes_by_rank(p); }) call.block_bytes = entry.block_bytes_by_rank(p);
+  if constexpr (requires { entry.element_bytes(); }) call.element_bytes = entry.element_bytes();
+  if constexpr (requires { entry.sent_bytes(p); }) {
+    if (p <= max_gathered_procs) {
+      const std::vector<long long> mine = entry.sent_bytes(p);
+      const bool root = state.context.rank() == 0;
+      std::vector<long long> all(root ? static_cast<std::size_t>(p) * p : 0);
+      PMPI_Gather(mine.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, state.context.comm());
+      for (int origin = 0; root && origin < p; ++origin) {
+        call.pairs.sending.emplace_back();
+        for (int destination = 0; destination < p; ++destination) {
+          const long long bytes = all[static_cast<std::size_t>(origin) * p + destination];
+          if (bytes > 0) call.pairs.sending.back().emplace_back(destination, bytes);
+        }
+      }
+    }
+  }
+  return call;
+}
+
+// The cost model's verdict on a key, the same on every rank (collective over the shadow): rank 0
+// costs the candidates and native on the communicator's node map.
+template <CollectiveEntry Entry>
+model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Entry& entry, const CallFacts& facts,
+                                   const std::vector<const AlgorithmChoice*>& candidates) {
+  const model::ModelCall call = model_call(entry, state, facts.block_bytes);
+  const AlgorithmChoice* native = runtime.selector.native_choice();
+  return model::agree_on_verdict(
+      state.context.comm(),
+      [&] {
+        return model::model_decision(*runtime.model, call, state.mapping.node_of_rank, candidates, native,
+                                     facts.commutative);
+      },
+      runtime.selector.choices(), native);
+}
+
+// How many of the model's best candidates online tuning tries besides native.
+constexpr std::size_t online_model_candidates = 3;
+
+// The session that settles a key no forcing variable fixed, on its communicator: created on the key's
+// first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
+// the model costs them first and the session holds its pick alone (COLLSHIM_TUNE=off), its pick and
+// native (confirm), or native and its best few in predicted order (online). Where the model cannot
+// cost native, it never leaves native on its own word.
+template <CollectiveEntry Entry>
+CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
+                               const CallFacts& facts, int properties) {
+  const int bucket = size_bucket(facts.block_bytes);
+  if (CommTuning::Entry* known = state.tuning.find(facts.collective, bucket, properties)) return *known;
+  std::vector<const AlgorithmChoice*> candidates = runtime.selector.tuning_candidates(facts);
+  const AlgorithmChoice* native = runtime.selector.native_choice();
+  if (!runtime.model || !runtime.selector.model_decides(facts.collective))
+    return state.tuning.add(facts.collective, bucket, properties, std::move(candidates), runtime.tuning_policy);
+
+  // Nothing but native may run (e.g. floating-point sums without reordering): nothing to cost.
+  const bool nothing_to_cost = std::none_of(candidates.begin(), candidates.end(), [&](const AlgorithmChoice* c) {
+    return c != native && c->algorithm->make_schedule;
+  });
+  if (nothing_to_cost && runtime.selector.tune_mode() != TuneMode::online) {
+    CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, {native}, runtime.tuning_policy,
+                                              KeySource::model_not_costed);
+    runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
+    return key;
+  }
+
+  const model::ModelVerdict verdict = agreed_verdict(runtime, state, entry, facts, candidates);
+  runtime.log->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective),
+                     facts.procs, bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
+  const ModelEvidence evidence{verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us};
+  std::vector<const AlgorithmChoice*> trial{native};
+  KeySource source = KeySource::model;
+  if (!verdict.why_native.empty()) {
+    source = KeySource::model_not_costed;
+    if (runtime.selector.tune_mode() == TuneMode::online) trial = std::move(candidates), source = KeySource::online;
+  } else if (runtime.selector.tune_mode() == TuneMode::online) {
+    source = KeySource::model_online;
+    for (const model::CandidateCost& c : verdict.ranked) {
+      if (trial.size() > online_model_candidates) break;
+      if (std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end()) trial.push_back(c.choice);
+    }
+  } else if (runtime.selector.confirms() && verdict.pick != native) {
+    source = KeySource::model_confirmed;
+    trial.push_back(verdict.pick);
+  } else {
+    trial = {verdict.pick};
+  }
+  CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, std::move(trial),
+                                            runtime.tuning_policy, source, evidence);
+  if (key.session.done()) runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
+  return key;
+}
+
+// The decision of a settled key, labelled by who settled it.
+Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native) {
+  const AlgorithmChoice* best = key.session.best();
+  switch (key.source) {
+    case KeySource::online: return {best, best, "tuned online", Decision::tuned_online};
+    case KeySource::model_not_costed:
+      return {best, best, "no rule matches; the cost model cannot cost native here", Decision::no_rule};
+    case KeySource::model:
+    case KeySource::model_confirmed:
+    case KeySource::model_online:
+      if (best == native) return {best, best, "model, kept native", Decision::model_kept_native};
+      if (key.source == KeySource::model) return {best, best, "model", Decision::model_pick};
+      return {best, best, "model, confirmed", Decision::model_confirmed};
+  }
+  return {best, best, "", Decision::no_rule};
+}
+
+// A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
+// Null while a key's session still runs trial calls (online tuning, or the model's confirmation):
+// the call is a trial, and nothing is cached until the key is settled.
+template <CollectiveEntry Entry>
+[[gnu::noinline]] const Decision* decide_and_store(Runtime& runtime, MPI_Comm comm, CommState& state,
+                                                   const Entry& entry, long long block_bytes, int properties) {
+  constexpr Collective collective = Entry::collective;
+  const int p = state.context.size();
+  const CallFacts facts = call_facts(state, collective, block_bytes, properties);
+  Decision decision = runtime.selector.decide(facts);
+  const bool model_step = decision.rule_index == Decision::no_rule && runtime.selector.model_decides(collective);
+  if (p > 1 && (runtime.selector.tunes(decision) || model_step)) {
+    const CommTuning::Entry& key = key_session(runtime, comm, state, entry, facts, properties);
+    if (!key.session.done()) return nullptr;
+    decision = settled_decision(key, runtime.selector.native_choice());
+  }
+  if (decision.choice != decision.requested) {
+    runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
+                       mpi_function_name(collective), decision.requested->text(), p,
+                       properties_text(properties), decision.substitution, decision.choice->text());
+  }
+  state.decisions.store(collective, block_bytes, decision, properties);
+  return state.decisions.find(collective, block_bytes, properties);
+}
+
+// The decision for this call: a cache hit for a repeated (collective, size, operation properties)
+// on this communicator; null for a trial call.
+template <CollectiveEntry Entry>
+const Decision* decide(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry, long long block_bytes,
+                       int properties) {
+  if (const Decision* cached = state.decisions.find(Entry::collective, block_bytes, properties)) return cached;
+  return decide_and_store(runtime, comm, state, entry, block_bytes, properties);
+}
+
 // Runs `choice` for the call: the MPI library's collective, or an algorithm on the shadow, whose
 // error is raised on the user's communicator `comm`, as the library's own would be.
 template <CollectiveEntry Entry>
@@ -230,7 +349,8 @@ template <CollectiveEntry Entry>
 [[gnu::noinline]] int run_tuning_trial(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
                                        long long block_bytes, long long received_bytes, int properties) {
   constexpr Collective collective = Entry::collective;
-  TuningSession& session = *state.tuning.find(collective, size_bucket(block_bytes), properties);
+  CommTuning::Entry& key = *state.tuning.find(collective, size_bucket(block_bytes), properties);
+  TuningSession& session = key.session;
   const AlgorithmChoice& choice = *session.current();
   // Not a trial: the candidate cannot run on device memory, and nothing is learned from the call.
   if (runtime.device_checks && !choice.algorithm->passes_through &&
@@ -247,7 +367,7 @@ template <CollectiveEntry Entry>
                          size_bucket(block_bytes)};
     runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
   }
-  if (session.done()) runtime.learned(comm, state.mapping, collective, state.context.size(), block_bytes, properties, session);
+  if (session.done()) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
   return rc;
 }
 
@@ -269,7 +389,7 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
 
   int properties = 0;  // of a reduction's operation and data, the same on every rank
   if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
-  const Decision* decision = decide(runtime, *state, collective, block_bytes, properties);
+  const Decision* decision = decide(runtime, comm, *state, entry, block_bytes, properties);
   if (decision == nullptr) return run_tuning_trial(runtime, comm, *state, entry, block_bytes, received_bytes, properties);
   const AlgorithmChoice& choice = *decision->choice;
   if (runtime.device_checks && !choice.algorithm->passes_through && device_memory_agreed(runtime, *state, entry, p))
@@ -319,6 +439,11 @@ struct AllgatherEntry : AllgatherFamilyEntry {
 struct AllgathervEntry : AllgatherFamilyEntry {
   static constexpr Collective collective = Collective::allgatherv;
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
+  std::vector<long long> block_bytes_by_rank(int p) const {
+    std::vector<long long> bytes(p);
+    for (int rank = 0; rank < p; ++rank) bytes[rank] = static_cast<long long>(call.recvcounts[rank]) * type_size(call.recvtype);
+    return bytes;
+  }
   int pass_through(MPI_Comm comm) const {
     return PMPI_Allgatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
                            call.recvtype, comm);
@@ -336,6 +461,15 @@ struct AlltoallvEntry {
            (in_place || (counts_valid(call.sendcounts, p) && call.sdispls != nullptr));
   }
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
+  // Bytes to each destination (in place: the receive counts, which then also describe what is sent).
+  std::vector<long long> sent_bytes(int p) const {
+    const bool in_place = call.sendbuf == MPI_IN_PLACE;
+    const int* counts = in_place ? call.recvcounts : call.sendcounts;
+    const long long size = type_size(in_place ? call.recvtype : call.sendtype);
+    std::vector<long long> bytes(p);
+    for (int destination = 0; destination < p; ++destination) bytes[destination] = counts[destination] * size;
+    return bytes;
+  }
   bool device_buffers(DeviceMemory& memory, int p) const {
     if (call.sendbuf != MPI_IN_PLACE && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf)) return true;
     return any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
@@ -387,6 +521,7 @@ struct AllreduceEntry {
   }
   long long received_bytes(int) const { return static_cast<long long>(call.count) * type_size(call.type); }
   int reduction_properties() const { return collshim::reduction_properties(call.type, call.op); }
+  long long element_bytes() const { return type_size(call.type); }
   bool device_buffers(DeviceMemory& memory, int) const {
     if (call.count == 0) return false;
     return (call.sendbuf != MPI_IN_PLACE && memory.is_device(call.sendbuf)) || memory.is_device(call.recvbuf);

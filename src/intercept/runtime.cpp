@@ -60,6 +60,9 @@ std::string mpi_library_name() {
 
 Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
     : selector(settings, diagnostics), log(make_logger(settings.log_level)), tune_out_(settings.tune_out) {
+  std::vector<std::string> model_errors;
+  model = model::load_model_settings(settings, model_errors);
+  for (const std::string& error : model_errors) diagnostics.push_back({{error, 0, 0}, {}, true});
   if (settings.report && !settings.report->empty()) {
     profile = std::make_unique<Profile>();
     report_target = *settings.report;
@@ -99,20 +102,26 @@ void Runtime::write_report() {
   if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n", report_target.c_str());
 }
 
-void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, Collective collective, int procs,
-                      long long block_bytes, int properties, const TuningSession& session) {
+void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
+                      const CommTuning::Entry& key) {
+  const TuningSession& session = key.session;
   char name[MPI_MAX_OBJECT_NAME] = {};
   int length = 0;
   PMPI_Comm_get_name(comm, name, &length);
-  log->info("tuned online: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
-            "best {:.1f} us, native {:.1f} us",
-            mpi_function_name(collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping), mapping.nodes,
-            bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(), session.dropped(),
-            session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+  if (key.source == KeySource::online || session.trial_calls() > 0) {
+    log->info("{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
+              "best {:.1f} us, native {:.1f} us",
+              key.source == KeySource::online ? "tuned online" : "model, confirmed by timed calls",
+              mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
+              mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
+              session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+  }
   const std::lock_guard lock(learned_mutex_);
-  learned_.push_back({static_cast<int>(collective), procs, mapping.nodes, mapping.ppn,
-                      static_cast<int>(mapping.mapping), size_bucket(block_bytes), properties, session.best()->id,
-                      session.trial_calls(), session.best_seconds(), session.first_candidate_seconds()});
+  learned_.push_back({static_cast<int>(key.collective), procs, mapping.nodes, mapping.ppn,
+                      static_cast<int>(mapping.mapping), size_bucket(block_bytes), key.properties, session.best()->id,
+                      session.trial_calls(), session.best_seconds(), session.first_candidate_seconds(),
+                      static_cast<int>(key.source), key.evidence.pick_us, key.evidence.native_us,
+                      key.evidence.pick != nullptr ? key.evidence.pick->id : -1});
 }
 
 void Runtime::write_learned_rules() {
@@ -131,7 +140,7 @@ void Runtime::write_learned_rules() {
   for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
   const LearnedRulesHeader header{mpi_library_name(),
                                   fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))),
-                                  selector.rule_files()};
+                                  selector.rule_files(), model ? model->platform_file : ""};
   const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
   std::string existing;
   if (std::ifstream in(*tune_out_); in) existing.assign(std::istreambuf_iterator<char>(in), {});
@@ -155,6 +164,7 @@ void Runtime::start() {
   if (settings.disabled) return;
   std::vector<RuleDiagnostic> diagnostics;
   for (const std::string& error : settings.errors) diagnostics.push_back({{error, 0, 0}, {}, true});
+  for (const std::string& warning : settings.warnings) diagnostics.push_back({{warning, 0, 0}, {}, false});
   auto runtime = std::make_unique<Runtime>(settings, diagnostics);
   const bool has_error =
       std::any_of(diagnostics.begin(), diagnostics.end(), [](const RuleDiagnostic& d) { return d.error; });
@@ -183,6 +193,14 @@ void Runtime::start() {
     active_ = current_runtime.get();
     current_runtime->log->info("started; {} algorithms registered, {} rules", algorithms().size(),
                                current_runtime->selector.rules().rules().size());
+    if (const auto& model = current_runtime->model) {
+      const char* mode = current_runtime->selector.tune_mode() == TuneMode::online ? "online over its best few"
+                         : current_runtime->selector.confirms()                      ? "confirmed by timed calls"
+                                                                                     : "its pick alone";
+      current_runtime->log->info("cost model decides where no rule does ({}): platform {} ({}), library {}, "
+                                 "margin {:.0f}%", mode, model->platform_file, model->platform.name,
+                                 model->library_name, model->margin * 100);
+    }
     if (current_runtime->device_checks) {
       const std::string found = current_runtime->device.runtimes();
       current_runtime->log->info("GPU buffers possible ({}): a call the shim would run with its own algorithm "

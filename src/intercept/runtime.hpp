@@ -9,6 +9,7 @@
 
 #include "intercept/comm_cache.hpp"
 #include "intercept/device_memory.hpp"
+#include "model/model_settings.hpp"
 #include "profile/profile.hpp"
 #include "selector/selector.hpp"
 
@@ -31,12 +32,15 @@ class Runtime {
   // (Selector::always_native) and there is no report to count it for.
   bool passes_through(Collective collective) const { return passes_through_[static_cast<int>(collective)]; }
 
-  // Online tuning finished a key on a communicator: logged, and kept for COLLSHIM_TUNE_OUT. Any thread.
-  void learned(MPI_Comm comm, const CommMapping& mapping, Collective collective, int procs, long long block_bytes, int properties,
-               const TuningSession& session);
+  // Online tuning or the cost model settled a key on a communicator: logged, and kept for
+  // COLLSHIM_TUNE_OUT. Any thread.
+  void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
+               const CommTuning::Entry& key);
 
   Selector selector;
   TuningPolicy tuning_policy;
+  // COLLSHIM_PLATFORM: the cost model decides where no rule does (Selector::model_decides).
+  std::optional<model::ModelSettings> model;
   DeviceMemory device;
   // Whether calls about to run the shim's algorithms check their buffers for device memory: agreed at
   // MPI_Init, on where some rank's MPI library says it is device-aware or some rank has already

@@ -17,6 +17,9 @@ std::string rule_name(int index, const ReportNames& names) {
   if (index == Decision::tuned_online) return "tuned online";
   if (index == Decision::tuning_trial) return "tuning trial";
   if (index == Decision::device_memory) return "device memory";
+  if (index == Decision::model_pick) return "model";
+  if (index == Decision::model_confirmed) return "model, confirmed";
+  if (index == Decision::model_kept_native) return "model, kept native";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 

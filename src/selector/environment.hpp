@@ -1,6 +1,7 @@
 #pragma once
 // The per-job environment variables of DESIGN.md, read once at MPI_Init and validated there.
 #include <array>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,14 @@ namespace collshim {
 
 enum class LogLevel { off, warn, info, debug, trace };
 
+// COLLSHIM_TUNE: how keys that no forcing variable or rule decides are settled.
+enum class TuneMode {
+  unset,    // confirm with a platform description, otherwise off
+  off,      // the model's pick alone (with a platform), otherwise native
+  confirm,  // the model's pick and native run a few timed calls each; the faster stays
+  online,   // learn by trial: every candidate, or native and the model's best few with a platform
+};
+
 struct EnvironmentSettings {
   bool disabled = false;
   LogLevel log_level = LogLevel::off;
@@ -21,9 +30,18 @@ struct EnvironmentSettings {
   std::optional<TopologyOverride> topology;      // COLLSHIM_TOPOLOGY
   std::optional<std::string> report;             // COLLSHIM_REPORT
   bool tune_online = false;                  // COLLSHIM_TUNE=online
+  TuneMode tune = TuneMode::unset;           // COLLSHIM_TUNE
+  std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
+  double model_margin = 0.10;                // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
+  std::optional<std::string> mpi_library;    // COLLSHIM_MPI_LIBRARY: whose decisions native runs (overrides detection)
   std::optional<std::string> tune_out;       // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
   bool allreduce_reorder = false;  // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
   std::vector<std::string> errors;  // each names the variable and its value
+  std::vector<std::string> warnings;
+
+  // What settles a key no rule decides: the model with a platform, confirmed unless COLLSHIM_TUNE says.
+  bool model_decides() const { return platform.has_value(); }
+  bool confirms() const { return platform && (tune == TuneMode::unset || tune == TuneMode::confirm); }
 };
 
 // `lookup` returns the value of a variable or nullptr (std::getenv in production, a map in tests).

@@ -33,22 +33,52 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 ": expected 1 (floating-point reductions may run in another order) or 0");
     }
   }
+  if (const char* platform = lookup("COLLSHIM_PLATFORM")) {
+    settings.platform = platform;
+    if (settings.platform->empty())
+      settings.errors.push_back("COLLSHIM_PLATFORM is empty: expected the path of a platform description (YAML, "
+                                "written by collshim-tune calibrate)");
+  }
   if (const char* tune = lookup("COLLSHIM_TUNE")) {
     const std::string value = tune;
     if (value == "online") {
+      settings.tune = TuneMode::online;
       settings.tune_online = true;
-    } else if (value != "off" && !value.empty()) {
+    } else if (value == "confirm") {
+      settings.tune = TuneMode::confirm;
+      if (!settings.platform)
+        settings.warnings.push_back("COLLSHIM_TUNE=confirm confirms the cost model's picks, which needs "
+                                    "COLLSHIM_PLATFORM; without it only rules decide");
+    } else if (value == "off") {
+      settings.tune = TuneMode::off;
+    } else if (!value.empty()) {
       settings.errors.push_back("COLLSHIM_TUNE=" + value +
-                                ": expected online (learn the algorithms during the job) or off");
+                                ": expected confirm (time the cost model's picks against native; the default with "
+                                "COLLSHIM_PLATFORM), online (learn the algorithms during the job) or off");
     }
+  }
+  if (const char* margin = lookup("COLLSHIM_MODEL_MARGIN")) {
+    const std::string value = margin;
+    char* end = nullptr;
+    const double parsed = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(parsed >= 0) || parsed > 10)
+      settings.errors.push_back("COLLSHIM_MODEL_MARGIN=" + value +
+                                ": expected a fraction from 0 to 10, how much faster than native the model's pick "
+                                "must be predicted (0.1: 10%)");
+    else
+      settings.model_margin = parsed;
+  }
+  if (const char* library = lookup("COLLSHIM_MPI_LIBRARY")) {
+    if (*library != '\0') settings.mpi_library = library;
   }
   if (const char* out = lookup("COLLSHIM_TUNE_OUT")) {
     settings.tune_out = out;
     if (settings.tune_out->empty()) {
       settings.errors.push_back("COLLSHIM_TUNE_OUT is empty: expected the path of the rule file to write");
-    } else if (!settings.tune_online) {
+    } else if (!settings.tune_online && !settings.platform) {
       settings.errors.push_back("COLLSHIM_TUNE_OUT=" + *settings.tune_out +
-                                " needs COLLSHIM_TUNE=online: without it nothing is learned to write");
+                                " needs COLLSHIM_TUNE=online or COLLSHIM_PLATFORM: without them nothing is learned "
+                                "to write");
     }
   }
   if (const char* topology = lookup("COLLSHIM_TOPOLOGY")) {

@@ -81,13 +81,30 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
     when.mapping = std::vector<MappingClass>{static_cast<MappingClass>(l.mapping)};
     // The size bucket the tuner keyed on: [2^b, 2^(b+1) - 1], or exactly 0.
     when.block_bytes = l.bucket < 0 ? Range{0, 0} : Range{1LL << l.bucket, l.bucket >= 62 ? LLONG_MAX : (2LL << l.bucket) - 1};
-    std::vector<std::string> evidence = {
-        fmt::format("Learned online ({}): {} trial calls; best {}{}", header.date, l.trial_calls,
-                    microseconds(l.best_seconds),
+    const auto source = static_cast<KeySource>(l.source);
+    const std::string measured =
+        fmt::format("{} trial calls; best {}{}", l.trial_calls, microseconds(l.best_seconds),
                     l.native_seconds > 0 ? fmt::format(", native {} ({:.2f}x)", microseconds(l.native_seconds),
                                                        l.native_seconds / std::max(l.best_seconds, 1e-12))
-                                         : std::string()),
-        "MPI library: " + header.mpi_library};
+                                         : std::string());
+    std::vector<std::string> evidence;
+    if (source == KeySource::online) {
+      evidence.push_back(fmt::format("Learned online ({}): {}", header.date, measured));
+    } else if (source == KeySource::model_not_costed) {
+      evidence.push_back(fmt::format("Cost model ({}): left native, the library's own choice could not be costed "
+                                     "here; platform {}",
+                                     header.date, header.platform_file));
+    } else {
+      const std::string pick = l.predicted_pick_id >= 0 && l.predicted_pick_id < static_cast<int>(choice_text.size())
+                                   ? choice_text[l.predicted_pick_id]
+                                   : "native";
+      evidence.push_back(fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {:.1f} us; "
+                                     "platform {}",
+                                     header.date, pick, l.predicted_pick_us, l.predicted_native_us,
+                                     header.platform_file));
+      if (l.trial_calls > 0) evidence.push_back("Confirmed by timed calls: " + measured);
+    }
+    evidence.push_back("MPI library: " + header.mpi_library);
     if (tallies.size() > 1)
       evidence.push_back(fmt::format("{} of {} communicator ranks chose this", winner->second.votes,
                                      [&] {
@@ -97,10 +114,11 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
                                      }()));
     rules += rule_yaml(static_cast<Collective>(l.collective), when, choice_text[l.choice_id], evidence);
   }
-  return "# Written by collshim's online tuning (COLLSHIM_TUNE=online) at MPI_Finalize; the job started from: " +
+  return "# Written by collshim at MPI_Finalize (COLLSHIM_TUNE_OUT): what online tuning learned and the cost model\n"
+         "# decided; the job started from: " +
          (files.empty() ? std::string("(no rule files)") : files) +
-         ".\n# Each rule is one (communicator size, mapping, collective, size bucket) the job tuned; the time is the\n"
-         "# slowest rank's, the fastest of the timed trial calls. Calls that no rule matches run native.\n"
+         ".\n# Each rule is one (communicator size, mapping, collective, size bucket) the job settled; a measured time is\n"
+         "# the slowest rank's, the fastest of the timed trial calls. Calls that no rule matches run native.\n"
          "version: 1\n" +
          (rules.empty() ? std::string("rules: []\n") : "rules:\n" + rules);
 }

@@ -5,6 +5,7 @@
 // here, free of MPI: the entry points time each trial and agree on its time (the slowest rank's,
 // one PMPI_Allreduce(MAX) on the shadow), so every rank advances the same way and locks the same
 // choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
@@ -60,29 +61,46 @@ class TuningSession {
   int dropped_ = 0;
 };
 
+// Who settles a key that no forcing variable or rule decided, or that online tuning re-tunes.
+enum class KeySource : std::uint8_t {
+  online,          // COLLSHIM_TUNE=online without a platform: every tuning candidate is tried
+  model,           // the cost model's pick alone (COLLSHIM_TUNE=off with COLLSHIM_PLATFORM)
+  model_confirmed, // the model's pick and native run timed calls, the faster stays (confirm)
+  model_online,    // online tuning over native and the model's best few, in predicted order
+  model_not_costed,  // the model could not cost native (unknown library, not modelled): native
+};
+
+// What the cost model said of a key (times in microseconds; 0 where not costed).
+struct ModelEvidence {
+  const AlgorithmChoice* pick = nullptr;  // the model's decision (native where nothing beat it)
+  double pick_us = 0, native_us = 0;
+};
+
 // The tuning sessions of one communicator, by key (collective, size bucket, operation properties).
 // A communicator sees few keys: a linear search. A deque, so sessions stay where they are.
 class CommTuning {
  public:
-  TuningSession* find(Collective collective, int bucket, int properties) {
-    for (Entry& entry : sessions_) {
-      if (entry.collective == collective && entry.bucket == bucket && entry.properties == properties)
-        return &entry.session;
-    }
-    return nullptr;
-  }
-  TuningSession& add(Collective collective, int bucket, int properties,
-                     std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy) {
-    sessions_.push_back({collective, bucket, properties, TuningSession(std::move(candidates), policy)});
-    return sessions_.back().session;
-  }
-
- private:
   struct Entry {
     Collective collective;
     int bucket, properties;
     TuningSession session;
+    KeySource source = KeySource::online;
+    ModelEvidence evidence;
   };
+  Entry* find(Collective collective, int bucket, int properties) {
+    for (Entry& entry : sessions_) {
+      if (entry.collective == collective && entry.bucket == bucket && entry.properties == properties) return &entry;
+    }
+    return nullptr;
+  }
+  Entry& add(Collective collective, int bucket, int properties, std::vector<const AlgorithmChoice*> candidates,
+             const TuningPolicy& policy, KeySource source = KeySource::online, ModelEvidence evidence = {}) {
+    sessions_.push_back(
+        {collective, bucket, properties, TuningSession(std::move(candidates), policy), source, evidence});
+    return sessions_.back();
+  }
+
+ private:
   std::deque<Entry> sessions_;
 };
 
@@ -97,11 +115,15 @@ struct LearnedChoice {
   int choice_id = 0;   // in the selector's choice table
   int trial_calls = 0;
   double best_seconds = 0, native_seconds = 0;
+  int source = 0;  // KeySource
+  double predicted_pick_us = 0, predicted_native_us = 0;  // the model's (0: not costed)
+  int predicted_pick_id = -1;                              // the model's pick (a choice id)
 };
 
 struct LearnedRulesHeader {
   std::string mpi_library, date;
   std::vector<std::string> started_from;  // the rule files of the job
+  std::string platform_file;              // COLLSHIM_PLATFORM, where the model decided
 };
 
 // The learned choices as rules (one per key, duplicates from several communicators or ranks resolved

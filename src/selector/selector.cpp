@@ -49,6 +49,8 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
   rules_.check_shadowed(diagnostics);
   native_ = intern(*make_choice("native", {}, Collective::allgather).choice);
   tune_online_ = settings.tune_online;
+  tune_mode_ = settings.tune;
+  confirms_ = settings.confirms();
   for (const Rule& rule : rules_.rules()) {
     rule_choice_.push_back(intern(rule.use));
     rule_reason_.push_back("rule at " + rule.where.text());
@@ -72,15 +74,16 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
             {{std::string(info.forcing_variable) + "=" + *settings.forced[c], 0, 0}, parsed.error, true});
       }
     }
-    // Online tuning keys on the size bucket, like a rule testing block_bytes.
-    if (tune_online_ && !forced_[c]) {
+    model_decides_[c] = settings.model_decides() && !forced_[c] && info.shape != CallShape::rooted;
+    // Online tuning and the model key on the size bucket, like a rule testing block_bytes.
+    if ((tune_online_ || model_decides_[c]) && !forced_[c]) {
       always_native_[c] = false;
       for (const std::string& spec : collshim::tuning_candidates(info.collective))
         tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
     }
     // A forced choice ignores the size, so there is nothing to agree on.
     needs_agreed_size_[c] = info.size_agreement != SizeAgreement::global && !forced_[c] &&
-                            (rules_.tests_block_bytes(info.collective) || tune_online_);
+                            (rules_.tests_block_bytes(info.collective) || tune_online_ || model_decides_[c]);
   }
 }
 
@@ -148,7 +151,7 @@ bool Selector::decision_depends_on_size(const CallFacts& facts) const {
     inside.block_bytes = rule.when.block_bytes->low;
     if (rule.when.matches(inside)) return true;
   }
-  return false;
+  return model_decides_[c];  // no rule decides: the model keys on the size bucket
 }
 
 const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts& facts, bool reorder) const {

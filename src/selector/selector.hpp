@@ -27,6 +27,11 @@ struct Decision {
   static constexpr int tuned_online = -3;  // chosen by online tuning (COLLSHIM_TUNE=online) in this job
   static constexpr int tuning_trial = -4;  // a trial call of online tuning (report rows only)
   static constexpr int device_memory = -5;  // passed through: device memory in the buffers (report rows only)
+  // Settled by the cost model (COLLSHIM_PLATFORM) where no rule matched: its pick alone, its pick
+  // after timed calls against native, or native (predicted or measured no faster).
+  static constexpr int model_pick = -6;
+  static constexpr int model_confirmed = -7;
+  static constexpr int model_kept_native = -8;
 };
 
 class Selector {
@@ -66,6 +71,12 @@ class Selector {
     return tune_online_ && decision.rule_index != Decision::forced_rule &&
            (decision.rule_index < 0 || !learned_rule_[decision.rule_index]);
   }
+  // True when a call of `collective` that no rule decides is settled by the cost model
+  // (COLLSHIM_PLATFORM): not forced, and a collective the model costs (not the rooted ones).
+  bool model_decides(Collective collective) const { return model_decides_[static_cast<int>(collective)]; }
+  TuneMode tune_mode() const { return tune_mode_; }
+  bool confirms() const { return confirms_; }
+
   // The tuning candidates (tuning_candidates.hpp) that would run unchanged for `facts`: eligible for
   // its process count and its operation's properties. In the same order on every rank; native first.
   std::vector<const AlgorithmChoice*> tuning_candidates(const CallFacts& facts) const;
@@ -97,6 +108,9 @@ class Selector {
   const AlgorithmChoice* native_ = nullptr;
   bool allreduce_reorder_ = false;  // COLLSHIM_ALLREDUCE_REORDER
   bool tune_online_ = false;        // COLLSHIM_TUNE=online
+  TuneMode tune_mode_ = TuneMode::unset;
+  bool confirms_ = false;
+  std::array<bool, collective_count> model_decides_{};
   std::vector<bool> learned_rule_;  // by rule index: from COLLSHIM_TUNE_OUT
   std::array<std::vector<const AlgorithmChoice*>, collective_count> tuning_candidates_;
 };

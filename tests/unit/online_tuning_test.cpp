@@ -105,10 +105,40 @@ TEST(OnlineTuningEnvironment, ReadsAndChecksTheVariables) {
   EXPECT_TRUE(on.errors.empty());
   const auto bad = environment({{"COLLSHIM_TUNE", "auto"}});
   ASSERT_EQ(bad.errors.size(), 1u);
-  EXPECT_EQ(bad.errors[0].rfind("COLLSHIM_TUNE=auto: expected online", 0), 0u) << bad.errors[0];
+  EXPECT_EQ(bad.errors[0].rfind("COLLSHIM_TUNE=auto: expected confirm (", 0), 0u) << bad.errors[0];
+  EXPECT_NE(bad.errors[0].find("online (learn the algorithms during the job) or off"), std::string::npos);
   const auto out_alone = environment({{"COLLSHIM_TUNE_OUT", "x.yaml"}});
   ASSERT_EQ(out_alone.errors.size(), 1u);
-  EXPECT_NE(out_alone.errors[0].find("COLLSHIM_TUNE_OUT=x.yaml needs COLLSHIM_TUNE=online"), std::string::npos);
+  EXPECT_NE(out_alone.errors[0].find("COLLSHIM_TUNE_OUT=x.yaml needs COLLSHIM_TUNE=online or COLLSHIM_PLATFORM"),
+            std::string::npos);
+}
+
+// With a platform description the model settles what no rule decides, confirmed unless COLLSHIM_TUNE
+// says otherwise; confirm without one is a warning (only rules decide), a bad margin an error.
+TEST(ModelEnvironment, PlatformMarginAndTuneModes) {
+  const auto plain = environment({{"COLLSHIM_PLATFORM", "p.yaml"}});
+  EXPECT_TRUE(plain.model_decides());
+  EXPECT_TRUE(plain.confirms());
+  EXPECT_DOUBLE_EQ(plain.model_margin, 0.10);
+  EXPECT_TRUE(plain.errors.empty() && plain.warnings.empty());
+  const auto off = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE", "off"}, {"COLLSHIM_MODEL_MARGIN", "0.25"}});
+  EXPECT_FALSE(off.confirms());
+  EXPECT_DOUBLE_EQ(off.model_margin, 0.25);
+  const auto online = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE", "online"}});
+  EXPECT_FALSE(online.confirms());
+  EXPECT_TRUE(online.tune_online);
+  const auto no_platform = environment({{"COLLSHIM_TUNE", "confirm"}});
+  EXPECT_FALSE(no_platform.model_decides());
+  ASSERT_EQ(no_platform.warnings.size(), 1u);
+  EXPECT_NE(no_platform.warnings[0].find("needs COLLSHIM_PLATFORM"), std::string::npos);
+  for (const char* margin : {"-0.1", "ten", "", "11"}) {
+    const auto bad = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_MODEL_MARGIN", margin}});
+    ASSERT_EQ(bad.errors.size(), 1u) << margin;
+    EXPECT_EQ(bad.errors[0].rfind(std::string("COLLSHIM_MODEL_MARGIN=") + margin + ": expected a fraction", 0), 0u);
+  }
+  EXPECT_FALSE(environment({{"COLLSHIM_PLATFORM", ""}}).errors.empty());
+  const auto with_out = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE_OUT", "out.yaml"}});
+  EXPECT_TRUE(with_out.errors.empty());
 }
 
 CallFacts allgather_facts(int procs) {

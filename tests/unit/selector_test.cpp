@@ -354,3 +354,35 @@ TEST(Selector, ShippedDefaultRulesLoadWithoutProblems) {
 
 }  // namespace
 }  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// The decision order with a platform description: a forcing variable, then the rules, then the cost
+// model (where no rule matched, for the collectives it costs), then native.
+TEST(Selector, ModelDecidesOnlyWhereNoForcingVariableOrRuleDoes) {
+  const auto b = build({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_ALLTOALL", "pairwise"}},
+                       {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -1KiB }, use: ring }\n"});
+  ASSERT_TRUE(b.diagnostics.empty()) << b.diagnostics[0].text();
+  const Decision ruled = b.selector->decide(facts(Collective::allgather, 8, 64));
+  EXPECT_EQ(ruled.choice->algorithm->name, "ring");
+  EXPECT_GE(ruled.rule_index, 0);
+  const Decision unruled = b.selector->decide(facts(Collective::allgather, 8, 4096));
+  EXPECT_EQ(unruled.rule_index, Decision::no_rule);  // step 3: the entry points ask the model
+  EXPECT_TRUE(b.selector->model_decides(Collective::allgather));
+  EXPECT_FALSE(b.selector->always_native(Collective::allgather));
+  EXPECT_EQ(b.selector->decide(facts(Collective::alltoall, 8)).rule_index, Decision::forced_rule);
+  EXPECT_FALSE(b.selector->model_decides(Collective::alltoall));  // forced: the model never decides
+  EXPECT_FALSE(b.selector->model_decides(Collective::gatherv));  // rooted calls are not costed
+  EXPECT_TRUE(b.selector->model_decides(Collective::alltoallv));
+  // Alltoallv's sizes are rank-local: the ranks agree on one before the model keys on its bucket.
+  EXPECT_TRUE(b.selector->needs_agreed_size(Collective::alltoallv));
+  EXPECT_TRUE(b.selector->decision_depends_on_size(facts(Collective::alltoallv, 8)));
+  EXPECT_TRUE(b.selector->confirms());
+  const auto without = build({}, {});
+  EXPECT_FALSE(without.selector->model_decides(Collective::allgather));
+  EXPECT_TRUE(without.selector->always_native(Collective::allgather));
+}
+
+}  // namespace
+}  // namespace collshim

@@ -1,8 +1,9 @@
 // collshim-config: offline companion of the rule tables.
 //   collshim-config check FILE...      validate files; exit 1 on any error (warnings exit 0)
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
-//                   --nodes 12 [FILE...]
-//                                      show, rule by rule, which one a call matches and why
+//                   --nodes 12 [--platform FILE [--library NAME] [--margin F]] [FILE...]
+//                                      show, rule by rule, which one a call matches and why; with a
+//                                      platform, what the cost model decides where no rule does
 //   collshim-config list [--collective NAME]
 //                                      the collectives and their algorithms, parameters and summaries
 // FILE "default" (or no FILE for explain) is the shipped rule table.
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/model_settings.hpp"
 #include "selector/selector.hpp"
 
 using namespace collshim;
@@ -59,6 +61,34 @@ void explain(const Selector& selector, const CallFacts& facts) {
               << (decision.choice->algorithm->passes_through ? "; the call passes through to the MPI library" : "")
               << ")\n";
   }
+}
+
+// Where no rule decides and a platform is given: the cost model's decision, as the shim makes it on
+// the first call of the key (before any confirmation), with every candidate's prediction.
+void explain_model(const Selector& selector, const model::ModelSettings& settings, const CallFacts& facts) {
+  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
+  std::vector<int> node_of_rank(facts.procs);
+  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
+  const model::ModelCall call{facts.collective, facts.procs, facts.block_bytes};
+  const model::ModelVerdict verdict = model::model_decision(settings, call, node_of_rank, selector.tuning_candidates(facts),
+                                                           selector.native_choice(), facts.commutative);
+  std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
+            << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
+  if (!verdict.why_native.empty()) {
+    std::cout << "=> native: the model never leaves native here: " << verdict.why_native << "\n";
+    return;
+  }
+  std::cout << "  native (" << verdict.native_algorithm << "): " << std::fixed << std::setprecision(2)
+            << verdict.native_us << " us predicted\n";
+  for (const model::CandidateCost& c : verdict.ranked)
+    std::cout << "  " << c.choice->text() << ": " << c.us << " us predicted" << (c.approximated ? " (approximated)" : "")
+              << ", " << std::setprecision(2) << verdict.native_us / c.us << "x native\n";
+  std::cout << "=> " << verdict.pick->text()
+            << (verdict.pick == selector.native_choice() ? " (model, kept native: no candidate beats it by the margin)"
+                                                          : " (model)");
+  if (verdict.pick != selector.native_choice() && selector.confirms())
+    std::cout << "; in a job, confirmed against native by a few timed calls first";
+  std::cout << "\n";
 }
 
 // Every algorithm of `info`'s collective: name, summary, parameters and eligibility.
@@ -111,6 +141,17 @@ int main(int argc, char** argv) {
   explain_command->add_flag("--reorder", reorder, "as with COLLSHIM_ALLREDUCE_REORDER=1");
   explain_command->add_option("files", explain_files,
                               "rule files, later ones tried first (default: the shipped table)");
+  std::string platform_file, library_name;
+  double margin = 0.10;
+  explain_command->add_option("--platform", platform_file,
+                              "a platform description: show what the cost model decides where no rule does")
+      ->check(CLI::ExistingFile);
+  explain_command->add_option("--library", library_name,
+                              "whose decisions native runs, as COLLSHIM_MPI_LIBRARY (default: the MPI library "
+                              "collshim-config runs on)");
+  explain_command->add_option("--margin", margin, "how much faster than native a pick must be predicted")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
 
   std::string list_collective;
   CLI::App* list = app.add_subcommand("list", "list the collectives and their algorithms, parameters and summaries");
@@ -148,12 +189,24 @@ int main(int argc, char** argv) {
   // No forcing variables: explain shows what the rule files decide.
   EnvironmentSettings settings;
   settings.allreduce_reorder = reorder;
+  if (!platform_file.empty()) {
+    settings.platform = platform_file;
+    settings.model_margin = margin;
+    if (!library_name.empty()) settings.mpi_library = library_name;
+  }
   const Selector selector(settings, load(explain_files, diagnostics), diagnostics);
   if (print_diagnostics(diagnostics)) return 1;
+  std::vector<std::string> errors;
+  const std::optional<model::ModelSettings> model = model::load_model_settings(settings, errors);
+  for (const std::string& error : errors) std::cerr << "collshim-config: error: " << error << "\n";
+  if (!errors.empty()) return 1;
 
   std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
             << ", mapping " << mapping_text << ", nodes " << facts.nodes << ", ppn " << facts.ppn
             << (facts.oversubscribed ? ", oversubscribed" : "") << "\n";
   explain(selector, facts);
+  const Decision decision = selector.decide(facts);
+  if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))
+    explain_model(selector, *model, facts);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "bench_case.hpp"
 #include "algorithms/call_layout.hpp"
 #include "algorithms/collective.hpp"
+#include "model/call_prediction.hpp"
 #include "model/cost_model.hpp"
 #include "model/alltoall_profiles.hpp"
 #include "model/host_file.hpp"
@@ -48,35 +49,6 @@ struct PredictOptions {
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
   std::string steps_csv;               // where to write every prediction step by step
 };
-
-BlockNaming naming_of(Collective collective) {
-  switch (collective_info(collective).shape) {
-    case CallShape::allgather_like: return BlockNaming::allgather;
-    case CallShape::alltoallv_like: return BlockNaming::alltoall;
-    case CallShape::reduction: return BlockNaming::reduction;
-    case CallShape::rooted: break;
-  }
-  return BlockNaming::gather;
-}
-
-// The data of a call of `bytes`: the allgathers' block per rank, Alltoall's block per pair,
-// Alltoallv's per sending pair of the pattern (`sends`: p*p flags, origin-major; summed datum by
-// datum), a reduction's vector cut into p segments of whole 8-byte elements (as the layout cuts it).
-CheckSetup call_setup(Collective collective, int p, long long bytes,
-                      const std::shared_ptr<const std::vector<bool>>& sends) {
-  const BlockNaming naming = naming_of(collective);
-  if (sends)
-    return {naming, p, [bytes, sends](std::int64_t datum) { return (*sends)[static_cast<std::size_t>(datum)] ? bytes : 0LL; }};
-  if (collective_info(collective).shape != CallShape::reduction) return uniform_setup(naming, p, bytes);
-  const long long elements = bytes / 8;
-  CheckSetup setup{naming, p, [elements, p](std::int64_t segment) {
-                     return 8 * segment_elements(elements, p, static_cast<int>(segment));
-                   }};
-  setup.datum_run_bytes = [elements, p](std::int64_t first, std::int64_t count) {
-    return 8 * segments_elements(elements, p, first, count);
-  };
-  return setup;
-}
 
 int column_width(const std::string& label) { return std::max(12, static_cast<int>(label.size())); }
 
@@ -183,19 +155,20 @@ int run_predict(const PredictOptions& options) {
     // selector sees them.
     const CommMapping placement = classify_mapping(node_of_rank, false);
     const std::string mapping_text(mapping_name(placement.mapping));
-    // Alltoallv: the pattern's pairs; none for `uniform` (every pair, as an Alltoall: the p² flags
-    // alone took seconds at p = 16384).
+    // Alltoallv: the pattern's pairs, per origin (ascending, each once); none for `uniform` (every
+    // pair, as an Alltoall).
     const bool patterned = *collective == Collective::alltoallv;
-    std::shared_ptr<const std::vector<bool>> sends;
-    std::vector<std::vector<int>> destinations;  // per origin, ascending
+    std::vector<std::vector<int>> destinations;
+    long long sending_pairs = static_cast<long long>(p) * p;
     if (patterned && options.pattern != "uniform") {
-      auto flags = std::make_shared<std::vector<bool>>(static_cast<std::size_t>(p) * p, false);
+      sending_pairs = 0;
       for (int origin = 0; origin < p; ++origin) {
-        destinations.push_back(bench::alltoallv_destinations(options.pattern, origin, p, options.seed));
-        std::sort(destinations.back().begin(), destinations.back().end());
-        for (const int to : destinations.back()) (*flags)[static_cast<std::size_t>(origin) * p + to] = true;
+        std::vector<int> to = bench::alltoallv_destinations(options.pattern, origin, p, options.seed);
+        std::sort(to.begin(), to.end());
+        to.erase(std::unique(to.begin(), to.end()), to.end());
+        sending_pairs += static_cast<long long>(to.size());
+        destinations.push_back(std::move(to));
       }
-      sends = std::move(flags);
     }
     model::LibraryPlacement library_view = model::library_placement(node_of_rank);
     if (options.library_ranks_per_node > 0) library_view.ranks_per_node = options.library_ranks_per_node;
@@ -219,94 +192,54 @@ int run_predict(const PredictOptions& options) {
       std::printf("  best\n");
     }
     for (const long long bytes : sizes) {
-      const CheckSetup call = call_setup(*collective, p, bytes, sends);
+      // The call's data: Alltoallv's pattern gives each sending pair `bytes`.
+      model::ModelCall call{*collective, p, bytes};
+      for (const std::vector<int>& to : destinations) {
+        call.pairs.sending.emplace_back();
+        for (const int destination : to) call.pairs.sending.back().emplace_back(destination, bytes);
+      }
       // The size rules test, as collshim-bench's CSV has it: an Alltoallv's average over all p² pairs.
       long long block_bytes = bytes;
-      if (sends) block_bytes = bytes * std::count(sends->begin(), sends->end(), true) / (static_cast<long long>(p) * p);
+      if (!destinations.empty()) block_bytes = bytes * sending_pairs / (static_cast<long long>(p) * p);
       double best = -1;
       std::string best_name;
       if (!options.csv) std::printf("%10lld", bytes);
-      // Data of one size everywhere keeps the algorithms' rank symmetries (the model then costs one
-      // rank per orbit); Alltoallv's patterns and a vector that does not split evenly break them.
-      const bool one_size = !sends && (collective_info(*collective).shape != CallShape::reduction || bytes / 8 % p == 0);
-      // An Alltoall(v)'s blocks, for the profiles that come from counts (alltoall_profiles.hpp).
-      const bool pairs = naming_of(*collective) == BlockNaming::alltoall;
-      model::AlltoallBlocks blocks{bytes, {}};
-      for (const std::vector<int>& to : destinations) {
-        blocks.sending.emplace_back();
-        for (const int destination : to) blocks.sending.back().emplace_back(destination, bytes);
-      }
       // The rows of this size: collshim's algorithms, then each library's own decision, costed by
       // its stand-in (native_decision.hpp; not costed where it has none).
       struct Row {
         std::string label;
-        std::function<Schedule(int rank)> schedule_of;  // empty: not costed
-        RankSymmetry symmetry;
-        std::string library_algorithm;
-        Collective collective;  // of the schedule
         const AlgorithmChoice* choice = nullptr;  // collshim's algorithms; null for a library's decision
-        long long stand_in_bytes = 0;  // a library's decision: the stand-in's block (NativeDecision::whole_buffers)
+        std::optional<model::NativeDecision> decision;
       };
       std::vector<Row> rows;
-      for (const AlgorithmChoice* choice : eligible) {
-        rows.push_back({choice->text(),
-                        [choice, &node_of_rank](int rank) { return generate_schedule(*choice, node_of_rank, rank); },
-                        rank_symmetry(*choice, node_of_rank), "", *collective, choice});
-      }
+      for (const AlgorithmChoice* choice : eligible) rows.push_back({choice->text(), choice, std::nullopt});
       for (const model::NativeLibrary library : natives) {
-        const model::NativeDecision decision = model::native_decision(library, *collective, p, bytes, library_view);
-        Row row{model::native_label(library), {}, {}, decision.library_algorithm, decision.costed_as};
-        row.stand_in_bytes = decision.whole_buffers ? bytes * p : bytes;
-        if (decision.stand_in.empty()) {
-          if (not_costed_said.insert(row.label + ": " + decision.why_not).second)
-            std::cerr << "collshim-model: note: " << row.label << " from " << bytes
-                      << " B: not costed: " << decision.why_not << "\n";
-        } else {
-          model::NativeStandIn stand_in = model::native_stand_in(decision, node_of_rank);
-          row.schedule_of = std::move(stand_in.schedule_of);
-          row.symmetry = stand_in.symmetry;
-        }
+        Row row{model::native_label(library), nullptr, model::native_decision(library, *collective, p, bytes, library_view)};
+        if (row.decision->stand_in.empty() && not_costed_said.insert(row.label + ": " + row.decision->why_not).second)
+          std::cerr << "collshim-model: note: " << row.label << " from " << bytes
+                    << " B: not costed: " << row.decision->why_not << "\n";
         rows.push_back(std::move(row));
       }
       for (const Row& row : rows) {
-        if (!row.schedule_of) {
+        const auto start = std::chrono::steady_clock::now();
+        const std::optional<model::CallPrediction> costed =
+            row.choice ? model::predict_algorithm(platform, call, node_of_rank, *row.choice, start_us)
+                       : model::predict_library(platform, call, node_of_rank, *row.decision, start_us);
+        if (!costed) {
           if (!options.csv) std::printf(" %*s", column_width(row.label), "n/a");
           continue;
         }
-        // A library's decision is costed by its stand-in (NativeDecision), perhaps another
-        // collective's schedule, over blocks of the call's size; the library knows every block's size.
-        CheckSetup stand_in = call_setup(row.collective, p, row.stand_in_bytes, nullptr);
-        stand_in.every_size_known = true;
-        const auto start = std::chrono::steady_clock::now();
-        const CheckSetup& costed_call = row.choice ? call : stand_in;
-        std::function<std::vector<model::RankProfile>()> counted;  // profiles from counts, where the algorithm has them
-        if (row.choice && pairs) counted = [&] { return model::counted_alltoall_profiles(*row.choice, node_of_rank, blocks); };
-        // An Allreduce vector that does not split into p equal segments breaks the rank symmetry, and
-        // costing every rank of a schedule with many steps (the ring's 2(p - 1)) is O(p²): 116 s at
-        // p = 16384. Beyond a few million rank-steps the vector is costed as the next one that splits
-        // evenly (less than p elements more) and the prediction is marked approximated.
-        constexpr long long exact_rank_steps = 1LL << 22;
-        const bool rounded = !one_size && !sends && costed_call.naming == BlockNaming::reduction &&
-                             row.symmetry.kind != RankSymmetry::Kind::none &&
-                             static_cast<long long>(row.schedule_of(0).steps.size()) * p > exact_rank_steps;
-        const long long elements = bytes / 8, even_elements = (elements + p - 1) / p * p;
-        const CheckSetup even_call = call_setup(row.collective, p, even_elements * 8, nullptr);
-        if (rounded && not_costed_said.insert(row.label + ": rounded").second)
-          std::cerr << "collshim-model: note: " << row.label << " at p = " << p << ": a vector of " << elements
-                    << " elements is costed as " << even_elements << " (p equal segments), approximated\n";
-        const CheckSetup& exact_or_even = rounded ? even_call : costed_call;
-        model::Prediction prediction = model::predict(
-            platform, exact_or_even, node_of_rank,
-            [&](int rank) { return model::rank_profile(exact_or_even, rank, row.schedule_of(rank)); }, start_us,
-            one_size || rounded ? row.symmetry : RankSymmetry{}, counted);
-        prediction.approximated = prediction.approximated || rounded;
+        if (!costed->note.empty() && not_costed_said.insert(row.label + ": rounded").second)
+          std::cerr << "collshim-model: note: " << costed->note << "\n";
+        const model::Prediction& prediction = costed->prediction;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::string library_algorithm = row.decision ? row.decision->library_algorithm : "";
         if (options.csv) {
           std::printf("%s,%s,%s,%d,%d,%s,%lld,%s,%.3f,%d,%.3f,%d,%lld,%s\n", bench::csv_field(platform.name).c_str(),
                       options.collective.c_str(), patterned ? options.pattern.c_str() : "", p, placement.ppn,
                       mapping_text.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
                       prediction.approximated ? 1 : 0, seconds, placement.nodes, block_bytes,
-                      bench::csv_field(row.library_algorithm).c_str());
+                      bench::csv_field(library_algorithm).c_str());
         } else {
           std::printf(" %*.2f%s", column_width(row.label) - 1, prediction.us, prediction.approximated ? "~" : " ");
         }

@@ -44,7 +44,7 @@ void set(const std::string& name, const std::string& value, std::vector<std::str
 int main(int argc, char** argv) {
   CLI::App app{"Run an MPI launch command under collshim"};
   std::vector<std::string> configs, forces;
-  std::string report, log_level, topology, tune;
+  std::string report, log_level, topology, tune, platform;
   bool disable = false;
   app.add_option("--config", configs, "rule file (repeatable; later files take precedence; 'default' = shipped)");
   app.add_option("--report", report, "write the end-of-run report: 'stderr' or a path (.json for JSON)");
@@ -54,6 +54,10 @@ int main(int argc, char** argv) {
   app.add_option("--tune", tune,
                  "learn the algorithms online and keep them in FILE (read at the start if it exists, rewritten "
                  "at MPI_Finalize with what this job learned)");
+  app.add_option("--platform", platform,
+                 "the machine's description (collshim-tune calibrate): the cost model decides where no rule does, "
+                 "its picks confirmed by a few timed calls (COLLSHIM_PLATFORM)")
+      ->check(CLI::ExistingFile);
   app.add_flag("--disable", disable, "load the shim but pass every call through");
   app.prefix_command();  // everything after the options (and "--") is the command
   CLI11_PARSE(app, argc, argv);
@@ -94,6 +98,8 @@ int main(int argc, char** argv) {
   if (!report.empty()) set("COLLSHIM_REPORT", report, exported);
   if (!log_level.empty()) set("COLLSHIM_LOG", log_level, exported);
   if (!topology.empty()) set("COLLSHIM_TOPOLOGY", topology, exported);
+  // Absolute: the ranks may start in another directory than this one.
+  if (!platform.empty()) set("COLLSHIM_PLATFORM", fs::absolute(platform).string(), exported);
   if (disable) set("COLLSHIM_DISABLE", "1", exported);
   for (const std::string& force : forces) {
     const auto equals = force.find('=');

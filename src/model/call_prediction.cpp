@@ -1,0 +1,136 @@
+#include "model/call_prediction.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+
+#include "algorithms/call_layout.hpp"
+#include "algorithms/registry.hpp"
+
+namespace collshim::model {
+namespace {
+
+BlockNaming naming_of(Collective collective) {
+  switch (collective_info(collective).shape) {
+    case CallShape::allgather_like: return BlockNaming::allgather;
+    case CallShape::alltoallv_like: return BlockNaming::alltoall;
+    case CallShape::reduction: return BlockNaming::reduction;
+    case CallShape::rooted: break;
+  }
+  return BlockNaming::gather;
+}
+
+// Beyond this many rank-steps, an Allreduce vector that breaks the rank symmetry is costed as the
+// next one that splits evenly: costing every rank of the ring's 2(p - 1) steps is O(p²), 116 s at
+// p = 16384.
+constexpr long long exact_rank_steps = 1LL << 22;
+
+// Costs `schedule_of` for `call`, with the rank symmetry where every datum has one size. An Allreduce
+// vector that does not split into p equal segments breaks the symmetry; beyond a few million
+// rank-steps it is costed as the next vector that does, and marked approximated.
+CallPrediction cost(const Platform& platform, const ModelCall& call, bool every_size_known,
+                    const std::vector<int>& node_of_rank, const std::function<Schedule(int)>& schedule_of,
+                    const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& counted,
+                    const std::vector<double>& start_us, const std::string& label) {
+  const int p = call.p;
+  const bool one_size = call.one_size();
+  const bool reduction = collective_info(call.collective).shape == CallShape::reduction;
+  const bool rounded = reduction && !one_size && symmetry.kind != RankSymmetry::Kind::none &&
+                       static_cast<long long>(schedule_of(0).steps.size()) * p > exact_rank_steps;
+  ModelCall costed = call;
+  CallPrediction result;
+  if (rounded) {
+    const long long element = std::max<long long>(1, call.element_bytes);
+    const long long elements = call.bytes / element, even_elements = (elements + p - 1) / p * p;
+    costed.bytes = even_elements * element;
+    result.note = label + " at p = " + std::to_string(p) + ": a vector of " + std::to_string(elements) +
+                  " elements is costed as " + std::to_string(even_elements) + " (p equal segments), approximated";
+  }
+  CheckSetup setup = model_setup(costed);
+  setup.every_size_known = every_size_known;
+  result.prediction = predict(
+      platform, setup, node_of_rank, [&](int rank) { return rank_profile(setup, rank, schedule_of(rank)); }, start_us,
+      one_size || rounded ? symmetry : RankSymmetry{}, counted);
+  result.prediction.approximated = result.prediction.approximated || rounded;
+  return result;
+}
+
+}  // namespace
+
+bool ModelCall::one_size() const {
+  if (!pairs.uniform()) return false;
+  if (!block_bytes.empty())
+    return std::all_of(block_bytes.begin(), block_bytes.end(), [&](long long b) { return b == block_bytes.front(); });
+  if (collective_info(collective).shape == CallShape::reduction)
+    return element_bytes > 0 && bytes / element_bytes % p == 0;
+  return true;
+}
+
+CheckSetup model_setup(const ModelCall& call) {
+  const BlockNaming naming = naming_of(call.collective);
+  const int p = call.p;
+  if (naming == BlockNaming::reduction) {
+    const long long element = std::max<long long>(1, call.element_bytes);
+    const long long elements = call.bytes / element;
+    CheckSetup setup{naming, p, [elements, p, element](std::int64_t segment) {
+                       return element * segment_elements(elements, p, static_cast<int>(segment));
+                     }};
+    setup.datum_run_bytes = [elements, p, element](std::int64_t first, std::int64_t count) {
+      return element * segments_elements(elements, p, first, count);
+    };
+    return setup;
+  }
+  if (!call.block_bytes.empty()) {
+    auto prefix = std::make_shared<std::vector<long long>>(call.block_bytes.size() + 1, 0);
+    std::partial_sum(call.block_bytes.begin(), call.block_bytes.end(), prefix->begin() + 1);
+    CheckSetup setup{naming, p, [prefix](std::int64_t datum) {
+                       return (*prefix)[static_cast<std::size_t>(datum) + 1] - (*prefix)[static_cast<std::size_t>(datum)];
+                     }};
+    setup.datum_run_bytes = [prefix](std::int64_t first, std::int64_t count) {
+      return (*prefix)[static_cast<std::size_t>(first + count)] - (*prefix)[static_cast<std::size_t>(first)];
+    };
+    return setup;
+  }
+  if (!call.pairs.uniform()) {
+    auto pairs = std::make_shared<AlltoallBlocks>(call.pairs);
+    return {naming, p, [pairs, p](std::int64_t datum) {
+              return pairs->bytes(static_cast<int>(datum / p), static_cast<int>(datum % p));
+            }};
+  }
+  return uniform_setup(naming, p, call.bytes);
+}
+
+CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
+                                 const AlgorithmChoice& choice, const std::vector<double>& start_us) {
+  const std::function<Schedule(int)> schedule_of = [&](int rank) { return generate_schedule(choice, node_of_rank, rank); };
+  // A forwarding Alltoall's schedules list every block they move: their profiles come from counts.
+  std::function<std::vector<RankProfile>()> counted;
+  if (naming_of(call.collective) == BlockNaming::alltoall) {
+    counted = [&] {
+      return counted_alltoall_profiles(choice, node_of_rank,
+                                       call.pairs.uniform() ? AlltoallBlocks{call.bytes, {}} : call.pairs);
+    };
+  }
+  return cost(platform, call, false, node_of_rank, schedule_of, rank_symmetry(choice, node_of_rank), counted, start_us,
+              choice.text());
+}
+
+std::optional<CallPrediction> predict_library(const Platform& platform, const ModelCall& call,
+                                              const std::vector<int>& node_of_rank, const NativeDecision& decision,
+                                              const std::vector<double>& start_us) {
+  if (decision.stand_in.empty()) return std::nullopt;
+  const NativeStandIn stand_in = native_stand_in(decision, node_of_rank);
+  // The stand-in moves the call's own blocks where it is a schedule of the call's kind; otherwise
+  // (another collective's schedule with the same messages, or whole send buffers as blocks) blocks of
+  // the call's size, or of p of them.
+  ModelCall costed = call;
+  costed.collective = decision.costed_as;
+  if (decision.whole_buffers || naming_of(decision.costed_as) != naming_of(call.collective)) {
+    costed = ModelCall{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
+    costed.element_bytes = call.element_bytes;
+  }
+  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry, {}, start_us,
+              decision.stand_in);
+}
+
+}  // namespace collshim::model

@@ -1,0 +1,56 @@
+#pragma once
+// One call's predictions: what a collshim algorithm and the MPI library's own decision (through its
+// stand-in, native_decision.hpp) cost on a node map, for the data the call moves. The one place that
+// turns a call into the cost model's inputs: collshim-model, collshim-config explain, collshim-bench
+// and the shim's model step all cost through it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/schedule_check.hpp"
+#include "model/alltoall_profiles.hpp"
+#include "model/cost_model.hpp"
+#include "model/native_decision.hpp"
+
+namespace collshim::model {
+
+// The data of one call, as the model costs it.
+struct ModelCall {
+  Collective collective = Collective::allgather;
+  int p = 1;
+  // The allgathers' block per rank, Alltoall(v)'s block per pair, Allreduce's vector.
+  long long bytes = 0;
+  // Allgatherv with blocks of different sizes: every rank's block (p entries); empty: all `bytes`.
+  std::vector<long long> block_bytes;
+  // Alltoallv with an irregular pattern: per origin its non-empty blocks; uniform: every pair `bytes`.
+  AlltoallBlocks pairs;
+  // Allreduce: the vector is cut into p segments of whole elements of this size.
+  long long element_bytes = 8;
+
+  // Whether every datum has one size (what a rank symmetry needs).
+  bool one_size() const;
+};
+
+// What the checker and the model see of the call: its block naming, p and every datum's bytes.
+CheckSetup model_setup(const ModelCall& call);
+
+struct CallPrediction {
+  Prediction prediction;
+  // Where the prediction is not of this exact call: an Allreduce vector that does not split into p
+  // equal segments, costed at large p as the next one that does (also marks it approximated).
+  std::string note;
+};
+
+// A collshim algorithm's prediction. The choice must build its schedule from the node map alone
+// (Algorithm::make_schedule). `start_us`: each rank's start (empty: all at 0).
+CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
+                                 const AlgorithmChoice& choice, const std::vector<double>& start_us = {});
+
+// The library's decision, costed by its stand-in (nothing where it has none: decision.stand_in empty).
+// The library knows every block's size, so its forwarded blocks carry no size headers.
+std::optional<CallPrediction> predict_library(const Platform& platform, const ModelCall& call,
+                                              const std::vector<int>& node_of_rank, const NativeDecision& decision,
+                                              const std::vector<double>& start_us = {});
+
+}  // namespace collshim::model

@@ -1,0 +1,61 @@
+#pragma once
+// The cost model as a decision: for one call, every eligible candidate and the MPI library's own
+// choice are costed on the communicator's real node map, and the fastest candidate is picked where it
+// beats the library's choice by the margin; otherwise native. Where the model cannot cost the
+// library's choice (an unknown library, a collective or algorithm whose native decision is not
+// modelled) it never leaves native, and says why. Free of MPI: the shim (one rank computes, all
+// agree), collshim-config explain and collshim-bench call it.
+//
+// Candidates with an opaque phase (hierarchical's inter=native, intra=shm) are costed by the
+// messages their schedule models those phases with: such a prediction is approximated, and must beat
+// native by twice the margin.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "model/call_prediction.hpp"
+#include "model/native_decision.hpp"
+#include "model/platform.hpp"
+
+namespace collshim::model {
+
+// What the library the job runs on would run for a call (native_decision.hpp's tables); empty
+// stand-in with why_not where it is not modelled.
+using LibraryDecision =
+    std::function<NativeDecision(Collective collective, int p, long long bytes, const LibraryPlacement& placement,
+                                 bool commutative)>;
+
+struct ModelSettings {
+  Platform platform;
+  std::string platform_file;  // as given (COLLSHIM_PLATFORM), for logs and rule evidence
+  LibraryDecision library;    // empty: the library is not known; the model then leaves native
+  std::string library_name;   // "Open MPI v4.1.4 (decisions ompi-4.1)", or why it is not known
+  double margin = 0.10;       // a candidate must be this much faster than native: t·(1 + margin) ≤ native
+};
+
+struct CandidateCost {
+  const AlgorithmChoice* choice = nullptr;
+  double us = 0;
+  bool approximated = false;
+};
+
+struct ModelVerdict {
+  std::vector<CandidateCost> ranked;  // the costed candidates, fastest first (native not among them)
+  double native_us = 0;               // the library's choice; 0 where not costed
+  std::string native_algorithm;       // its name in the library ("recursive_doubling")
+  const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
+  std::string why_native;  // where native is picked without costing it: why ("" where it was costed)
+};
+
+// `candidates`: the eligible tuning candidates for the call (native among them or not; it is never
+// costed as a candidate); `native`: the choice that passes through. Candidates whose schedules need
+// MPI state (no make_schedule) are left out.
+ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,
+                            const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native,
+                            bool commutative = true);
+
+// "bruck:radix=8 238.1 us, native (ring) 1283.0 us, ...": the top `count` candidates and native.
+std::string verdict_text(const ModelVerdict& verdict, std::size_t count = 3);
+
+}  // namespace collshim::model

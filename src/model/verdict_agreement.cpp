@@ -1,0 +1,75 @@
+#include "model/verdict_agreement.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <exception>
+#include <string>
+
+namespace collshim::model {
+namespace {
+
+// A verdict in a fixed layout for one MPI_Bcast: choice ids of the selector's table, texts cut to
+// their fields (they only feed logs and rule comments).
+struct PackedVerdict {
+  static constexpr int kept = 8;  // ranked candidates kept: enough for logs and online tuning's few
+  int pick_id = -1;               // -1: native
+  int ranked = 0;
+  std::array<int, kept> ids{};
+  std::array<double, kept> us{};
+  std::array<unsigned char, kept> approximated{};
+  double native_us = 0;
+  std::array<char, 64> native_algorithm{};
+  std::array<char, 256> why_native{};
+};
+
+template <std::size_t n>
+void copy_text(std::array<char, n>& to, const std::string& text) {
+  const std::size_t length = std::min(text.size(), n - 1);
+  std::memcpy(to.data(), text.data(), length);
+  to[length] = '\0';
+}
+
+PackedVerdict pack(const ModelVerdict& verdict, const AlgorithmChoice* native) {
+  PackedVerdict packed;
+  packed.pick_id = verdict.pick == nullptr || verdict.pick == native ? -1 : verdict.pick->id;
+  packed.ranked = static_cast<int>(std::min<std::size_t>(verdict.ranked.size(), PackedVerdict::kept));
+  for (int i = 0; i < packed.ranked; ++i) {
+    packed.ids[i] = verdict.ranked[i].choice->id;
+    packed.us[i] = verdict.ranked[i].us;
+    packed.approximated[i] = verdict.ranked[i].approximated ? 1 : 0;
+  }
+  packed.native_us = verdict.native_us;
+  copy_text(packed.native_algorithm, verdict.native_algorithm);
+  copy_text(packed.why_native, verdict.why_native);
+  return packed;
+}
+
+}  // namespace
+
+ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>& compute,
+                              const std::deque<AlgorithmChoice>& choices, const AlgorithmChoice* native) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  PackedVerdict packed;
+  if (rank == 0) {
+    try {
+      packed = pack(compute(), native);
+    } catch (const std::exception& e) {
+      packed = {};
+      copy_text(packed.why_native, std::string("the cost model failed: ") + e.what());
+    }
+  }
+  PMPI_Bcast(&packed, sizeof packed, MPI_BYTE, 0, comm);
+  ModelVerdict verdict;
+  const auto choice = [&](int id) { return id >= 0 && id < static_cast<int>(choices.size()) ? &choices[id] : native; };
+  verdict.pick = choice(packed.pick_id);
+  for (int i = 0; i < packed.ranked; ++i)
+    verdict.ranked.push_back({choice(packed.ids[i]), packed.us[i], packed.approximated[i] != 0});
+  verdict.native_us = packed.native_us;
+  verdict.native_algorithm = packed.native_algorithm.data();
+  verdict.why_native = packed.why_native.data();
+  return verdict;
+}
+
+}  // namespace collshim::model

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The cost model decides inside the shim (COLLSHIM_PLATFORM, faked nodes, no rule), in four jobs of
+# model_decisions: the model alone (COLLSHIM_TUNE=off), confirmed by timed calls with its decisions
+# written out (COLLSHIM_TUNE_OUT), those written rules replayed (no trial, no prediction), and a bad
+# platform description (a clean error naming file, line and column). Results equal the MPI library's
+# in every job; every report row was run alike on every rank.
+# usage: model_decisions_test.sh NP SHIM PROGRAM PLATFORM BAD_PLATFORM
+set -eu
+np=$1; shim=$2; program=$3; platform=$4; bad_platform=$5
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+common=(--np "$np" --timeout 200 --preload "$shim" --env COLLSHIM_TOPOLOGY=nodes=2,mapping=sequential
+        --env COLLSHIM_CONFIG="$out/none.yaml" --env COLLSHIM_MPI_LIBRARY=ompi --env COLLSHIM_MODEL_MARGIN=0)
+printf 'version: 1\nrules: []\n' > "$out/none.yaml"
+
+echo "== the model alone"
+"$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$platform" --env COLLSHIM_TUNE=off \
+  --env COLLSHIM_REPORT="$out/alone.json" --env COLLSHIM_LOG=info \
+  --expect-output "cost model decides where no rule does \(its pick alone\): platform .*library .*decisions ompi" \
+  --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program"
+python3 "$here/check_model_report.py" "$out/alone.json" --sources "model"
+
+echo "== confirmed by timed calls, written out"
+"$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$platform" --env COLLSHIM_TUNE_OUT="$out/settled.yaml" \
+  --env COLLSHIM_REPORT="$out/confirmed.json" --env COLLSHIM_LOG=debug \
+  --expect-output "cost model: .* us.*; picks " \
+  --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program" > "$out/confirmed.txt"
+python3 "$here/check_model_report.py" "$out/confirmed.json" --sources "tuning trial"
+grep -q "Cost model (.*): picked .*; predicted best candidate .* us, native .* us; platform $platform" "$out/settled.yaml" \
+  || { echo "FAIL: the written rules lack the model's evidence"; cat "$out/settled.yaml"; exit 1; }
+grep -q "Confirmed by timed calls: " "$out/settled.yaml" || { echo "FAIL: no confirmed rule written"; exit 1; }
+
+echo "== the written decisions replayed"
+"$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$platform" --env COLLSHIM_CONFIG="$out/settled.yaml" \
+  --env COLLSHIM_REPORT="$out/replay.json" --env COLLSHIM_LOG=debug --forbid-output "cost model: " \
+  --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program"
+python3 "$here/check_model_report.py" "$out/replay.json" --replays "$out/confirmed.json"
+
+echo "== a bad platform description"
+"$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$bad_platform" --expect-failure \
+  --expect-output "collshim: error: COLLSHIM_PLATFORM: .*bad_platform.yaml:[0-9]+:[0-9]+: " \
+  --expect-output "stopping the job at MPI_Init" -- "$program"
+echo "model_decisions_test: passed"
