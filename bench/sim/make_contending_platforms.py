@@ -7,6 +7,16 @@ network through its NIC, a SPLITDUPLEX link of the cluster's link bandwidth. Bey
 platform keeps its original network: Yahoo's two leaf switches joined by 10 Gb/s uplinks, Cervino's
 single switch backplane, the fat tree as non-blocking.
 
+`oversub` has no fat-pipe original: a network that blocks, unlike the three above. 32 nodes of 16
+cores (the fat tree's nodes: 20 GB/s memory, a 100 Gb/s NIC with 1 us of latency) in 4 leaf switches
+of 8, each leaf joined to one spine by a 25 GB/s uplink (two 100 Gb/s ports), a quarter of what its
+8 nodes' NICs can send (100 GB/s): 4:1 oversubscribed, as clusters built for many small jobs are
+(racks whose leaf switches spend few ports on uplinks). Inside a leaf the network does not block;
+across leaves, once more than two nodes of a leaf send out at once, each gets less than its NIC.
+Latencies: 0.2 us for the leaf switch (crossed once per route, as on Yahoo) and for the spine (a
+cut-through switch hop each), 0.5 us per uplink (the cable, its ports and the far leaf's hop), so a
+path inside a leaf takes 2.5 us with the core links and one across leaves 3.7 us.
+
 Hosts are named <cluster>-<node>-c<core>; the host files list one host per rank, sequential (rank r
 on node r / cores) or cyclic (rank r on node r mod nodes). SMPI's MPI_COMM_TYPE_SHARED splits by host,
 so with one host per core the shim cannot see the nodes itself: runs on these platforms set
@@ -20,15 +30,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name: nodes, cores per node, node memory bandwidth, NIC bandwidth and latency, core link latency
 # (half of the fat-pipe platform's loopback latency: a transfer crosses two core links), the network
-# beyond the NICs.
+# beyond the NICs. A "leaves" network: the nodes of each range share a leaf switch; every route crosses the
+# leaf-switch link once (a FATPIPE: its latency, no contention), and a route between leaves also its
+# source leaf's uplink up, the spine (where spine_lat is given) and the destination leaf's uplink down
+# (SPLITDUPLEX: each direction shared by the transfers that leave or enter the leaf).
 CLUSTERS = {
     "yahoo": dict(nodes=16, cores=8, memory="10GBps", nic="125MBps", nic_lat="25us", core_lat="0.25us",
-                  network="two_leaves", leaf_a=range(0, 5), uplink="1.25GBps", uplink_lat="5us",
+                  network="leaves", leaves=[range(0, 5), range(5, 16)], uplink="1.25GBps", uplink_lat="5us",
                   leaf_lat="2us"),
     "cervino": dict(nodes=5, cores=32, memory="40GBps", nic="5GBps", nic_lat="2us", core_lat="0.25us",
                     network="switch", switch="25GBps", switch_lat="0.5us"),
     "fattree": dict(nodes=64, cores=16, memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
                     network="non_blocking"),
+    "oversub": dict(nodes=32, cores=16, memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
+                    network="leaves", leaves=[range(i, i + 8) for i in range(0, 32, 8)], uplink="25GBps",
+                    uplink_lat="0.5us", leaf_lat="0.2us", spine_lat="0.2us"),
 }
 
 
@@ -45,11 +61,14 @@ def platform(name, c):
     for n in range(c["nodes"]):
         out.append(f'    <link id="{name}-{n}-nic" bandwidth="{c["nic"]}" latency="{c["nic_lat"]}" '
                    f'sharing_policy="SPLITDUPLEX"/>')
-    if c["network"] == "two_leaves":
-        for leaf in ("A", "B"):
+    leaf_names = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:len(c.get("leaves", []))]
+    if c["network"] == "leaves":
+        for leaf in leaf_names:
             out.append(f'    <link id="uplink{leaf}" bandwidth="{c["uplink"]}" latency="{c["uplink_lat"]}" '
                        f'sharing_policy="SPLITDUPLEX"/>')
         out.append(f'    <link id="leaf-switch" bandwidth="100GBps" latency="{c["leaf_lat"]}" sharing_policy="FATPIPE"/>')
+        if "spine_lat" in c:
+            out.append(f'    <link id="spine" bandwidth="100GBps" latency="{c["spine_lat"]}" sharing_policy="FATPIPE"/>')
     if c["network"] == "switch":
         out.append(f'    <link id="switch" bandwidth="{c["switch"]}" latency="{c["switch_lat"]}" sharing_policy="SHARED"/>')
     for a in range(c["nodes"]):
@@ -57,11 +76,12 @@ def platform(name, c):
             if a == b:
                 continue
             links = [(f"{name}-{a}-nic", "UP")]
-            if c["network"] == "two_leaves":
-                leaf = lambda n: "A" if n in c["leaf_a"] else "B"
+            if c["network"] == "leaves":
+                leaf = lambda n: next(name for name, r in zip(leaf_names, c["leaves"]) if n in r)
                 links.append(("leaf-switch", None))
                 if leaf(a) != leaf(b):
-                    links += [(f"uplink{leaf(a)}", "UP"), (f"uplink{leaf(b)}", "DOWN")]
+                    links += [(f"uplink{leaf(a)}", "UP"), *([("spine", None)] if "spine_lat" in c else []),
+                              (f"uplink{leaf(b)}", "DOWN")]
             if c["network"] == "switch":
                 links.append(("switch", None))
             links.append((f"{name}-{b}-nic", "DOWN"))

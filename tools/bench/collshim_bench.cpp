@@ -47,6 +47,7 @@
 #include "selector/selector.hpp"
 #include "bench_case.hpp"
 #include "calibration.hpp"
+#include "calibration_output.hpp"
 
 namespace {
 
@@ -409,12 +410,23 @@ class Bench {
   bool unverified_note_ = false;
 };
 
-// --calibrate: measures the platform description on this allocation and writes it (rank 0).
+// --calibrate: measures the platform description on this allocation and writes it (rank 0) to the
+// file, or with "-" to standard output between marker lines (collshim-tune calibrate reads it there,
+// so the file is written where the launcher runs, not on rank 0's node). The placement is printed
+// first either way: it tells collshim-tune why a job cannot calibrate.
 int calibrate(const Options& options, MPI_Comm comm) {
   int rank = 0, p = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
   const collshim::CommMapping mapping = collshim::detect_comm_mapping(comm, collshim::detect_process_placement(topology_override()));
+  std::map<int, int> ranks_on;
+  for (const int node : mapping.node_of_rank) ++ranks_on[node];
+  collshim::bench::CalibrationLayout layout{p, static_cast<int>(ranks_on.size()), 0};
+  for (const auto& [node, count] : ranks_on) layout.fullest = std::max(layout.fullest, count);
+  if (rank == 0) {
+    std::printf("%s\n", collshim::bench::layout_line(layout).c_str());
+    std::fflush(stdout);
+  }
   const collshim::bench::CalibrationRanks ranks = collshim::bench::calibration_ranks(mapping.node_of_rank);
   if (!ranks.error.empty()) {
     if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", ranks.error.c_str());
@@ -437,16 +449,24 @@ int calibrate(const Options& options, MPI_Comm comm) {
       "sizes " + std::to_string(options.min_bytes) + " to " + std::to_string(options.max_bytes) + " B, up to " +
           std::to_string(options.iterations) + " timed steps each"};
   const std::string yaml = collshim::bench::calibration_yaml(measured, fitted, provenance);
-  std::FILE* out = std::fopen(options.calibrate.c_str(), "w");
-  if (out == nullptr || std::fputs(yaml.c_str(), out) < 0 || std::fclose(out) != 0) {
-    std::fprintf(stderr, "collshim-bench: error: --calibrate %s: cannot write the description: %s\n", options.calibrate.c_str(),
-                 std::strerror(errno));
-    return 2;
+  const bool to_stdout = options.calibrate == "-";
+  if (to_stdout) {
+    std::printf("%s\n%s%s\n", std::string(collshim::bench::description_begins).c_str(), yaml.c_str(),
+                std::string(collshim::bench::description_ends).c_str());
+    std::fflush(stdout);
+  } else {
+    std::FILE* out = std::fopen(options.calibrate.c_str(), "w");
+    if (out == nullptr || std::fputs(yaml.c_str(), out) < 0 || std::fclose(out) != 0) {
+      std::fprintf(stderr, "collshim-bench: error: --calibrate %s: cannot write the description: %s\n",
+                   options.calibrate.c_str(), std::strerror(errno));
+      return 2;
+    }
   }
-  std::printf("collshim-bench: platform description written to %s (shm fit: median error %.3f, worst %.3f; net fit: "
-              "median %.3f, worst %.3f)\n",
-              options.calibrate.c_str(), fitted.shm.median_error, fitted.shm.max_error, fitted.net.median_error,
-              fitted.net.max_error);
+  std::fprintf(to_stdout ? stderr : stdout,
+               "collshim-bench: platform description written to %s (shm fit: median error %.3f, worst %.3f; net "
+               "fit: median %.3f, worst %.3f)\n",
+               to_stdout ? "standard output" : options.calibrate.c_str(), fitted.shm.median_error,
+               fitted.shm.max_error, fitted.net.median_error, fitted.net.max_error);
   return 0;
 }
 
@@ -539,7 +559,8 @@ int main(int argc, char** argv) {
                  "e.g. default:tuned.yaml) and this environment's forcing variables");
   app.add_option("--calibrate", options.calibrate,
                  "measure this allocation's cost-model platform description (collshim-model predict --platform) "
-                 "and write it to this file instead of timing a collective; needs two nodes, one with two ranks. "
+                 "and write it to this file (\"-\": standard output) instead of timing a collective; needs two nodes, one "
+                 "with two ranks. "
                  "--platform names it, --min-bytes/--max-bytes/--iterations/--warmup set the measurements");
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "

@@ -11,6 +11,9 @@
 //                          winner map and speed-up over native per sweep, PNG heat maps
 //   collshim-tune verify FILE.yaml [options] -- LAUNCHER...   (or --measured RESULTS.csv...)
 //                          the table against native, cell by cell; exit 1 if a cell is below 0.95
+//   collshim-tune calibrate -o FILE.yaml [options] -- LAUNCHER...
+//                          collshim-bench --calibrate under the launcher: the machine's cost-model
+//                          platform description; exit 1 when the calibration fails, 2 on bad arguments
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "calibrate.hpp"
 #include "rule_synthesis.hpp"
 #include "selector/selector.hpp"
 #include "sweep.hpp"
@@ -155,21 +159,30 @@ std::string bench_next_to_me() {
   return self.substr(0, self.rfind('/') + 1) + "collshim-bench";
 }
 
+// The options of every subcommand that runs collshim-bench under a launcher (measure, verify,
+// calibrate): sizes, repetitions, the machine's name and the benchmark. `what` says what they time.
+void add_bench_options(CLI::App& command, collshim::tune::SweepOptions& sweep, const std::string& iterations_what,
+                       const std::string& warmup_what, const std::string& platform_what) {
+  const CLI::Validator size(collshim::tune::size_error, "SIZE");
+  command.add_option("--min-bytes", sweep.min_bytes, "smallest size, e.g. 1, 4KiB")->check(size)->capture_default_str();
+  command.add_option("--max-bytes", sweep.max_bytes, "largest size (sizes double)")->check(size)->capture_default_str();
+  command.add_option("--iterations", sweep.iterations, iterations_what)
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  command.add_option("--warmup", sweep.warmup, warmup_what)->check(CLI::Range(0, 1000000))->capture_default_str();
+  command.add_option("--platform", sweep.platform, platform_what);
+  command.add_option("--bench", sweep.bench, "collshim-bench to run (an SMPI build's for smpirun)")
+      ->capture_default_str();
+  command.add_option("--bench-arg", sweep.bench_arguments, "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
+}
+
 // The options measure and verify share: what to sweep and how.
 void add_sweep_options(CLI::App& command, collshim::tune::SweepOptions& sweep) {
   command.add_option("--collective", sweep.collectives, "collectives to sweep (default: all collshim-bench times)");
   command.add_option("--variant", sweep.variants,
                      "Allgatherv distributions / Alltoallv patterns to sweep (default: all)");
-  command.add_option("--min-bytes", sweep.min_bytes, "smallest size, e.g. 1, 4KiB")->capture_default_str();
-  command.add_option("--max-bytes", sweep.max_bytes, "largest size (sizes double)")->capture_default_str();
-  command.add_option("--iterations", sweep.iterations, "timed calls per size and implementation")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  command.add_option("--warmup", sweep.warmup, "untimed calls first")->check(CLI::Range(0, 1000000))->capture_default_str();
-  command.add_option("--platform", sweep.platform, "name of the machine, written to every row");
-  command.add_option("--bench", sweep.bench, "collshim-bench to run (an SMPI build's for smpirun)")
-      ->capture_default_str();
-  command.add_option("--bench-arg", sweep.bench_arguments, "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
+  add_bench_options(command, sweep, "timed calls per size and implementation", "untimed calls first",
+                    "name of the machine, written to every row");
 }
 
 // tools/tune/plot_heatmaps.py: installed in ../share/collshim next to bin/, else the source tree's.
@@ -243,7 +256,7 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Writes collshim rule tables from measurements.", "collshim-tune"};
+  CLI::App app{"Writes collshim rule tables from measurements, and cost-model platform descriptions.", "collshim-tune"};
   app.require_subcommand(1);
   RulesOptions rules;
   CLI::App* rules_command = app.add_subcommand(
@@ -298,6 +311,26 @@ int main(int argc, char** argv) {
   verify_command->add_option("--threshold", threshold, "fail when a cell's speedup over native is below this")
       ->capture_default_str();
 
+  // collshim-bench --calibrate's own defaults: sizes to 1 MiB, 100 timed steps (fewer for large sizes).
+  collshim::tune::SweepOptions calibrate;
+  calibrate.bench = bench_next_to_me();
+  calibrate.max_bytes = "1MiB";
+  calibrate.iterations = 100;
+  calibrate.warmup = 10;
+  CLI::App* calibrate_command = app.add_subcommand(
+      "calibrate",
+      "run collshim-bench --calibrate under a launcher on two nodes (one with at least two ranks) and write the "
+      "machine's cost-model platform description (COLLSHIM_PLATFORM, collshim-model predict --platform)");
+  add_bench_options(*calibrate_command, calibrate, "timed steps per measurement (fewer for large sizes)",
+                    "untimed steps first", "the description's name (default: the output file's name without its extension)");
+  calibrate_command->add_option("-o,--output", calibrate.output, "description to write (whole, or not at all)")
+      ->required();
+  calibrate_command->footer(
+      "Usage: collshim-tune calibrate -o FILE.yaml [OPTIONS] -- LAUNCHER...\n"
+      "Everything after -- is the launcher: e.g. -- mpirun -np 18 --map-by ppr:16:node (two nodes), -- srun -N 2 "
+      "-n 18, or --bench build-smpi/collshim-bench -- smpirun -np 32 -platform P.xml -hostfile H.\n"
+      "Exit status: 0 written, 1 the calibration failed, 2 bad arguments or an output that cannot be written.");
+
   std::vector<std::string> plot_inputs, plot_platforms;
   std::string plot_directory;
   CLI::App* plot_command = app.add_subcommand(
@@ -318,11 +351,34 @@ int main(int argc, char** argv) {
       break;
     }
   }
-  measure.launcher = verify.launcher = launcher;
-  CLI11_PARSE(app, own_arguments, argv);
+  measure.launcher = verify.launcher = calibrate.launcher = launcher;
+  // Bad arguments exit 2, as every collshim tool's do (CLI11's own codes are 100 and above).
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    std::string command = "collshim-tune";
+    for (const CLI::App* sub : failed->get_subcommands()) command += " " + sub->get_name();
+    return command + ": error: " + e.what() + " (" + command + " --help lists the options)\n";
+  });
+  try {
+    app.parse(own_arguments, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (measure_command->parsed() && launcher.empty()) {
     std::cerr << "collshim-tune: error: measure needs the launcher after --, e.g. -- mpirun -np 64\n";
     return 2;
+  }
+  if (calibrate_command->parsed()) {
+    if (launcher.empty()) {
+      std::cerr << "collshim-tune calibrate: error: no launcher: give it after --, e.g. -- mpirun -np 18 --map-by "
+                   "ppr:16:node (two nodes, one with at least two ranks)\n";
+      return 2;
+    }
+    if (collshim::tune::size_value(calibrate.min_bytes) > collshim::tune::size_value(calibrate.max_bytes)) {
+      std::cerr << "collshim-tune calibrate: error: --min-bytes " << calibrate.min_bytes << " exceeds --max-bytes "
+                << calibrate.max_bytes << "\n";
+      return 2;
+    }
+    return collshim::tune::run_calibration(calibrate);
   }
   if (rules_command->parsed()) return run_rules(rules);
   if (plot_command->parsed()) return run_plot(plot_inputs, plot_platforms, plot_directory);

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -26,15 +27,9 @@ namespace {
 
 constexpr std::string_view done_marker = "# collshim-tune measure done: ";
 
-std::string join(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
-  return text;
-}
-
 // "<launcher> | <collective> | <variant>": what a completed size belongs to.
 std::string run_key(const SweepOptions& options, const std::string& collective, const std::string& variant) {
-  return join(options.launcher) + " | " + collective + " | " + variant + (options.rules.empty() ? "" : " | " + options.rules);
+  return command_text(options.launcher) + " | " + collective + " | " + variant + (options.rules.empty() ? "" : " | " + options.rules);
 }
 
 // Largest completed size per run key, from the output's done markers.
@@ -52,23 +47,52 @@ std::map<std::string, long long> completed_sizes(const std::string& output) {
   return done;
 }
 
+}  // namespace
+
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const std::string& word : argv) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
 
 long long size_value(const std::string& text) {
   // The bench's own sizes, so that a resumed run starts where the last one stopped: "4KiB" etc.
   std::size_t end = 0;
-  long long value = std::stoll(text, &end);
-  const std::string unit = text.substr(end);
+  long long value = 0;
+  try {
+    value = std::stoll(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
   static const std::map<std::string, long long> units = {{"", 1},        {"B", 1},          {"KiB", 1LL << 10},
                                                          {"K", 1LL << 10}, {"MiB", 1LL << 20}, {"M", 1LL << 20},
                                                          {"GiB", 1LL << 30}};
-  const auto at = units.find(unit);
-  if (at == units.end()) throw std::invalid_argument("size " + text + ": expected a number with B, KiB, MiB or GiB");
+  const auto at = end == 0 ? units.end() : units.find(text.substr(end));
+  // collshim-bench takes sizes from 1 to INT_MAX (an MPI count of bytes).
+  if (at == units.end() || value < 1 || value > std::numeric_limits<int>::max() / at->second)
+    throw std::invalid_argument("size " + text + ": expected a number of bytes from 1 to below 2GiB, with B, KiB, MiB or GiB");
   return value * at->second;
 }
 
-}  // namespace
+std::string size_error(const std::string& text) {
+  try {
+    size_value(text);
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
 
-int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line) {
+std::vector<std::string> bench_command(const SweepOptions& options, const std::vector<std::string>& arguments) {
+  std::vector<std::string> argv = options.launcher;
+  argv.push_back(options.bench);
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  argv.insert(argv.end(), options.bench_arguments.begin(), options.bench_arguments.end());
+  return argv;
+}
+
+int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line,
+                std::string* cannot_start) {
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) return -1;
   posix_spawn_file_actions_t actions;
@@ -84,7 +108,10 @@ int run_command(const std::vector<std::string>& argv, const std::function<void(c
   close(pipe_ends[1]);
   if (spawned != 0) {
     close(pipe_ends[0]);
-    std::cerr << "collshim-tune: error: cannot run " << argv[0] << ": " << std::strerror(spawned) << "\n";
+    if (cannot_start != nullptr)
+      *cannot_start = std::strerror(spawned);
+    else
+      std::cerr << "collshim-tune: error: cannot run " << argv[0] << ": " << std::strerror(spawned) << "\n";
     return -1;
   }
   std::unique_ptr<FILE, int (*)(FILE*)> out(fdopen(pipe_ends[0], "r"), fclose);
@@ -156,10 +183,9 @@ int run_sweep(const SweepOptions& options) {
       }
       std::cout << ": " << from << " to " << max_bytes << " bytes\n" << std::flush;
 
-      std::vector<std::string> argv = options.launcher;
-      argv.insert(argv.end(), {options.bench, "--csv", "--collective", collective, "--min-bytes",
-                               std::to_string(from), "--max-bytes", std::to_string(max_bytes), "--iterations",
-                               std::to_string(options.iterations), "--warmup", std::to_string(options.warmup)});
+      std::vector<std::string> argv = {"--csv", "--collective", collective, "--min-bytes", std::to_string(from),
+                                       "--max-bytes", std::to_string(max_bytes), "--iterations",
+                                       std::to_string(options.iterations), "--warmup", std::to_string(options.warmup)};
       if (!variant.empty()) argv.insert(argv.end(), {info->variant_option, variant});
       if (!options.platform.empty()) argv.insert(argv.end(), {"--platform", options.platform});
       argv.emplace_back("--algorithms");
@@ -175,7 +201,7 @@ int run_sweep(const SweepOptions& options) {
         });
         argv.insert(argv.end(), algorithms.begin(), algorithms.end());
       }
-      argv.insert(argv.end(), options.bench_arguments.begin(), options.bench_arguments.end());
+      argv = bench_command(options, argv);
 
       // Rows of one size are written together, with its done marker, once the next size (or the end)
       // shows the size complete.
@@ -219,7 +245,7 @@ int run_sweep(const SweepOptions& options) {
         pending.push_back(line);
       });
       if (status != 0) {
-        std::cerr << "collshim-tune: error: `" << join(argv) << "` exited with status " << status
+        std::cerr << "collshim-tune: error: `" << command_text(argv) << "` exited with status " << status
                   << "; the sizes it completed are kept in " << options.output << ", rerun to resume\n";
         return 1;
       }

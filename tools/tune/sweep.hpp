@@ -25,8 +25,22 @@ struct SweepOptions {
 };
 
 // Runs argv (found on PATH), handing each line of its standard output to `on_line`. Returns its exit
-// status, or -1 when it cannot be started (said on stderr).
-int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line);
+// status, or -1 when it cannot be started: why goes to `cannot_start` if given, else to stderr.
+int run_command(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line,
+                std::string* cannot_start = nullptr);
+
+// The launcher running collshim-bench: options.launcher, options.bench, `arguments`, then the
+// user's --bench-arg ones. measure, verify and calibrate all start the benchmark so.
+std::vector<std::string> bench_command(const SweepOptions& options, const std::vector<std::string>& arguments);
+
+// A command line as the user would type it, for messages.
+std::string command_text(const std::vector<std::string>& argv);
+
+// Bytes from a size as collshim-bench takes it ("64", "4KiB", "1MiB"); throws std::invalid_argument.
+long long size_value(const std::string& text);
+
+// A CLI11 check of such a size.
+std::string size_error(const std::string& text);
 
 // Runs the sweep. Returns 0, or 1 after a failed run (its message on stderr). `log` gets progress.
 int run_sweep(const SweepOptions& options);
