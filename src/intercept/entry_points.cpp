@@ -12,7 +12,7 @@
 #include "algorithms/local_copy.hpp"
 #include "intercept/reduction_properties.hpp"
 #include "intercept/runtime.hpp"
-#include "model/verdict_agreement.hpp"
+#include "model/model_step.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -146,32 +146,15 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
 
 // The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
 // where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the
-// ranks together know: every rank's bytes per destination are gathered on rank 0 of the shadow
-// (collective; up to max_gathered_procs ranks, beyond which the pattern is costed as every pair
-// holding the average block).
-constexpr int max_gathered_procs = 4096;
-
+// ranks together know (gathered on rank 0 of the shadow: collective).
 template <CollectiveEntry Entry>
 model::ModelCall model_call(const Entry& entry, CommState& state, long long block_bytes) {
   const int p = state.context.size();
   model::ModelCall call{Entry::collective, p, block_bytes};
   if constexpr (requires { entry.block_bytes_by_rank(p); }) call.block_bytes = entry.block_bytes_by_rank(p);
   if constexpr (requires { entry.element_bytes(); }) call.element_bytes = entry.element_bytes();
-  if constexpr (requires { entry.sent_bytes(p); }) {
-    if (p <= max_gathered_procs) {
-      const std::vector<long long> mine = entry.sent_bytes(p);
-      const bool root = state.context.rank() == 0;
-      std::vector<long long> all(root ? static_cast<std::size_t>(p) * p : 0);
-      PMPI_Gather(mine.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, state.context.comm());
-      for (int origin = 0; root && origin < p; ++origin) {
-        call.pairs.sending.emplace_back();
-        for (int destination = 0; destination < p; ++destination) {
-          const long long bytes = all[static_cast<std::size_t>(origin) * p + destination];
-          if (bytes > 0) call.pairs.sending.back().emplace_back(destination, bytes);
-        }
-      }
-    }
-  }
+  if constexpr (requires { entry.sent_bytes(p); })
+    call.pairs = model::gather_alltoall_pattern(state.context.comm(), entry.sent_bytes(p), block_bytes);
   return call;
 }
 
@@ -191,9 +174,6 @@ model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Ent
       runtime.selector.choices(), native);
 }
 
-// How many of the model's best candidates online tuning tries besides native.
-constexpr std::size_t online_model_candidates = 3;
-
 // The session that settles a key no forcing variable fixed, on its communicator: created on the key's
 // first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
 // the model costs them first and the session holds its pick alone (COLLSHIM_TUNE=off), its pick and
@@ -210,58 +190,20 @@ CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state
     return state.tuning.add(facts.collective, bucket, properties, std::move(candidates), runtime.tuning_policy);
 
   // Nothing but native may run (e.g. floating-point sums without reordering): nothing to cost.
-  const bool nothing_to_cost = std::none_of(candidates.begin(), candidates.end(), [&](const AlgorithmChoice* c) {
-    return c != native && c->algorithm->make_schedule;
-  });
-  if (nothing_to_cost && runtime.selector.tune_mode() != TuneMode::online) {
+  if (model::nothing_to_cost(candidates, native) && runtime.selector.tune_mode() != TuneMode::online) {
     CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, {native}, runtime.tuning_policy,
                                               KeySource::model_not_costed);
     runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
     return key;
   }
-
   const model::ModelVerdict verdict = agreed_verdict(runtime, state, entry, facts, candidates);
   runtime.log->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective),
                      facts.procs, bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
-  const ModelEvidence evidence{verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us};
-  std::vector<const AlgorithmChoice*> trial{native};
-  KeySource source = KeySource::model;
-  if (!verdict.why_native.empty()) {
-    source = KeySource::model_not_costed;
-    if (runtime.selector.tune_mode() == TuneMode::online) trial = std::move(candidates), source = KeySource::online;
-  } else if (runtime.selector.tune_mode() == TuneMode::online) {
-    source = KeySource::model_online;
-    for (const model::CandidateCost& c : verdict.ranked) {
-      if (trial.size() > online_model_candidates) break;
-      if (std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end()) trial.push_back(c.choice);
-    }
-  } else if (runtime.selector.confirms() && verdict.pick != native) {
-    source = KeySource::model_confirmed;
-    trial.push_back(verdict.pick);
-  } else {
-    trial = {verdict.pick};
-  }
-  CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, std::move(trial),
-                                            runtime.tuning_policy, source, evidence);
+  model::KeyPlan plan = model::plan_key(runtime.selector, verdict, candidates);
+  CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, std::move(plan.trial),
+                                            runtime.tuning_policy, plan.source, plan.evidence);
   if (key.session.done()) runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
   return key;
-}
-
-// The decision of a settled key, labelled by who settled it.
-Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native) {
-  const AlgorithmChoice* best = key.session.best();
-  switch (key.source) {
-    case KeySource::online: return {best, best, "tuned online", Decision::tuned_online};
-    case KeySource::model_not_costed:
-      return {best, best, "no rule matches; the cost model cannot cost native here", Decision::no_rule};
-    case KeySource::model:
-    case KeySource::model_confirmed:
-    case KeySource::model_online:
-      if (best == native) return {best, best, "model, kept native", Decision::model_kept_native};
-      if (key.source == KeySource::model) return {best, best, "model", Decision::model_pick};
-      return {best, best, "model, confirmed", Decision::model_confirmed};
-  }
-  return {best, best, "", Decision::no_rule};
 }
 
 // A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.

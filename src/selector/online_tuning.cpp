@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "selector/rule_table.hpp"
+#include "selector/selector.hpp"
 
 namespace collshim {
 
@@ -43,6 +44,22 @@ void TuningSession::advance() {
     best_ = 0;
     best_seconds_ = first_seconds_;
   }
+}
+
+Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native) {
+  const AlgorithmChoice* best = key.session.best();
+  switch (key.source) {
+    case KeySource::online: return {best, best, "tuned online", Decision::tuned_online};
+    case KeySource::model_not_costed:
+      return {best, best, "no rule matches; the cost model cannot cost native here", Decision::no_rule};
+    case KeySource::model:
+    case KeySource::model_confirmed:
+    case KeySource::model_online:
+      if (best == native) return {best, best, "model, kept native", Decision::model_kept_native};
+      if (key.source == KeySource::model) return {best, best, "model", Decision::model_pick};
+      return {best, best, "model, confirmed", Decision::model_confirmed};
+  }
+  return {best, best, "", Decision::no_rule};
 }
 
 namespace {

@@ -104,6 +104,10 @@ class CommTuning {
   std::deque<Entry> sessions_;
 };
 
+// The decision of a settled key (its session done), labelled by who settled it; `native` passes through.
+struct Decision;
+Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native);
+
 // What a communicator learned for one key, in a fixed layout: rank 0 gathers these from every rank at
 // MPI_Finalize (every rank runs the same binary).
 struct LearnedChoice {

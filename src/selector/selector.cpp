@@ -8,6 +8,7 @@ namespace collshim {
 namespace {
 
 constexpr const char* default_config_name = "default";
+constexpr const char* no_rules_name = "none";
 constexpr const char* rounding_need =
     "exact data, COLLSHIM_ALLREDUCE_REORDER=1 or a rule with reorder: true (floating-point data would round "
     "differently)";
@@ -30,6 +31,7 @@ Selector::Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnost
   if (settings.config && rule_files_.empty())
     diagnostics.push_back({{"COLLSHIM_CONFIG=" + *settings.config, 0, 0}, "empty list of rule files", true});
   for (const std::string& file : rule_files_) {
+    if (file == no_rules_name) continue;  // no rules at all, not even the shipped table
     if (file == default_config_name) {
       rules_.add_file_text(default_rules_yaml, "default.yaml (shipped)", diagnostics);
     } else {

@@ -89,6 +89,11 @@ class AllgatherCase : public BenchCase {
     return true;
   }
 
+  std::vector<long long> block_bytes_by_rank() const override {
+    if (uniform_) return {};
+    return {counts_.begin(), counts_.end()};  // MPI_BYTE blocks
+  }
+
  private:
   MPI_Comm comm_;
   const CaseOptions& options_;

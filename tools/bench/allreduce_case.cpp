@@ -68,6 +68,8 @@ class AllreduceCase : public BenchCase {
     return true;
   }
 
+  long long reduction_element_bytes() const override { return element_bytes; }
+
  private:
   MPI_Comm comm_;
   const CaseOptions& options_;

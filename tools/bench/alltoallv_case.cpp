@@ -151,6 +151,8 @@ class AlltoallvCase : public BenchCase {
     return true;
   }
 
+  std::vector<long long> sent_bytes() const override { return {sendcounts_.begin(), sendcounts_.end()}; }  // MPI_BYTE
+
  private:
   // Counts c for the marked peers, packed in peer order.
   void layout(const std::vector<int>& marked, std::vector<int>& counts, std::vector<int>& displs) const {

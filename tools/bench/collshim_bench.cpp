@@ -43,6 +43,9 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/comm_context.hpp"
+#include "model/model_settings.hpp"
+#include "model/model_step.hpp"
+#include "profile/profile.hpp"
 #include "selector/mapping_detection.hpp"
 #include "selector/selector.hpp"
 #include "bench_case.hpp"
@@ -108,6 +111,14 @@ struct Implementation {
   bool mismatch = false;                    // on any rank, this size
   bool decided = false;                     // "collshim": `choice` is the rule table's decision per size
   std::string decision;                     // "collshim": what it ran at this size (CSV column `decision`)
+  // "collshim" where the cost model or online tuning settled the size (0 and "" elsewhere): the
+  // report's rule label, the trial calls run first and the slowest rank's total time in them, the
+  // model's pick and its predictions.
+  std::string source;
+  int trial_calls = 0;
+  double trial_us = 0;
+  std::string model_pick;
+  double predicted_us = 0, predicted_native_us = 0;
 };
 
 // COLLSHIM_TOPOLOGY, as the shim reads it; a bad value stops the run.
@@ -144,9 +155,11 @@ std::string library_version_line() {
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
-        std::vector<std::string> notes, const collshim::Selector* selector, MPI_Comm comm)
+        std::vector<std::string> notes, const collshim::Selector* selector,
+        const collshim::model::ModelSettings* model, MPI_Comm comm)
       : options_(options),
         selector_(selector),
+        model_(model),
         info_(info),
         collective_(info.collective),
         choices_(std::move(choices)),
@@ -316,7 +329,8 @@ class Bench {
       // The first eleven columns are the original ones (bench/sim/run reads them by position); the rest
       // are what `collshim-tune rules` needs.
       std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
-                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision\n");
+                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision,"
+                  "source,trial_calls,trial_us,model_pick,predicted_us,predicted_native_us\n");
       return;
     }
     std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
@@ -343,14 +357,16 @@ class Bench {
     if (options_.csv) {
       for (std::size_t i = 0; i < implementations_.size(); ++i) {
         const Implementation& impl = implementations_[i];
-        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s\n",
+        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.3f,%s,%.3f,%.3f\n",
                     std::string(collshim::collective_name(collective_)).c_str(),
                     options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
                     collshim::bench::csv_field(implementations_[i].label).c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
                     implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
                     std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
                     statistics[i].spread_us, collshim::bench::csv_field(options_.platform).c_str(), collshim::bench::csv_field(mpi_library_).c_str(),
-                    date_.c_str(), collshim::bench::csv_field(impl.decided ? impl.decision : impl.label).c_str());
+                    date_.c_str(), collshim::bench::csv_field(impl.decided ? impl.decision : impl.label).c_str(),
+                    collshim::bench::csv_field(impl.source).c_str(), impl.trial_calls, impl.trial_us,
+                    collshim::bench::csv_field(impl.model_pick).c_str(), impl.predicted_us, impl.predicted_native_us);
       }
       return;
     }
@@ -374,26 +390,86 @@ class Bench {
   bool show_total() const { return !info_.variants.empty(); }
 
   // The "collshim" row runs what the shim decides for this call, as the entry points do: the same
-  // selector, facts and fallbacks (the decision itself is made once per size, untimed: in a job a
-  // repeated call's decision is a cache hit). A pass-through decision calls native.
+  // selector, facts and fallbacks, and where no rule decides, the same cost model step (one rank
+  // costs, all agree) and the same session of trial calls (confirmation, or online tuning), run here
+  // before the size is timed, their number and time kept for the CSV. In a job a repeated call's
+  // decision is a cache hit, so the timed calls are what the rest of a job gets.
   void decide(const collshim::bench::SizeStep& step) {
     for (Implementation& impl : implementations_) {
       if (!impl.decided) continue;
       collshim::CallFacts facts{collective_,    p_,           step.block_bytes, mapping_.mapping,
                                 mapping_.nodes, mapping_.ppn, mapping_.oversubscribed};
       case_->describe(facts);
-      const collshim::Decision decision = selector_->decide(facts);
+      collshim::Decision decision = selector_->decide(facts);
+      impl.source = impl.model_pick = "";
+      impl.trial_calls = 0;
+      impl.trial_us = impl.predicted_us = impl.predicted_native_us = 0;
+      const bool model_step = decision.rule_index == collshim::Decision::no_rule && model_ != nullptr &&
+                              selector_->model_decides(collective_);
+      if (p_ > 1 && (selector_->tunes(decision) || model_step)) decision = settle(impl, facts, step, model_step);
       impl.choice = decision.choice->algorithm->passes_through ? nullptr : decision.choice;
       impl.decision = decision.choice->text();
       if (rank_ == 0)
-        std::printf("# %lld bytes: collshim runs %s (%s%s%s)\n", step.bytes, decision.choice->text().c_str(),
+        std::printf("# %lld bytes: collshim runs %s (%s%s%s%s)\n", step.bytes, decision.choice->text().c_str(),
                     decision.reason, decision.choice != decision.requested ? ", fallback of " : "",
-                    decision.choice != decision.requested ? decision.requested->text().c_str() : "");
+                    decision.choice != decision.requested ? decision.requested->text().c_str() : "",
+                    impl.trial_calls > 0 ? (", after " + std::to_string(impl.trial_calls) + " trial calls").c_str() : "");
     }
+  }
+
+  // A size no rule decides (or online tuning re-tunes): the model's verdict and the key's session,
+  // run to the end here.
+  collshim::Decision settle(Implementation& impl, const collshim::CallFacts& facts,
+                            const collshim::bench::SizeStep& step, bool model_step) {
+    namespace model = collshim::model;
+    const AlgorithmChoice* native = selector_->native_choice();
+    std::vector<const AlgorithmChoice*> candidates = selector_->tuning_candidates(facts);
+    model::KeyPlan plan{candidates, collshim::KeySource::online, {}};
+    if (model_step && model::nothing_to_cost(candidates, native) && selector_->tune_mode() != collshim::TuneMode::online) {
+      plan = {{native}, collshim::KeySource::model_not_costed, {}};
+    } else if (model_step) {
+      model::ModelCall call{collective_, p_, step.block_bytes};
+      call.block_bytes = case_->block_bytes_by_rank();
+      if (const long long element = case_->reduction_element_bytes(); element > 0) call.element_bytes = element;
+      if (const std::vector<long long> sent = case_->sent_bytes(); !sent.empty())
+        call.pairs = model::gather_alltoall_pattern(context_->comm(), sent, step.block_bytes);
+      const model::ModelVerdict verdict = model::agree_on_verdict(
+          context_->comm(),
+          [&] { return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative); },
+          selector_->choices(), native);
+      if (rank_ == 0) std::printf("# %lld bytes: cost model: %s\n", step.bytes, model::verdict_text(verdict).c_str());
+      plan = model::plan_key(*selector_, verdict, candidates);
+      impl.model_pick = verdict.pick->text();
+      impl.predicted_us = plan.evidence.pick_us;
+      impl.predicted_native_us = plan.evidence.native_us;
+    }
+    collshim::CommTuning tuning;
+    collshim::CommTuning::Entry& key = tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0,
+                                                  std::move(plan.trial), collshim::TuningPolicy{}, plan.source,
+                                                  plan.evidence);
+    double trial_seconds = 0;  // this rank's, summed; the slowest rank's total goes to the CSV
+    while (!key.session.done()) {
+      const AlgorithmChoice& choice = *key.session.current();
+      const Implementation trial{.label = choice.text(), .choice = choice.algorithm->passes_through ? nullptr : &choice};
+      const bool timed = key.session.next_call_timed();
+      const double start = MPI_Wtime();
+      check_rc(call(trial), trial);
+      double seconds = MPI_Wtime() - start;
+      trial_seconds += seconds;
+      if (timed) MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
+      key.session.finish_call(seconds);
+      ++impl.trial_calls;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &trial_seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
+    impl.trial_us = trial_seconds * 1e6;
+    const collshim::Decision decision = collshim::settled_decision(key, native);
+    impl.source = decision.reason;
+    return decision;
   }
 
   const Options& options_;
   const collshim::Selector* selector_;  // --rules; null without
+  const collshim::model::ModelSettings* model_;  // COLLSHIM_PLATFORM with --rules; null without
   const collshim::bench::CaseInfo& info_;
   Collective collective_;
   std::unique_ptr<collshim::bench::BenchCase> case_;
@@ -556,7 +632,8 @@ int main(int argc, char** argv) {
                  "name of the machine or simulated platform, written to the CSV column `platform`");
   app.add_option("--rules", options.rules,
                  "also time \"collshim\": what the shim decides with these rule files (COLLSHIM_CONFIG syntax, "
-                 "e.g. default:tuned.yaml) and this environment's forcing variables");
+                 "e.g. default:tuned.yaml) and this environment's forcing variables; with COLLSHIM_PLATFORM the "
+                 "cost model decides where no rule does, confirmed by trial calls as COLLSHIM_TUNE says");
   app.add_option("--calibrate", options.calibrate,
                  "measure this allocation's cost-model platform description (collshim-model predict --platform) "
                  "and write it to this file (\"-\": standard output) instead of timing a collective; needs two nodes, one "
@@ -614,6 +691,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::unique_ptr<collshim::Selector> selector;
+  std::optional<collshim::model::ModelSettings> model;  // COLLSHIM_PLATFORM: the model decides where no rule does
   if (!options.rules.empty()) {
     collshim::EnvironmentSettings settings = collshim::read_process_environment();
     settings.config = options.rules;
@@ -627,13 +705,20 @@ int main(int argc, char** argv) {
       fatal |= d.error;
       if (rank == 0) std::fprintf(stderr, "collshim-bench: %s: %s\n", d.error ? "error" : "warning", d.text().c_str());
     }
+    std::vector<std::string> model_errors;
+    model = collshim::model::load_model_settings(settings, model_errors);
+    for (const std::string& e : model_errors) {
+      fatal = true;
+      if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());
+    }
     if (fatal) {
       MPI_Finalize();
       return 2;
     }
   }
   {
-    Bench bench(options, *info, std::move(*choices), std::move(notes), selector.get(), MPI_COMM_WORLD);
+    Bench bench(options, *info, std::move(*choices), std::move(notes), selector.get(), model ? &*model : nullptr,
+                MPI_COMM_WORLD);
     status = bench.run() > 0 ? 1 : 0;
   }  // the CommContext frees its communicator before MPI_Finalize
   MPI_Finalize();

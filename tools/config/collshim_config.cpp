@@ -25,6 +25,7 @@ namespace {
 RuleTable load(const std::vector<std::string>& files, std::vector<RuleDiagnostic>& diagnostics) {
   RuleTable table;
   for (const std::string& file : files) {
+    if (file == "none") continue;
     if (file == "default") {
       table.add_file_text(default_rules_yaml, "default.yaml (shipped)", diagnostics);
     } else {

@@ -1,4 +1,4 @@
-#include "model/verdict_agreement.hpp"
+#include "model/model_step.hpp"
 
 #include <algorithm>
 #include <array>
@@ -70,6 +70,54 @@ ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>
   verdict.native_algorithm = packed.native_algorithm.data();
   verdict.why_native = packed.why_native.data();
   return verdict;
+}
+
+AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes,
+                                       long long average_bytes) {
+  int rank = 0, p = 0;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &p);
+  AlltoallBlocks pattern{average_bytes, {}};
+  if (p > max_gathered_procs || static_cast<int>(sent_bytes.size()) != p) return pattern;
+  std::vector<long long> all(rank == 0 ? static_cast<std::size_t>(p) * p : 0);
+  PMPI_Gather(sent_bytes.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, comm);
+  for (int origin = 0; rank == 0 && origin < p; ++origin) {
+    pattern.sending.emplace_back();
+    for (int destination = 0; destination < p; ++destination) {
+      const long long bytes = all[static_cast<std::size_t>(origin) * p + destination];
+      if (bytes > 0) pattern.sending.back().emplace_back(destination, bytes);
+    }
+  }
+  return pattern;
+}
+
+bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native) {
+  return std::none_of(candidates.begin(), candidates.end(),
+                      [&](const AlgorithmChoice* c) { return c != native && c->algorithm->make_schedule; });
+}
+
+KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
+                 const std::vector<const AlgorithmChoice*>& candidates) {
+  const AlgorithmChoice* native = selector.native_choice();
+  KeyPlan plan{{native}, KeySource::model,
+               {verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us}};
+  const bool online = selector.tune_mode() == TuneMode::online;
+  if (!verdict.why_native.empty()) {
+    plan.source = KeySource::model_not_costed;
+    if (online) plan.trial = candidates, plan.source = KeySource::online;
+  } else if (online) {
+    plan.source = KeySource::model_online;
+    for (const CandidateCost& c : verdict.ranked) {
+      if (plan.trial.size() > online_model_candidates) break;
+      if (std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end()) plan.trial.push_back(c.choice);
+    }
+  } else if (selector.confirms() && verdict.pick != native) {
+    plan.source = KeySource::model_confirmed;
+    plan.trial.push_back(verdict.pick);
+  } else {
+    plan.trial = {verdict.pick};
+  }
+  return plan;
 }
 
 }  // namespace collshim::model
