@@ -34,6 +34,9 @@ struct EnvironmentSettings {
   std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
   double model_margin = 0.10;                // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
   std::optional<std::string> mpi_library;    // COLLSHIM_MPI_LIBRARY: whose decisions native runs (overrides detection)
+  // COLLSHIM_TUNE_EXCLUDE: candidates whose spec contains any of these (';'-separated) are never tried
+  // by online tuning nor picked by the model (e.g. intra=shm under a simulator that times no copies).
+  std::vector<std::string> tune_exclude;
   std::optional<std::string> tune_out;       // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
   bool allreduce_reorder = false;  // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
   std::vector<std::string> errors;  // each names the variable and its value

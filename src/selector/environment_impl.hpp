@@ -68,6 +68,14 @@ EnvironmentSettings read_environment(Lookup lookup) {
     else
       settings.model_margin = parsed;
   }
+  if (const char* exclude = lookup("COLLSHIM_TUNE_EXCLUDE")) {
+    std::string text = exclude;
+    for (std::size_t at = 0; at <= text.size();) {
+      const std::size_t end = std::min(text.find(';', at), text.size());
+      if (end > at) settings.tune_exclude.push_back(text.substr(at, end - at));
+      at = end + 1;
+    }
+  }
   if (const char* library = lookup("COLLSHIM_MPI_LIBRARY")) {
     if (*library != '\0') settings.mpi_library = library;
   }

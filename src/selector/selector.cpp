@@ -1,5 +1,6 @@
 #include "selector/selector.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "selector/tuning_candidates.hpp"
@@ -80,8 +81,12 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
     // Online tuning and the model key on the size bucket, like a rule testing block_bytes.
     if ((tune_online_ || model_decides_[c]) && !forced_[c]) {
       always_native_[c] = false;
-      for (const std::string& spec : collshim::tuning_candidates(info.collective))
-        tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
+      for (const std::string& spec : collshim::tuning_candidates(info.collective)) {
+        const bool excluded = std::any_of(settings.tune_exclude.begin(), settings.tune_exclude.end(),
+                                          [&](const std::string& text) { return spec.find(text) != std::string::npos; });
+        if (!excluded || spec == "native")
+          tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
+      }
     }
     // A forced choice ignores the size, so there is nothing to agree on.
     needs_agreed_size_[c] = info.size_agreement != SizeAgreement::global && !forced_[c] &&

@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+"""The cost model deciding inside the shim, on simulated clusters nobody tuned (SimGrid SMPI).
+
+For every platform, placement and process count of the plan, and every part (collective and sizes):
+
+  candidates  collshim-tune measure: every tuning candidate (no intra=shm: shared-memory copies take
+              no simulated time) next to SMPI's `ompi` selector, then native alone under `mpich`,
+              `mvapich2` and `impi`                                     -> OUT/candidates-PLATFORM.csv
+  decisions   collshim-bench --rules none under each of the four selectors, COLLSHIM_PLATFORM set to
+              the platform's description calibrated on two of its nodes (bench/sim/calibrated/, by
+              collshim-tune calibrate under smpirun), no rule: the `collshim` row is the model's
+              decision, confirmed by trial calls (COLLSHIM_TUNE=confirm)  -> OUT/decisions-PLATFORM.csv
+  analyze     per cell and selector: collshim against the run's own library (the selector), the
+              best of the four selectors and the oracle (the fastest of every candidate and the run's
+              own library); the model alone (its pick's time, from the candidates); the trial calls
+              against full online tuning                                -> OUT/cells.csv, OUT/summary.md
+
+One skew-free barrier (MPICH's) before every timed call, 1 us per message sent and received
+(bench/sim/tune's network model). Simulated time is deterministic: one timed call per size. Every
+measurement is resumable: rerun the same command. Needs build/ (collshim-tune) and build-smpi/
+(collshim-bench, -DCOLLSHIM_MPI=smpi).
+
+  bench/sim/model_evidence.py --out bench/sim/out/model [--platforms ...] [--procs 64 128 256]
+                              [--parts allgather allreduce alltoall alltoallv] [--stages ...]
+"""
+import argparse
+import collections
+import csv
+import importlib.machinery
+import importlib.util
+import math
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# What each part measures: (collective, variant, smallest, largest size).
+PARTS = {
+    "allgather": [("allgather", None, "1", "256KiB")],
+    "allreduce": [("allreduce", None, "8", "64KiB")],  # int64 sums (collshim-bench's Allreduce)
+    "alltoall": [("alltoall", None, "1", "4KiB")],
+    "alltoallv": [("alltoallv", "sparse_8", "8", "512"), ("alltoallv", "power_law", "8", "512")],
+}
+SELECTORS = ["ompi", "mpich", "mvapich2", "impi"]
+EXCLUDE = "intra=shm"
+
+
+def load_tune():
+    """bench/sim/tune (a script without .py) as a module: its platforms, SMPI flags and placements."""
+    loader = importlib.machinery.SourceFileLoader("tune", os.path.join(HERE, "tune"))
+    spec = importlib.util.spec_from_loader("tune", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+TUNE = load_tune()
+
+
+def launcher(platform, mapping, p, selector):
+    return ["smpirun", "-np", str(p), "-platform", os.path.join(HERE, "platforms", platform + ".xml"),
+            "-hostfile", os.path.join(HERE, "hostfiles", f"{platform}-{mapping}.txt"),
+            f"--cfg=smpi/coll-selector:{selector}", *TUNE.SMPI, *TUNE.OVERHEAD]
+
+
+def measure(args, out, platform, mapping, p, selector, part, extra, env_extra, label):
+    collective, variant, low, high = part
+    cmd = [args.tune, "measure", "-o", out, "--bench", args.bench, "--platform", platform, "--iterations", "1",
+           "--warmup", "0", "--min-bytes", low, "--max-bytes", high, "--bench-arg=--verify-limit=256MiB",
+           "--collective", collective, *(["--variant", variant] if variant else []), *extra]
+    env = dict(os.environ, **env_extra)
+    topology = TUNE.topology(platform, mapping, p)
+    if topology:
+        env["COLLSHIM_TOPOLOGY"] = topology
+    print(f"model_evidence: {label} {platform} {mapping} p={p} {collective}{' ' + variant if variant else ''} "
+          f"{selector}", flush=True)
+    run = launcher(platform, mapping, p, selector)
+    if subprocess.run(cmd + ["--", *run], env=env, stdout=subprocess.DEVNULL).returncode == 0:
+        return
+    # SimGrid's solver can abort on a rounding residue; a coarser precision gets past it (resumes).
+    print(f"model_evidence: SimGrid abort, resuming with {TUNE.COARSE_PRECISION}", flush=True)
+    subprocess.run(cmd + ["--", *run, TUNE.COARSE_PRECISION], check=True, env=env, stdout=subprocess.DEVNULL)
+
+
+def cells(args):
+    for platform in args.platforms:
+        for mapping in args.mappings:
+            for p in args.procs:
+                for name in args.parts:
+                    for part in PARTS[name]:
+                        yield platform, mapping, p, part
+
+
+def stage_candidates(args):
+    for platform, mapping, p, part in cells(args):
+        out = os.path.join(args.out, f"candidates-{platform}.csv")
+        measure(args, out, platform, mapping, p, "ompi", part, ["--exclude", EXCLUDE], {}, "candidates")
+        for selector in SELECTORS[1:]:
+            measure(args, out, platform, mapping, p, selector, part, ["--algorithms", "native"], {}, "native")
+
+
+def stage_decisions(args):
+    for platform, mapping, p, part in cells(args):
+        out = os.path.join(args.out, f"decisions-{platform}.csv")
+        description = os.path.join(args.descriptions, platform + ".yaml")
+        env = {"COLLSHIM_PLATFORM": description, "COLLSHIM_TUNE": args.tune_mode, "COLLSHIM_TUNE_EXCLUDE": EXCLUDE}
+        for selector in SELECTORS:
+            measure(args, out, platform, mapping, p, selector, part,
+                    ["--algorithms", "native", "--bench-arg=--rules=none"], env, "decisions")
+
+
+def read(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [row for row in csv.DictReader(line for line in f if not line.startswith("#"))]
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def stage_analyze(args):
+    cell_rows = []
+    for platform in args.platforms:
+        # (mapping, p, collective, variant, bytes) -> {algorithm: us}, natives by selector
+        times = collections.defaultdict(dict)
+        natives = collections.defaultdict(dict)
+        for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
+            key = (row["mapping"], int(row["ranks"]), row["collective"], row["distribution"], int(row["bytes"]))
+            algorithm = row["algorithm"]
+            if algorithm.startswith("smpi_"):
+                natives[key][algorithm[5:]] = float(row["median_us"])
+            else:
+                times[key][algorithm] = float(row["median_us"])
+        decided = collections.defaultdict(dict)  # key -> {selector: the collshim row}
+        last_selector = {}
+        for row in read(os.path.join(args.out, f"decisions-{platform}.csv")):
+            key = (row["mapping"], int(row["ranks"]), row["collective"], row["distribution"], int(row["bytes"]))
+            # Each run writes its native row (smpi_SELECTOR) before its collshim row of the same size.
+            if row["algorithm"].startswith("smpi_"):
+                last_selector[key] = row["algorithm"][5:]
+                natives[key].setdefault(last_selector[key], float(row["median_us"]))
+            elif row["algorithm"] == "collshim" and key in last_selector:
+                decided[key][last_selector[key]] = row
+        for key, by_selector in decided.items():
+            for selector, row in by_selector.items():
+                if selector not in natives[key] or not times[key]:
+                    continue
+                own = natives[key][selector]
+                candidates = times[key]
+                oracle = min(min(candidates.values()), own)
+                best4 = min(natives[key].values())
+                collshim = float(row["median_us"])
+                pick = row["model_pick"] or "native"
+                alone = own if pick == "native" else candidates.get(pick, float("nan"))
+                # Full online tuning: one warm-up and two timed calls of every candidate and native.
+                online_us = 3 * (sum(candidates.values()) + own)
+                mapping, p, collective, variant, size = key
+                cell_rows.append({
+                    "platform": platform, "mapping": mapping, "procs": p, "collective": collective,
+                    "pattern": variant, "bytes": size, "selector": selector, "collshim_us": collshim,
+                    "decision": row["decision"], "source": row["source"], "model_pick": pick,
+                    "model_alone_us": alone, "native_us": own, "best_of_four_us": best4, "oracle_us": oracle,
+                    "trial_calls": int(row["trial_calls"]), "trial_us": float(row["trial_us"]),
+                    "online_calls": 3 * (len(candidates) + 1), "online_us": online_us})
+    path = os.path.join(args.out, "cells.csv")
+    with open(path, "w", newline="") as f:
+        fields = list(cell_rows[0].keys()) if cell_rows else ["platform"]
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for row in cell_rows:
+            writer.writerow({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in row.items()})
+    summarize(args, cell_rows)
+
+
+def summarize(args, rows):
+    lines = ["# The cost model deciding in the shim (bench/sim/model_evidence.py)", "",
+             "Per platform (all placements, process counts, parts and the four selectors as the run's own "
+             "library): collshim is the model's decision confirmed by trial calls; model alone is its pick "
+             "without confirmation. Ratios are speed-ups (reference time / collshim time); 'of oracle' is "
+             "oracle / collshim (1 = the fastest of every candidate and the run's own library).", "",
+             "| platform | cells | of oracle (geomean) | within 5% of oracle | worst vs own library | vs own library "
+             "(geomean) | vs best of four (geomean) | model alone: of oracle | model alone: worst vs own | "
+             "trial calls per key (mean) | trial time / online tuning's |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for platform in args.platforms + ["all"]:
+        subset = [r for r in rows if platform in ("all", r["platform"])]
+        if not subset:
+            continue
+        of_oracle = [r["oracle_us"] / r["collshim_us"] for r in subset]
+        within = sum(1 for v in of_oracle if v >= 0.95) / len(subset)
+        vs_own = [r["native_us"] / r["collshim_us"] for r in subset]
+        vs_best = [r["best_of_four_us"] / r["collshim_us"] for r in subset]
+        alone = [r for r in subset if not math.isnan(r["model_alone_us"])]
+        alone_oracle = [r["oracle_us"] / r["model_alone_us"] for r in alone]
+        alone_own = [r["native_us"] / r["model_alone_us"] for r in alone]
+        trials = sum(r["trial_calls"] for r in subset) / len(subset)
+        trial_share = sum(r["trial_us"] for r in subset) / max(1e-9, sum(r["online_us"] for r in subset))
+        lines.append(f"| {platform} | {len(subset)} | {geomean(of_oracle):.3f} | {within:.0%} | {min(vs_own):.3f} | "
+                     f"{geomean(vs_own):.3f} | {geomean(vs_best):.3f} | {geomean(alone_oracle):.3f} | "
+                     f"{min(alone_own) if alone_own else float('nan'):.3f} | {trials:.1f} | {trial_share:.3f} |")
+    lines += ["", "Cells below 0.97 of the run's own library:", ""]
+    for r in sorted(rows, key=lambda r: r["native_us"] / r["collshim_us"]):
+        ratio = r["native_us"] / r["collshim_us"]
+        if ratio >= 0.97:
+            break
+        lines.append(f"- {r['platform']} {r['mapping']} p={r['procs']} {r['collective']} {r['pattern']} "
+                     f"{r['bytes']} B, {r['selector']}: {ratio:.3f} (collshim {r['decision']} via {r['source']}, "
+                     f"model pick {r['model_pick']})")
+    path = os.path.join(args.out, "summary.md")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(HERE, "out", "model"))
+    ap.add_argument("--platforms", nargs="+", default=[p for p in TUNE.PLATFORMS if p.endswith("-contending")],
+                    choices=[p for p in TUNE.PLATFORMS if p.endswith("-contending")])
+    ap.add_argument("--mappings", nargs="+", default=["sequential", "cyclic"])
+    ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
+    ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
+    ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
+                    choices=["candidates", "decisions", "analyze"])
+    ap.add_argument("--descriptions", default=os.path.join(HERE, "calibrated"),
+                    help="folder of the platforms' calibrated descriptions (PLATFORM.yaml)")
+    ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
+    ap.add_argument("--tune", default=os.path.join(ROOT, "build", "collshim-tune"))
+    ap.add_argument("--bench", default=os.path.join(ROOT, "build-smpi", "collshim-bench"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    if "candidates" in args.stages:
+        stage_candidates(args)
+    if "decisions" in args.stages:
+        stage_decisions(args)
+    if "analyze" in args.stages:
+        stage_analyze(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
