@@ -610,7 +610,7 @@ constexpr std::array<LibrarySchedule, 4> library_schedules{{
      [](int) { return RankSymmetry{}; }},
     {ompi_linear_alltoall_stand_in, ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
     {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
-    {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scatter_dest_alltoall_symmetry},
+    {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
 }};
 
 const LibrarySchedule* find_library_schedule(std::string_view stand_in) {

@@ -237,7 +237,8 @@ TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
   };
   for (const Library& library : {Library{"ompi_linear", ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
                                  Library{"xor_pairwise", xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
-                                 Library{"scatter_dest", scatter_dest_alltoall_schedule, scatter_dest_alltoall_symmetry}}) {
+                                 Library{"scatter_dest", scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
+                                 Library{"mpich_scattered", mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry}}) {
     for (int p = 1; p <= 130; ++p) {
       if (library.schedule == xor_pairwise_alltoall_schedule && (p & (p - 1)) != 0) continue;
       const CheckSetup call = uniform_setup(BlockNaming::alltoall, p, 24);
@@ -259,6 +260,13 @@ TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
   for (const Transfer& send : scatter.steps[0].sends) peers.push_back(send.peer);
   EXPECT_EQ(peers, (std::vector<int>{5, 4, 3}));  // and its own block, copied
   EXPECT_EQ(scatter.steps[0].copies.size(), 1u);
+  // MPICH 4's rounds of 32: at p = 40 rank 0 sends to itself (a copy), 39, ..., 9, then 8, ..., 1.
+  const Schedule rounds = mpich_scattered_alltoall_schedule(40, 0);
+  ASSERT_EQ(rounds.steps.size(), 2u);
+  EXPECT_EQ(rounds.steps[0].sends.size(), 31u);
+  EXPECT_EQ(rounds.steps[0].sends.front().peer, 39);
+  EXPECT_EQ(rounds.steps[1].sends.size(), 8u);
+  EXPECT_EQ(rounds.steps[1].sends.back().peer, 1);
   const Schedule pair = xor_pairwise_alltoall_schedule(8, 5);
   ASSERT_EQ(pair.steps.size(), 7u);
   EXPECT_EQ(pair.steps[2].sends.at(0).peer, 5 ^ 3);
