@@ -1,6 +1,6 @@
 // The MPI libraries' own decisions as data (config/libraries/*.yaml) and their interpreter: every shipped file parses,
-// the rule semantics (first match, nested lists, algorithms, labels, decide_as), and every problem of a malformed file
-// reported with file:line:column.
+// the thresholds each real library's tables cite hold on both sides, the rule semantics (first match, nested lists,
+// algorithms, labels, decide_as), and every problem of a malformed file reported with file:line:column.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -36,7 +36,8 @@ LibraryPlacement nodes_of(int per_node) { return {per_node, true, 0}; }
 TEST(LibraryDecisions, EveryShippedFileParsesAndCoversEveryCollective) {
   const std::vector<std::string_view> names = library_decisions_names();
   const std::set<std::string_view> shipped(names.begin(), names.end());
-  for (const std::string_view expected : {"smpi-3.32-ompi", "smpi-3.32-mpich", "smpi-3.32-mvapich2", "smpi-3.32-impi"})
+  for (const std::string_view expected : {"ompi-4.1", "ompi-5.0", "mpich-4", "mpich-4-ch3", "smpi-3.32-ompi",
+                                          "smpi-3.32-mpich", "smpi-3.32-mvapich2", "smpi-3.32-impi", "smpi-3.32-default"})
     EXPECT_TRUE(shipped.contains(expected)) << expected;
   for (const std::string_view name : names) {
     const LibraryDecisions* tables = library_decisions(name);
@@ -49,7 +50,7 @@ TEST(LibraryDecisions, EveryShippedFileParsesAndCoversEveryCollective) {
   EXPECT_EQ(library_decisions("ompi-4.0"), nullptr);
   EXPECT_EQ(library_decisions_alias("ompi"), "smpi-3.32-ompi");
   EXPECT_EQ(library_decisions_alias("impi"), "smpi-3.32-impi");
-  EXPECT_EQ(library_decisions_alias("smpi-3.32-ompi"), "smpi-3.32-ompi");
+  EXPECT_EQ(library_decisions_alias("ompi-4.1"), "ompi-4.1");
 }
 
 // Every decision of every table names what the library runs or says why not, and every stand-in is a schedule the
@@ -82,6 +83,169 @@ TEST(LibraryDecisions, EveryDecisionHasAnEligibleStandInOrAReason) {
       }
     }
   }
+}
+
+// Open MPI 4.1's coll_tuned_decision_fixed.c, both sides of the thresholds, and what its base algorithms run.
+TEST(LibraryDecisions, OpenMpi41Allgather) {
+  constexpr std::string_view t = "ompi-4.1";
+  const auto allgather = [&](int p, long long bytes) { return runs(t, Collective::allgather, call(p, bytes)); };
+  EXPECT_EQ(allgather(2, 1 << 20), "two_proc -> ring");
+  EXPECT_EQ(allgather(16, 1 << 20), "recursive_doubling -> recursive_doubling");  // below 32 ranks, any size
+  EXPECT_EQ(allgather(31, 8), "recursive_doubling (Bruck at p not a power of two) -> bruck");
+  EXPECT_EQ(allgather(32, 1023), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(32, 1024), "neighbor -> neighbor_exchange");
+  EXPECT_EQ(allgather(32, 65535), "neighbor -> neighbor_exchange");
+  EXPECT_EQ(allgather(32, 65536), "ring -> ring");  // Open MPI's ring forwards, unlike SMPI's
+  EXPECT_EQ(allgather(33, 4096), "neighbor (ring at odd p) -> ring");
+  EXPECT_EQ(allgather(256, 31), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(256, 32), "bruck -> bruck");
+  EXPECT_EQ(allgather(256, 127), "bruck -> bruck");
+  EXPECT_EQ(allgather(256, 128), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(4096, 1), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(4096, 2), "bruck -> bruck");
+  EXPECT_EQ(allgather(4096, 4095), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(4096, 4096), "neighbor -> neighbor_exchange");
+  // Allgatherv by per_rank_dsize = the sum of the blocks / p.
+  const auto allgatherv = [&](int p, long long bytes) { return runs(t, Collective::allgatherv, call(p, bytes)); };
+  EXPECT_EQ(allgatherv(2, 2047), "ring -> ring");
+  EXPECT_EQ(allgatherv(2, 2048), "two_proc -> ring");
+  EXPECT_EQ(allgatherv(4, 255), "default: not modelled");
+  EXPECT_EQ(allgatherv(4, 256), "neighbor -> neighbor_exchange");
+  EXPECT_EQ(allgatherv(5, 256), "neighbor (ring at odd p) -> ring");
+  EXPECT_EQ(allgatherv(4, 8191), "ring -> ring");
+  EXPECT_EQ(allgatherv(4, 16384), "bruck -> bruck");
+}
+
+TEST(LibraryDecisions, OpenMpi41AlltoallAndAlltoallv) {
+  constexpr std::string_view t = "ompi-4.1";
+  const auto alltoall = [&](int p, long long bytes) { return runs(t, Collective::alltoall, call(p, bytes)); };
+  EXPECT_EQ(alltoall(2, 1), "pairwise -> pairwise");
+  EXPECT_EQ(alltoall(2, 2), "two_proc -> pairwise");
+  EXPECT_EQ(alltoall(4, 8191), "linear_sync (every request at once) -> ompi_linear_alltoall");
+  EXPECT_EQ(alltoall(4, 8192), "linear -> ompi_linear_alltoall");
+  EXPECT_EQ(alltoall(6, 524287), "linear -> ompi_linear_alltoall");
+  EXPECT_EQ(alltoall(6, 524288), "pairwise -> pairwise");  // Open MPI's pairwise shifts, at any p
+  EXPECT_EQ(alltoall(16, 3), "linear_sync (every request at once) -> ompi_linear_alltoall");
+  EXPECT_EQ(alltoall(16, 4), "modified_bruck -> bruck");
+  EXPECT_EQ(alltoall(5000, 2047), "modified_bruck -> bruck");
+  EXPECT_EQ(alltoall(5000, 2048), "linear_sync (every request at once) -> ompi_linear_alltoall");
+  LibraryFacts in_place = call(16, 1024);
+  in_place.in_place = true;
+  EXPECT_EQ(runs(t, Collective::alltoall, in_place), "basic_inplace: not modelled");
+  EXPECT_EQ(runs(t, Collective::alltoallv, call(3, 8)), "pairwise: not modelled");
+  EXPECT_EQ(runs(t, Collective::alltoallv, call(4, 8)), "basic_linear: not modelled");
+  EXPECT_EQ(runs(t, Collective::alltoallv, call(64, 8)), "pairwise: not modelled");
+}
+
+TEST(LibraryDecisions, OpenMpi41Allreduce) {
+  constexpr std::string_view t = "ompi-4.1";
+  const auto allreduce = [&](int p, long long bytes, bool commutative = true) {
+    LibraryFacts facts = call(p, bytes);
+    facts.commutative = commutative;
+    return runs(t, Collective::allreduce, facts);
+  };
+  EXPECT_EQ(allreduce(3, 7), "ring (recursive doubling: fewer elements than ranks) -> recursive_doubling");
+  EXPECT_EQ(allreduce(3, 8), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce(3, 4095), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce(3, 4096), "ring -> ring");  // 512 elements in 3 uneven segments, as collshim's
+  EXPECT_EQ(allreduce(20, 63), "segmented_ring (recursive doubling: fewer elements than ranks) -> recursive_doubling");
+  EXPECT_EQ(allreduce(3, 65536), "segmented_ring (the ring: segsize 0) -> ring");
+  EXPECT_EQ(allreduce(20, 4096), "rabenseifner -> rabenseifner");
+  EXPECT_EQ(allreduce(40, 127), "segmented_ring (recursive doubling: fewer elements than ranks) -> recursive_doubling");
+  // 16 elements, fewer than the 32 of the largest power of two up to 40: basic linear.
+  EXPECT_EQ(allreduce(40, 128), "rabenseifner (basic_linear: fewer elements than the power of two): not modelled");
+  EXPECT_EQ(allreduce(40, 256), "rabenseifner -> rabenseifner");
+  EXPECT_EQ(allreduce(200, 131071), "nonoverlapping: not modelled");
+  EXPECT_EQ(allreduce(200, 131072), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce(200, 262144), "rabenseifner -> rabenseifner");
+  EXPECT_EQ(allreduce(3, 131071, false), "recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce(3, 131072, false), "basic_linear: not modelled");
+  EXPECT_EQ(runs(t, Collective::gatherv, call(8, 8)), "basic linear (mca_coll_basic_gatherv_intra): not modelled");
+  EXPECT_EQ(runs(t, Collective::scatterv, call(8, 8)), "basic linear (mca_coll_basic_scatterv_intra): not modelled");
+}
+
+// Open MPI 5.0: HAN takes Allgather and Allreduce across nodes; on one node, or nodes of different sizes for
+// Allgather, coll/tuned decides as in 4.1.
+TEST(LibraryDecisions, OpenMpi50HanAcrossNodes) {
+  constexpr std::string_view t = "ompi-5.0";
+  const auto same_as_41 = [&](Collective collective, const LibraryFacts& facts) {
+    EXPECT_EQ(runs(t, collective, facts), runs("ompi-4.1", collective, facts));
+  };
+  same_as_41(Collective::allgather, call(64, 1024, {64, true, 1}));                          // one node
+  EXPECT_EQ(runs(t, Collective::allgather, call(64, 1024, nodes_of(16))), "han (node gather, leaders' allgather, node bcast): not modelled");
+  same_as_41(Collective::allgather, call(64, 1024, nodes_of(1)));                            // one rank per node: the leaders' tuned Allgather
+  same_as_41(Collective::allgather, call(33, 1024, {1, true, 3}));                           // 16 + 16 + 1: HAN falls back
+  EXPECT_EQ(runs(t, Collective::allreduce, call(64, 1024, nodes_of(1))), "han (node reduce, leaders' ireduce and ibcast, node bcast): not modelled");
+  same_as_41(Collective::allreduce, call(64, 1024, {64, true, 1}));
+  LibraryFacts non_commutative = call(64, 1024, nodes_of(16));
+  non_commutative.commutative = false;
+  same_as_41(Collective::allreduce, non_commutative);
+  same_as_41(Collective::alltoall, call(64, 1024, nodes_of(16)));
+  same_as_41(Collective::allgatherv, call(64, 1024, nodes_of(16)));
+  same_as_41(Collective::gatherv, call(64, 1024, nodes_of(16)));
+}
+
+// MPICH 4's JSON selection: total_msg_size < 512 KiB / < 80 KiB for Allgather (strictly below, where SMPI's copy of
+// MPICH 3 takes 80 KiB itself), avg_msg_size <= 256 and <= 32 KiB for Alltoall.
+TEST(LibraryDecisions, Mpich4AllgatherAndAlltoall) {
+  constexpr std::string_view t = "mpich-4";
+  const auto allgather = [&](int p, long long bytes) { return runs(t, Collective::allgather, call(p, bytes)); };
+  EXPECT_EQ(allgather(64, 8191), "MPIR_Allgather_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allgather(64, 8192), "MPIR_Allgather_intra_ring -> ring");
+  EXPECT_EQ(allgather(96, 853), "MPIR_Allgather_intra_brucks -> bruck");  // 81888 B in all
+  EXPECT_EQ(allgather(80, 1023), "MPIR_Allgather_intra_brucks -> bruck");
+  EXPECT_EQ(allgather(80, 1024), "MPIR_Allgather_intra_ring -> ring");  // exactly 80 KiB
+  EXPECT_EQ(runs("smpi-3.32-mpich", Collective::allgather, call(80, 1024)), "bruck -> bruck");
+  const auto alltoall = [&](int p, long long bytes) { return runs(t, Collective::alltoall, call(p, bytes)); };
+  EXPECT_EQ(alltoall(7, 8), "MPIR_Alltoall_intra_scattered -> mpich_scattered_alltoall");  // below 8 ranks no Bruck
+  EXPECT_EQ(alltoall(7, 32768), "MPIR_Alltoall_intra_scattered -> mpich_scattered_alltoall");
+  EXPECT_EQ(alltoall(7, 32769), "MPIR_Alltoall_intra_pairwise -> pairwise");
+  EXPECT_EQ(alltoall(8, 256), "MPIR_Alltoall_intra_brucks -> bruck");
+  EXPECT_EQ(alltoall(8, 257), "MPIR_Alltoall_intra_scattered -> mpich_scattered_alltoall");
+  EXPECT_EQ(alltoall(8, 32769), "MPIR_Alltoall_intra_pairwise -> xor_pairwise_alltoall");
+  LibraryFacts in_place = call(8, 8);
+  in_place.in_place = true;
+  EXPECT_EQ(runs(t, Collective::alltoall, in_place), "MPIR_Alltoall_intra_pairwise_sendrecv_replace: not modelled");
+  // Allgatherv: the ring sends blocks above MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE in chunks.
+  EXPECT_EQ(runs(t, Collective::allgatherv, call(3, 32768)), "MPIR_Allgatherv_intra_ring -> ring");
+  LibraryFacts uneven = call(3, 30000);
+  uneven.max_bytes = 40000;
+  EXPECT_EQ(runs(t, Collective::allgatherv, uneven), "MPIR_Allgatherv_intra_ring (chunked): not modelled");
+  EXPECT_EQ(runs(t, Collective::allgatherv, call(3, 27306)), "MPIR_Allgatherv_intra_brucks -> bruck");  // 81918 B
+}
+
+// MPICH 4 (ch4): one node takes the shared-memory module's release_gather, nodes of more than one rank the node-aware
+// composition, one rank per node the generic JSON; ch3 always the generic JSON.
+TEST(LibraryDecisions, Mpich4Allreduce) {
+  const auto allreduce = [](std::string_view t, int p, long long bytes, LibraryPlacement placement, bool commutative = true,
+                            bool builtin = true) {
+    LibraryFacts facts = call(p, bytes, placement);
+    facts.commutative = commutative;
+    facts.builtin_op = builtin;
+    return runs(t, Collective::allreduce, facts);
+  };
+  const LibraryPlacement one_node{8, true, 1}, one_per_node = nodes_of(1), sixteen = nodes_of(16);
+  EXPECT_EQ(allreduce("mpich-4", 8, 1024, one_node), "MPIDI_POSIX_mpi_allreduce_release_gather: not modelled");
+  EXPECT_EQ(allreduce("mpich-4", 8, 1024, one_node, false, false), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 1024, sixteen), "MPIDI_Allreduce_intra_composition_alpha: not modelled");
+  EXPECT_EQ(allreduce("mpich-4", 33, 1024, {1, true, 3}), "MPIDI_Allreduce_intra_composition_alpha: not modelled");
+  EXPECT_EQ(allreduce("mpich-4", 64, 8, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 504, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");  // 63 < 64
+  EXPECT_EQ(allreduce("mpich-4", 64, 512, one_per_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(allreduce("mpich-4", 96, 512, one_per_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");  // 64 = pof2
+  EXPECT_EQ(allreduce("mpich-4", 96, 504, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 1 << 20, one_per_node, true, false), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 0, one_per_node), "MPIR_Allreduce_intra_smp: not modelled");
+  EXPECT_EQ(allreduce("mpich-4-ch3", 64, 512, sixteen), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(allreduce("mpich-4-ch3", 8, 1024, one_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(runs("mpich-4-ch3", Collective::alltoall, call(8, 256)), "MPIR_Alltoall_intra_brucks -> bruck");
+  EXPECT_EQ(runs("mpich-4", Collective::gatherv, call(8, 8)), "MPIR_Gatherv_allcomm_linear: not modelled");
+}
+
+TEST(LibraryDecisions, SmpiDefaultSelector) {
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::alltoall, call(64, 1023)), runs("smpi-3.32-ompi", Collective::alltoall, call(64, 1023)));
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::allgather, call(64, 8)), "iallgather (linear): not modelled");
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::allreduce, call(64, 8)), "reduce__default + bcast__default: not modelled");
 }
 
 // Intel MPI's Alltoallv in SMPI tests the constant size 1, so only p and the ranks per node decide.

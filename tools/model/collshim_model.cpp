@@ -374,12 +374,13 @@ int main(int argc, char** argv) {
   predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
   predict_command->add_option("--native", predict.natives,
                               "also cost these MPI libraries' own choice, as rows native:NAME: tables of "
-                              "config/libraries (smpi-3.32-ompi, smpi-3.32-mpich, ...), or "
+                              "config/libraries (ompi-4.1, ompi-5.0, mpich-4, mpich-4-ch3, smpi-3.32-ompi, ...), or "
                               "ompi, mpich, mvapich2, impi for SMPI 3.32's selectors");
   predict_command
       ->add_option("--library-ranks-per-node", predict.library_ranks_per_node,
-                   "the ranks per node the libraries' decisions see (mvapich2 and impi pick their tables by it; "
-                   "default: the placement's). SMPI on a platform with a host per core shows them 1")
+                   "the ranks per node the libraries' decisions see (mvapich2 and impi pick their tables by it, "
+                   "ompi-5.0 and mpich-4 their node-aware algorithms; default: the placement's). SMPI on a "
+                   "platform with a host per core shows them 1")
       ->check(CLI::PositiveNumber);
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
   predict_command->add_flag("--after-barrier", predict.after_barrier,
