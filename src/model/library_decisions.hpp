@@ -75,4 +75,13 @@ std::vector<std::string_view> library_decisions_aliases();
 // What the library decides for a call. `decide_as` rules follow other compiled-in tables.
 NativeDecision native_decision(const LibraryDecisions& tables, Collective collective, const LibraryFacts& facts);
 
+// Which tables stand for the library a program runs, from MPI_Get_library_version's text and, under
+// SimGrid's SMPI, its smpi/coll-selector. Empty `tables`: none, and `why_none` says why.
+struct LibraryIdentity {
+  std::string tables;       // a library_decisions() name
+  std::string description;  // "Open MPI 4.1.4", "MPICH 4.0.2 (ch4:ucx)"
+  std::string why_none;
+};
+LibraryIdentity identify_library(std::string_view version_text, std::string_view smpi_selector = {});
+
 }  // namespace collshim::model

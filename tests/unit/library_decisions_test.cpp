@@ -1,6 +1,7 @@
 // The MPI libraries' own decisions as data (config/libraries/*.yaml) and their interpreter: every shipped file parses,
 // the thresholds each real library's tables cite hold on both sides, the rule semantics (first match, nested lists,
-// algorithms, labels, decide_as), and every problem of a malformed file reported with file:line:column.
+// algorithms, labels, decide_as), the identification of the library from MPI_Get_library_version, and every problem
+// of a malformed file reported with file:line:column.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -253,6 +254,56 @@ TEST(LibraryDecisions, SmpiIntelMpiAlltoallvIgnoresTheSize) {
   EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(8))), "plum (alltoallv__bruck): not modelled");
   EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(16, 1 << 20, nodes_of(8))), "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
   EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(16))), "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
+}
+
+// The exact texts of MPI_Get_library_version from the libraries installed here (Open MPI 4.1.4 counts its
+// terminating NUL; MPICH's configure line is shortened).
+constexpr std::string_view open_mpi_414{"Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0", 88};
+constexpr std::string_view mpich_402 =
+    "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\nMPICH ABI:\t14:2:2\n"
+    "MPICH Device:\tch4:ucx\nMPICH configure:\t--build=x86_64-linux-gnu --prefix=/usr --with-libfabric=/usr "
+    "--with-slurm=/usr --with-ucx=/usr --with-device=ch4:ucx --with-pm=hydra\nMPICH CC:\tgcc -g -O2\n";
+constexpr std::string_view smpi_332 = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
+
+TEST(LibraryDecisions, IdentifiesTheInstalledLibraries) {
+  const LibraryIdentity ompi = identify_library(open_mpi_414);
+  EXPECT_EQ(ompi.tables, "ompi-4.1");
+  EXPECT_EQ(ompi.description, "Open MPI 4.1.4");
+  EXPECT_TRUE(ompi.why_none.empty());
+  const LibraryIdentity mpich = identify_library(mpich_402);
+  EXPECT_EQ(mpich.tables, "mpich-4");
+  EXPECT_EQ(mpich.description, "MPICH 4.0.2 (ch4:ucx)");
+  for (const std::string_view selector : {"ompi", "mpich", "mvapich2", "impi", "default"}) {
+    const LibraryIdentity smpi = identify_library(smpi_332, selector);
+    EXPECT_EQ(smpi.tables, "smpi-3.32-" + std::string(selector));
+    EXPECT_EQ(smpi.description, "SimGrid 3.32 SMPI, smpi/coll-selector:" + std::string(selector));
+    EXPECT_NE(library_decisions(smpi.tables), nullptr);
+  }
+  EXPECT_EQ(identify_library("Open MPI v5.0.3, package: Open MPI builder Distribution, ident: 5.0.3, repo rev: v5.0.3, Apr 08, 2024").tables, "ompi-5.0");
+  EXPECT_EQ(identify_library("Open MPI v4.1.6rc1, package: Open MPI, ident: 4.1.6rc1").description, "Open MPI 4.1.6rc1");
+  EXPECT_EQ(identify_library("MPICH Version:\t4.1.2\nMPICH Device:\tch4:ofi\n").tables, "mpich-4");
+  EXPECT_EQ(identify_library("MPICH Version:\t4.0\nMPICH Device:\tch3:nemesis\n").tables, "mpich-4-ch3");
+  EXPECT_EQ(identify_library("SMPI Version 3.36. Copyright The SimGrid Team 2007-2024", "ompi").tables, "smpi-3.32-ompi");
+}
+
+TEST(LibraryDecisions, NoTablesForAnUnknownLibraryOrVersionWithAReason) {
+  const auto none = [](std::string_view text, std::string_view selector, std::string_view reason) {
+    const LibraryIdentity identity = identify_library(text, selector);
+    EXPECT_TRUE(identity.tables.empty()) << text;
+    EXPECT_NE(identity.why_none.find(reason), std::string::npos) << text << ": " << identity.why_none;
+  };
+  none("Intel(R) MPI Library 2021.6 for Linux* OS\n", "", "unknown MPI library: 'Intel(R) MPI Library 2021.6 for Linux* OS'");
+  none("MVAPICH2 Version     :\t2.3.7\nMVAPICH2 Release date :\tWed March 02 22:00:00 EST 2022\n", "", "unknown MPI library");
+  none("Open MPI v4.0.3, package: Debian OpenMPI, ident: 4.0.3", "", "no tables for Open MPI 4.0");
+  none("Open MPI v6.0.0, package: Open MPI", "", "no tables for Open MPI 6.0");
+  none("MPICH Version:\t3.4.3\nMPICH Device:\tch4:ofi\n", "", "no tables for MPICH 3.4");
+  none("MPICH Version:\t4.2.0\nMPICH Device:\tch4:ofi\n", "", "no tables for MPICH 4.2");
+  none("MPICH Version:\t4.0.2\n", "", "no 'MPICH Device:' line");
+  none("MPICH Version:\t4.0.2\nMPICH Device:\tch4:ucx\nMPICH configure:\t--with-hcoll=/opt/hcoll\n", "", "HCOLL");
+  none(smpi_332, "", "smpi/coll-selector is not known");
+  none(smpi_332, "automatic", "no tables for smpi/coll-selector:automatic");
+  none("SMPI Version 3.30. Copyright The SimGrid Team 2007-2022", "ompi", "no tables for SimGrid 3.30");
+  none("", "", "unknown MPI library");
 }
 
 // The interpreter: first match wins, a nested list decides when its conditions hold, an algorithm's variants pick the
