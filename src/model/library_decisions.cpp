@@ -239,48 +239,51 @@ class LibraryTableReader {
     return tables;
   }
 
-  // The compiled-in set: names match files, every `decide_as` names a table, and none comes back to
-  // itself for a collective.
-  static void check_set(const std::map<std::string, LibraryDecisions, std::less<>>& all) {
-    for (const auto& [name, tables] : all) {
-      for (const std::string& other : tables.decides_as()) {
-        if (!all.contains(other))
-          throw LibraryTableError("config/libraries/" + name + ".yaml: decide_as '" + other + "' names no table");
+  // A set of tables: every `decide_as` names one of them, and no chain of them comes back to a table
+  // for the same collective (followed through every rule and algorithm, whatever the facts).
+  static void check_set(const std::vector<const LibraryDecisions*>& all) {
+    const auto find = [&](const std::string& name) {
+      const auto found = std::ranges::find_if(all, [&](const LibraryDecisions* t) { return t->name() == name; });
+      return found != all.end() ? *found : nullptr;
+    };
+    for (const LibraryDecisions* tables : all) {
+      for (const std::string& other : tables->decides_as()) {
+        if (find(other) == nullptr)
+          throw LibraryTableError(tables->name() + ": decide_as '" + other + "' names no table");
       }
     }
     for (int c = 0; c < collective_count; ++c) {
-      for (const auto& [name, tables] : all) {
-        std::string at = name;
-        std::set<std::string> seen{at};
-        while (true) {
-          const LibraryDecisions::Table& table = all.find(at)->second.tables_[static_cast<std::size_t>(c)];
-          const auto next = first_decide_as(table);
-          if (next.empty()) break;
-          if (!seen.insert(next).second)
-            throw LibraryTableError("config/libraries/" + name + ".yaml: decide_as for " +
-                                    std::string(collective_name(static_cast<Collective>(c))) + " comes back to '" + next + "'");
-          at = next;
+      const auto collective = static_cast<Collective>(c);
+      std::vector<std::string> path;
+      const std::function<void(const std::string&)> follow = [&](const std::string& name) {
+        if (std::ranges::find(path, name) != path.end()) {
+          std::string chain;
+          for (const std::string& step : path) chain += step + " -> ";
+          throw LibraryTableError(path.front() + ": decide_as for " + std::string(collective_name(collective)) +
+                                  " comes back: " + chain + name);
         }
-      }
+        path.push_back(name);
+        for (const std::string& next : decide_as_targets(table(*find(name), collective))) follow(next);
+        path.pop_back();
+      };
+      for (const LibraryDecisions* tables : all) follow(tables->name());
     }
   }
 
  private:
   using Handler = std::function<void(const YAML::Node&)>;
 
-  // Cycles through decide_as: following every decide_as of a table in turn would need the facts;
-  // chains here are one rule deep, so the first one found stands for them.
-  static std::string first_decide_as(const LibraryDecisions::Table& table) {
-    std::string found;
+  static std::set<std::string> decide_as_targets(const LibraryDecisions::Table& table) {
+    std::set<std::string> targets;
     const std::function<void(const std::vector<LibraryRule>&)> visit = [&](const std::vector<LibraryRule>& rules) {
       for (const LibraryRule& rule : rules) {
-        if (!found.empty()) return;
-        if (rule.kind == LibraryRule::Kind::decide_as) found = rule.target;
+        if (rule.kind == LibraryRule::Kind::decide_as) targets.insert(rule.target);
         visit(rule.rules);
       }
     };
     visit(table.rules);
-    return found;
+    for (const auto& [name, variants] : table.algorithms) visit(variants);
+    return targets;
   }
 
   [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
@@ -519,6 +522,8 @@ LibraryDecisions parse_library_decisions(const std::string& yaml_text, const std
   return LibraryTableReader(source_name).read(yaml_text);
 }
 
+void check_library_decisions(const std::vector<const LibraryDecisions*>& tables) { LibraryTableReader::check_set(tables); }
+
 namespace {
 
 const std::map<std::string, LibraryDecisions, std::less<>>& compiled_tables() {
@@ -532,7 +537,9 @@ const std::map<std::string, LibraryDecisions, std::less<>>& compiled_tables() {
                                 "', but the file's name says '" + file.substr(0, file.rfind('.')) + "'");
       all.emplace(parsed.name(), std::move(parsed));
     }
-    LibraryTableReader::check_set(all);
+    std::vector<const LibraryDecisions*> set;
+    for (const auto& [name, tables] : all) set.push_back(&tables);
+    check_library_decisions(set);
     return all;
   }();
   return tables;

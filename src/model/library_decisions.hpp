@@ -63,8 +63,13 @@ class LibraryDecisions {
 
 // Parses one file's text; `source_name` is what error messages call it. Throws LibraryTableError.
 LibraryDecisions parse_library_decisions(const std::string& yaml_text, const std::string& source_name);
+// Checks a set of tables as library_decisions() checks the compiled-in ones: every `decide_as` names a
+// table of the set and none leads back to where it started. Throws LibraryTableError.
+void check_library_decisions(const std::vector<const LibraryDecisions*>& tables);
 
-// The compiled-in tables by name ("ompi-4.1", "smpi-3.32-ompi"); nullptr if none.
+// The compiled-in tables by name ("ompi-4.1", "smpi-3.32-ompi"); nullptr if none. The first call
+// parses them all; a malformed compiled-in file throws LibraryTableError there (a unit test parses
+// every shipped file, so a build that passes its tests has none).
 const LibraryDecisions* library_decisions(std::string_view name);
 std::vector<std::string_view> library_decisions_names();
 // The short names collshim-model first took for SMPI 3.32's selectors (ompi, mpich, mvapich2, impi):

@@ -387,6 +387,31 @@ TEST(LibraryDecisions, RulesFirstMatchNestedListsAlgorithmsAndLabels) {
   EXPECT_NE(missing.why_not.find("test has no decision for gatherv"), std::string::npos) << missing.why_not;
 }
 
+// decide_as must name a table of the set and not lead back, for any collective, through rules or algorithms.
+TEST(LibraryDecisions, DecideAsNamesATableAndDoesNotComeBack) {
+  const auto file = [](const std::string& name, const std::string& alltoall) {
+    return parse_library_decisions("library: " + name + "\nsource: here\ncollectives:\n  allgather:\n    source: x\n"
+                                   "    rules: [{stand_in: ring}]\n  alltoall:\n    source: x\n" + alltoall, name + ".yaml");
+  };
+  const LibraryDecisions a = file("a", "    rules: [{p: 2, stand_in: pairwise}, {run: other}]\n"
+                                       "    algorithms:\n      other: [{decide_as: b}]\n");
+  const LibraryDecisions b = file("b", "    rules: [{decide_as: c}]\n");
+  const LibraryDecisions c = file("c", "    rules: [{stand_in: pairwise}]\n");
+  const LibraryDecisions back = file("c", "    rules: [{decide_as: a}]\n");
+  EXPECT_NO_THROW(check_library_decisions({&a, &b, &c}));
+  const auto error = [](const std::vector<const LibraryDecisions*>& set) {
+    try {
+      check_library_decisions(set);
+    } catch (const LibraryTableError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error({&a, &b}), "b: decide_as 'c' names no table");
+  EXPECT_EQ(error({&a, &b, &back}), "a: decide_as for alltoall comes back: a -> b -> c -> a");
+  EXPECT_EQ(a.decides_as(), std::vector<std::string>{"b"});
+}
+
 // A problem in a file is reported with the file, line and column of what is wrong.
 std::string parse_error(const std::string& text) {
   try {
