@@ -153,6 +153,8 @@ model::ModelCall model_call(const Entry& entry, CommState& state, long long bloc
   model::ModelCall call{Entry::collective, p, block_bytes};
   if constexpr (requires { entry.block_bytes_by_rank(p); }) call.block_bytes = entry.block_bytes_by_rank(p);
   if constexpr (requires { entry.element_bytes(); }) call.element_bytes = entry.element_bytes();
+  if constexpr (requires { entry.call.sendbuf; }) call.in_place = entry.call.sendbuf == MPI_IN_PLACE;
+  if constexpr (requires { entry.call.op; }) call.builtin_op = predefined_operation(entry.call.op);
   if constexpr (requires { entry.sent_bytes(p); })
     call.pairs = model::gather_alltoall_pattern(state.context.comm(), entry.sent_bytes(p), block_bytes);
   return call;

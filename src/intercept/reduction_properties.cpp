@@ -60,6 +60,10 @@ int reduction_properties(MPI_Datatype type, MPI_Op op) {
   return properties;
 }
 
+bool predefined_operation(MPI_Op op) {
+  return exact_operation(op) || op == MPI_SUM || op == MPI_PROD;
+}
+
 std::string properties_text(int properties) {
   std::string text;
   if (properties & non_commutative) text += ", non-commutative operation";

@@ -16,6 +16,9 @@ enum ReductionProperty : int {
 // A combination of ReductionProperty bits.
 int reduction_properties(MPI_Datatype type, MPI_Op op);
 
+// A predefined operation (MPI_SUM, ...), not one made by MPI_Op_create: some libraries decide by it.
+bool predefined_operation(MPI_Op op);
+
 // ", non-commutative operation" and the like, for the debug log; "" for none.
 std::string properties_text(int properties);
 

@@ -27,6 +27,9 @@ struct ModelCall {
   AlltoallBlocks pairs;
   // Allreduce: the vector is cut into p segments of whole elements of this size.
   long long element_bytes = 8;
+  // What a library's decision may also test: MPI_IN_PLACE, a predefined operation.
+  bool in_place = false;
+  bool builtin_op = true;
 
   // Whether every datum has one size (what a rank symmetry needs).
   bool one_size() const;

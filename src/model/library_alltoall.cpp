@@ -49,8 +49,7 @@ RankSymmetry xor_pairwise_alltoall_symmetry(int p) {
   return symmetry;
 }
 
-Schedule scatter_dest_alltoall_schedule(int p, int rank) {
-  constexpr int throttle = 4;
+Schedule scattered_alltoall_schedule(int p, int rank, int throttle) {
   Schedule schedule;
   for (int first = 0; first < p; first += throttle) {
     Step& step = schedule.steps.emplace_back();
@@ -59,6 +58,10 @@ Schedule scatter_dest_alltoall_schedule(int p, int rank) {
   return schedule;
 }
 
-RankSymmetry scatter_dest_alltoall_symmetry(int /*p*/) { return {RankSymmetry::Kind::rotation}; }
+Schedule scatter_dest_alltoall_schedule(int p, int rank) { return scattered_alltoall_schedule(p, rank, 4); }
+
+Schedule mpich_scattered_alltoall_schedule(int p, int rank) { return scattered_alltoall_schedule(p, rank, 32); }
+
+RankSymmetry scattered_alltoall_symmetry(int /*p*/) { return {RankSymmetry::Kind::rotation}; }
 
 }  // namespace collshim::model

@@ -1,6 +1,6 @@
 #pragma once
 // Alltoall schedules that MPI libraries run and collshim does not, for costing the libraries' own
-// choice (native_decision.hpp); not collshim algorithms. Each is SMPI 3.32's code as a schedule, in
+// choice (native_decision.hpp); not collshim algorithms. Each is a library's code as a schedule, in
 // the Alltoall block naming (send block d goes to rank d), with the rank symmetry it has.
 #include "algorithms/schedule.hpp"
 
@@ -16,10 +16,14 @@ RankSymmetry ompi_linear_alltoall_symmetry(int p);
 Schedule xor_pairwise_alltoall_schedule(int p, int rank);
 RankSymmetry xor_pairwise_alltoall_symmetry(int p);
 
-// MVAPICH2's scatter-destination exchange (alltoall__mvapich2_scatter_dest, MPICH's choice for
-// medium blocks): rounds of at most 4 (its throttle factor) waited for together; in round t a rank
-// receives from rank + 4t + i and sends to rank − 4t − i, i = 0..3 (itself: the own block's copy).
-Schedule scatter_dest_alltoall_schedule(int p, int rank);
-RankSymmetry scatter_dest_alltoall_symmetry(int p);
+// The scattered exchange in rounds of at most `throttle` pairs waited for together: in round t a rank
+// receives from rank + throttle·t + i and sends to rank − throttle·t − i, i = 0..throttle − 1
+// (itself: the own block's copy). SMPI's alltoall__mvapich2_scatter_dest (its MPICH selector's choice
+// for medium blocks) throttles at 4; MPICH 4's MPIR_Alltoall_intra_scattered at
+// MPIR_CVAR_ALLTOALL_THROTTLE, 32 by default (0 there: all at once).
+Schedule scattered_alltoall_schedule(int p, int rank, int throttle);
+Schedule scatter_dest_alltoall_schedule(int p, int rank);     // throttle 4
+Schedule mpich_scattered_alltoall_schedule(int p, int rank);  // throttle 32
+RankSymmetry scattered_alltoall_symmetry(int p);
 
 }  // namespace collshim::model

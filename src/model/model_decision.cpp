@@ -3,8 +3,31 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <numeric>
 
 namespace collshim::model {
+
+LibraryFacts library_facts(const ModelCall& call, const std::vector<int>& node_of_rank, bool commutative) {
+  LibraryFacts facts{call.p, call.bytes, library_placement(node_of_rank)};
+  facts.commutative = commutative;
+  facts.builtin_op = call.builtin_op;
+  facts.in_place = call.in_place;
+  if (collective_info(call.collective).shape == CallShape::reduction)
+    facts.element_bytes = static_cast<int>(std::max<long long>(1, call.element_bytes));
+  // Blocks of different sizes: the library sees their total and the largest.
+  if (!call.block_bytes.empty()) {
+    facts.total_bytes = std::accumulate(call.block_bytes.begin(), call.block_bytes.end(), 0LL);
+    facts.max_bytes = *std::max_element(call.block_bytes.begin(), call.block_bytes.end());
+  } else if (!call.pairs.uniform()) {
+    long long total = 0, largest = 0;
+    for (const auto& sends : call.pairs.sending) {
+      for (const auto& [destination, bytes] : sends) total += bytes, largest = std::max(largest, bytes);
+    }
+    facts.total_bytes = total;
+    facts.max_bytes = largest;
+  }
+  return facts;
+}
 
 ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,
                             const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native,
@@ -15,8 +38,7 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
     verdict.why_native = "the MPI library's own choice is not known (" + settings.library_name + ")";
     return verdict;
   }
-  const NativeDecision decision = settings.library(call.collective, call.p, call.bytes,
-                                                   library_placement(node_of_rank), commutative);
+  const NativeDecision decision = settings.library(call.collective, library_facts(call, node_of_rank, commutative));
   verdict.native_algorithm = decision.library_algorithm;
   const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
   if (!library) {

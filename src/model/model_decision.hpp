@@ -15,6 +15,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "model/call_prediction.hpp"
+#include "model/library_decisions.hpp"
 #include "model/native_decision.hpp"
 #include "model/platform.hpp"
 
@@ -22,9 +23,10 @@ namespace collshim::model {
 
 // What the library the job runs on would run for a call (native_decision.hpp's tables); empty
 // stand-in with why_not where it is not modelled.
-using LibraryDecision =
-    std::function<NativeDecision(Collective collective, int p, long long bytes, const LibraryPlacement& placement,
-                                 bool commutative)>;
+using LibraryDecision = std::function<NativeDecision(Collective collective, const LibraryFacts& facts)>;
+
+// The facts a library's decision tests (library_decisions.hpp) for a call on a node map.
+LibraryFacts library_facts(const ModelCall& call, const std::vector<int>& node_of_rank, bool commutative);
 
 struct ModelSettings {
   Platform platform;

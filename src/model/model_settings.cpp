@@ -1,5 +1,7 @@
 #include "model/model_settings.hpp"
 
+#include "model/library_decisions.hpp"
+
 #include <mpi.h>
 #ifdef COLLSHIM_SMPI
 #include <xbt/config.hpp>
@@ -19,20 +21,24 @@ std::string mpi_library_version_line() {
 
 LibraryDecision library_decisions_for(const std::string& version_text, const std::string& smpi_selector,
                                       const std::optional<std::string>& named, std::string& name) {
-  const std::string wanted = named ? *named : version_text.starts_with("SMPI") ? smpi_selector : "";
-  const std::optional<NativeLibrary> library = parse_native_library(wanted);
-  if (!library) {
-    name = named ? "COLLSHIM_MPI_LIBRARY=" + *named + " names no known library decisions"
-                 : version_text + ": no decisions of this library are known";
-    return {};
+  const LibraryDecisions* tables = nullptr;
+  if (named) {
+    tables = library_decisions(library_decisions_alias(*named));
+    if (tables == nullptr) {
+      name = "COLLSHIM_MPI_LIBRARY=" + *named + " names no known library decisions; expected one of " +
+             alternatives_text(library_decisions_names());
+      return {};
+    }
+  } else {
+    const LibraryIdentity identity = identify_library(version_text, smpi_selector);
+    tables = identity.tables.empty() ? nullptr : library_decisions(identity.tables);
+    if (tables == nullptr) {
+      name = identity.why_none.empty() ? version_text + ": no decisions of this library are known" : identity.why_none;
+      return {};
+    }
   }
-  name = version_text + " (decisions " + std::string(native_library_name(*library)) + ")";
-  return [library = *library](Collective collective, int p, long long bytes, const LibraryPlacement& placement,
-                              bool commutative) {
-    if (!commutative && collective == Collective::allreduce)
-      return NativeDecision{"", collective, "", "the library's decision for a non-commutative operation is not modelled"};
-    return native_decision(library, collective, p, bytes, placement);
-  };
+  name = version_text + " (decisions " + tables->name() + ")";
+  return [tables](Collective collective, const LibraryFacts& facts) { return native_decision(*tables, collective, facts); };
 }
 
 std::optional<ModelSettings> load_model_settings(const EnvironmentSettings& settings, std::vector<std::string>& errors) {

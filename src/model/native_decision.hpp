@@ -5,23 +5,14 @@
 // model ranks collshim's algorithms but cannot say where they beat the library (issue 20: the tuner
 // fills unmeasured cells only where native is costed too).
 //
-// The decisions are those of SimGrid 3.32's SMPI selectors, which are what the bench/sim sweeps
-// measure and so what the model can be checked against:
-//  - `ompi`: Open MPI's coll/tuned fixed rules (ompi_coll_tuned_allgather_intra_dec_fixed, as of
-//    Open MPI 4.1; src/smpi/colls/smpi_openmpi_selector.cpp);
-//  - `mpich`: MPICH's (Thakur et al. 2005; src/smpi/colls/smpi_mpich_selector.cpp);
-//  - `mvapich2`: MVAPICH2's tuning tables for TACC Stampede (smpi_mvapich2_selector_stampede.hpp),
-//    chosen by ranks per node; its two-level algorithm is not modelled;
-//  - `impi`: Intel MPI's (smpi_intel_mpi_selector.cpp, from its reference manual), chosen by ranks per
-//    node; its gather-and-broadcast algorithm is not modelled.
-// Allgather is modelled for all four, Alltoall and Allreduce (commutative) for `ompi` and `mpich`. Each decision is costed by a
-// stand-in with the same messages: a collshim algorithm, or, where the library runs a schedule
-// collshim does not (MPICH's recursive doubling at a p that is not a power of two, Open MPI's linear
-// Alltoall in its order, the XOR pair exchange, MVAPICH2's scatter-destination rounds), a schedule of
-// its own (mpich_recursive_doubling.hpp, library_alltoall.hpp). A decision with no stand-in says
-// why, and nothing is costed: a guess would not be evidence.
+// The decisions are data, one file per library and version (config/libraries/*.yaml, read by
+// library_decisions.hpp); this header holds what they produce (NativeDecision) and the stand-ins that
+// are schedules of the model's own, where the library runs one collshim does not (MPICH's recursive
+// doubling at a p that is not a power of two, Open MPI's linear Alltoall in its order, the XOR pair
+// exchange, MVAPICH2's and MPICH's scattered rounds: mpich_recursive_doubling.hpp,
+// library_alltoall.hpp). A decision with no stand-in says why, and nothing is costed: a guess would
+// not be evidence.
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,24 +22,21 @@
 
 namespace collshim::model {
 
-enum class NativeLibrary { ompi, mpich, mvapich2, impi };
-
 // The placement as a library's decision sees it: MVAPICH2 and Intel MPI pick their table by ranks per
-// node where every node holds as many (1 otherwise), and MVAPICH2 runs its two-level algorithm only
-// where each node's ranks are consecutive ("blocked"). A simulator that makes every core a host (the
+// node where every node holds as many (1 otherwise), MVAPICH2 runs its two-level algorithm only where
+// each node's ranks are consecutive ("blocked"), and Open MPI 5's HAN and MPICH's node-aware
+// compositions depend on how many nodes there are. A simulator that makes every core a host (the
 // bench/sim contending platforms) shows the library one rank per node.
 struct LibraryPlacement {
   int ranks_per_node = 1;
   bool blocked = true;
+  int nodes = 0;  // 0: p / ranks_per_node, rounded up (every node holds ranks_per_node)
 };
 LibraryPlacement library_placement(const std::vector<int>& node_of_rank);
 
-std::optional<NativeLibrary> parse_native_library(std::string_view name);
-std::string_view native_library_name(NativeLibrary library);
-std::vector<std::string_view> native_library_names();
-
-// The row label of a costed native decision: "native:ompi". The tuner reads it as a native baseline.
-std::string native_label(NativeLibrary library);
+// The row label of a costed native decision, from the name --native was given: "native:ompi",
+// "native:ompi-4.1". The tuner reads it as a native baseline.
+std::string native_label(std::string_view name);
 
 // The schedule that stands for the library's algorithm may be another collective's with the same
 // messages: SMPI's Allgather "ring" is no ring but a shift exchange (step i: the own block to
@@ -70,6 +58,7 @@ inline constexpr std::string_view mpich_recursive_doubling_stand_in = "mpich_rec
 inline constexpr std::string_view ompi_linear_alltoall_stand_in = "ompi_linear_alltoall";
 inline constexpr std::string_view xor_pairwise_alltoall_stand_in = "xor_pairwise_alltoall";
 inline constexpr std::string_view scatter_dest_alltoall_stand_in = "scatter_dest_alltoall";
+inline constexpr std::string_view mpich_scattered_alltoall_stand_in = "mpich_scattered_alltoall";
 bool is_library_schedule(std::string_view stand_in);
 
 // The stand-in's schedules on a node map, and the rank symmetry the model may use with them.
@@ -78,10 +67,5 @@ struct NativeStandIn {
   RankSymmetry symmetry;
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
-
-// `bytes`: the block per rank, or per pair for Alltoall (what the library's decision calls the
-// per-process data size).
-NativeDecision native_decision(NativeLibrary library, Collective collective, int p, long long bytes,
-                               const LibraryPlacement& placement = {});
 
 }  // namespace collshim::model

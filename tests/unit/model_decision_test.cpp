@@ -21,7 +21,7 @@ Platform two_level_platform() {
 
 // A library that runs `stand_in` (a collshim Allgather spec) for every Allgather.
 LibraryDecision runs(const std::string& stand_in) {
-  return [stand_in](Collective collective, int, long long, const LibraryPlacement&, bool) {
+  return [stand_in](Collective collective, const LibraryFacts&) {
     return NativeDecision{"its_" + stand_in, collective, stand_in, ""};
   };
 }
@@ -53,7 +53,7 @@ TEST(ModelDecision, AnUnknownLibraryOrANativeChoiceWithoutStandInStaysNative) {
   EXPECT_EQ(unknown.pick, &c.native);
   EXPECT_TRUE(unknown.ranked.empty());
   EXPECT_NE(unknown.why_native.find("MyMPI 1.0"), std::string::npos) << unknown.why_native;
-  settings.library = [](Collective collective, int, long long, const LibraryPlacement&, bool) {
+  settings.library = [](Collective collective, const LibraryFacts&) {
     return NativeDecision{"two_level", collective, "", "no stand-in for its two-level algorithm"};
   };
   const ModelVerdict not_modelled = model_decision(settings, call, nodes_of(32, 8), c.pointers, &c.native);

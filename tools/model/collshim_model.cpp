@@ -23,6 +23,7 @@
 #include "model/cost_model.hpp"
 #include "model/alltoall_profiles.hpp"
 #include "model/host_file.hpp"
+#include "model/library_decisions.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mapping.hpp"
 #include "selector/rule_table.hpp"
@@ -44,7 +45,7 @@ struct PredictOptions {
   bool after_barrier = false;
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
-  std::vector<std::string> natives;  // libraries whose own decision is costed too (native_decision.hpp)
+  std::vector<std::string> natives;  // libraries whose own decision is costed too (library_decisions.hpp)
   int library_ranks_per_node = 0;     // > 0: the ranks per node the libraries' decisions see
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
   std::string steps_csv;               // where to write every prediction step by step
@@ -114,15 +115,17 @@ int run_predict(const PredictOptions& options) {
     if (!parsed.choice->algorithm->make_schedule) continue;  // builds its schedule per call, from MPI state
     choices.push_back(*parsed.choice);
   }
-  std::vector<model::NativeLibrary> natives;
+  // Each library's tables, under the name it was given (the row label keeps it: "native:ompi").
+  std::vector<std::pair<std::string, const model::LibraryDecisions*>> natives;
   for (const std::string& name : options.natives) {
-    const std::optional<model::NativeLibrary> library = model::parse_native_library(name);
-    if (!library) {
-      std::cerr << "collshim-model: unknown --native '" << name << "', expected "
-                << alternatives_text(model::native_library_names()) << "\n";
+    const model::LibraryDecisions* tables = model::library_decisions(model::library_decisions_alias(name));
+    if (tables == nullptr) {
+      std::vector<std::string_view> names = model::library_decisions_aliases();
+      for (const std::string_view table : model::library_decisions_names()) names.push_back(table);
+      std::cerr << "collshim-model: unknown --native '" << name << "', expected " << alternatives_text(names) << "\n";
       return 2;
     }
-    natives.push_back(*library);
+    natives.emplace_back(name, tables);
   }
 
   std::set<std::string> not_costed_said;  // each reason once
@@ -171,7 +174,11 @@ int run_predict(const PredictOptions& options) {
       }
     }
     model::LibraryPlacement library_view = model::library_placement(node_of_rank);
-    if (options.library_ranks_per_node > 0) library_view.ranks_per_node = options.library_ranks_per_node;
+    if (options.library_ranks_per_node > 0) {
+      // As the library would see that many ranks on every node (SMPI on a host per core: 1 per node).
+      library_view.ranks_per_node = options.library_ranks_per_node;
+      library_view.nodes = 0;
+    }
     const std::vector<double> start_us =
         options.after_barrier ? model::dissemination_barrier_exit_us(platform, node_of_rank) : std::vector<double>{};
     std::vector<const AlgorithmChoice*> eligible;
@@ -185,8 +192,8 @@ int run_predict(const PredictOptions& options) {
                   options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
       for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(choice->text()), choice->text().c_str());
-      for (const model::NativeLibrary library : natives) {
-        const std::string label = model::native_label(library);
+      for (const auto& [name, tables] : natives) {
+        const std::string label = model::native_label(name);
         std::printf(" %*s", column_width(label), label.c_str());
       }
       std::printf("  best\n");
@@ -205,7 +212,7 @@ int run_predict(const PredictOptions& options) {
       std::string best_name;
       if (!options.csv) std::printf("%10lld", bytes);
       // The rows of this size: collshim's algorithms, then each library's own decision, costed by
-      // its stand-in (native_decision.hpp; not costed where it has none).
+      // its stand-in (library_decisions.hpp; not costed where it has none).
       struct Row {
         std::string label;
         const AlgorithmChoice* choice = nullptr;  // collshim's algorithms; null for a library's decision
@@ -213,8 +220,17 @@ int run_predict(const PredictOptions& options) {
       };
       std::vector<Row> rows;
       for (const AlgorithmChoice* choice : eligible) rows.push_back({choice->text(), choice, std::nullopt});
-      for (const model::NativeLibrary library : natives) {
-        Row row{model::native_label(library), nullptr, model::native_decision(library, *collective, p, bytes, library_view)};
+      for (const auto& [name, tables] : natives) {
+        model::LibraryFacts facts{p, bytes, library_view};
+        // The model's Allreduce vector is int64 (a library counts elements); its other calls are bytes.
+        if (collective_info(*collective).shape == CallShape::reduction) facts.element_bytes = 8;
+        // An Alltoallv pattern: the library sees the average block, the total and the largest.
+        if (!destinations.empty()) {
+          facts.bytes = block_bytes;
+          facts.total_bytes = bytes * sending_pairs;
+          facts.max_bytes = bytes;
+        }
+        Row row{model::native_label(name), nullptr, model::native_decision(*tables, *collective, facts)};
         if (row.decision->stand_in.empty() && not_costed_said.insert(row.label + ": " + row.decision->why_not).second)
           std::cerr << "collshim-model: note: " << row.label << " from " << bytes
                     << " B: not costed: " << row.decision->why_not << "\n";
@@ -296,12 +312,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
   predict_command->add_option("--native", predict.natives,
-                              "also cost these MPI libraries' own choice (ompi, mpich, mvapich2, impi: their fixed "
-                              "Allgather decisions, as SMPI's selectors make them), as rows native:LIBRARY");
+                              "also cost these MPI libraries' own choice, as rows native:NAME: tables of "
+                              "config/libraries (ompi-4.1, ompi-5.0, mpich-4, mpich-4-ch3, smpi-3.32-ompi, ...), or "
+                              "ompi, mpich, mvapich2, impi for SMPI 3.32's selectors");
   predict_command
       ->add_option("--library-ranks-per-node", predict.library_ranks_per_node,
-                   "the ranks per node the libraries' decisions see (mvapich2 and impi pick their tables by it; "
-                   "default: the placement's). SMPI on a platform with a host per core shows them 1")
+                   "the ranks per node the libraries' decisions see (mvapich2 and impi pick their tables by it, "
+                   "ompi-5.0 and mpich-4 their node-aware algorithms; default: the placement's). SMPI on a "
+                   "platform with a host per core shows them 1")
       ->check(CLI::PositiveNumber);
   predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
   predict_command->add_flag("--after-barrier", predict.after_barrier,
