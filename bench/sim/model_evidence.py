@@ -86,8 +86,12 @@ def measure(args, out, platform, mapping, p, selector, part, extra, env_extra, l
 
 def cells(args):
     for platform in args.platforms:
+        nodes, cores, _ = TUNE.PLATFORMS[platform]
         for mapping in args.mappings:
             for p in args.procs:
+                if p > nodes * cores:  # a host per core: more ranks would share cores the platform lacks
+                    print(f"model_evidence: {platform} has {nodes * cores} cores, p={p} left out", flush=True)
+                    continue
                 for name in args.parts:
                     for part in PARTS[name]:
                         yield platform, mapping, p, part

@@ -111,7 +111,7 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
   if (key.source == KeySource::online || session.trial_calls() > 0) {
     log->info("{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
               "best {:.1f} us, native {:.1f} us",
-              key.source == KeySource::online ? "tuned online" : "model, confirmed by timed calls",
+              key.source == KeySource::online ? "tuned online" : "model's pick timed against native",
               mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
               mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
               session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);

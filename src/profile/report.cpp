@@ -117,8 +117,9 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
   for (const auto& line : table) emit(line);
   if (rows.empty()) out += "(no intercepted calls)\n";
   if (const TuningCost cost = tuning_cost(rows); cost.calls > 0)
-    out += fmt::format("online tuning: {} trial calls, {:.6f} s inside them (rule 'tuning trial'); rows with rule "
-                       "'tuned online' run what it chose\n",
+    out += fmt::format("trial calls (online tuning, the cost model's confirmation): {}, {:.6f} s inside them (rule "
+                       "'tuning trial'); rows with rule 'tuned online', 'model, confirmed' or 'model, kept native' run "
+                       "what they settled on\n",
                        cost.calls, cost.seconds);
   out += "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
          "time: inside the calls, summed over ranks and the largest single rank\n";

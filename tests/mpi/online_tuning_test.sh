@@ -31,7 +31,7 @@ keys=$(sed 's/: [^ ]*$//; s/ on [^ ]* / /' "$out/choices1" | sort -u | wc -l)
 [ "$(wc -l < "$out/choices1")" -eq $((keys * np * 2)) ] || fail "not every rank tuned every key: $(cat "$out/choices1")"
 [ "$(sort -u "$out/choices1" | wc -l)" -eq $((keys * 2)) ] || fail "ranks locked different choices: $(sort -u "$out/choices1")"
 grep -q ": native$" "$out/choices1" && fail "the delayed native was chosen: $(sort -u "$out/choices1")"
-grep -q "online tuning: [1-9][0-9]* trial calls" "$out/report1.txt" || fail "the report does not count the trials"
+grep -q "trial calls (online tuning, the cost model's confirmation): [1-9][0-9]*," "$out/report1.txt" || fail "the report does not count the trials"
 grep -q "tuned online" "$out/report1.txt" || fail "the report has no row marked 'tuned online'"
 rules=$(grep -c "^  - collective:" "$out/learned.yaml" || true)
 [ "$rules" -eq "$keys" ] || { cat "$out/learned.yaml"; fail "expected $keys rules in the written file, got $rules"; }
