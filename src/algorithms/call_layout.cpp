@@ -70,7 +70,7 @@ long long own_block_bytes(const CallLayout& layout) {
   return (root_side ? layout.send : layout.recv).bytes(layout.rank);
 }
 
-int make_gatherv_layout(const GathervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const GathervCall& call, const CommContext& context, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::gather;
   layout.p = context.size();
@@ -88,7 +88,7 @@ int make_gatherv_layout(const GathervCall& call, const CommContext& context, Cal
   return MPI_SUCCESS;
 }
 
-int make_scatterv_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::scatter;
   layout.p = context.size();
@@ -106,7 +106,7 @@ int make_scatterv_layout(const ScattervCall& call, const CommContext& context, C
   return MPI_SUCCESS;
 }
 
-int make_allgatherv_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::allgather;
   layout.p = context.size();
@@ -121,7 +121,7 @@ int make_allgatherv_layout(const AllgathervCall& call, const CommContext& contex
   return MPI_SUCCESS;
 }
 
-int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout) {
+int make_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::alltoall;
   layout.p = context.size();
@@ -154,7 +154,7 @@ int make_alltoallv_layout(const AlltoallvCall& call, CommContext& context, CallL
   return MPI_SUCCESS;
 }
 
-int make_allreduce_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout) {
+int make_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::reduction;
   layout.p = context.size();

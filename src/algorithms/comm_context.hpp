@@ -108,7 +108,7 @@ class CommContext {
 
   EngineStorage engine;
   std::vector<std::byte> staging;  // an in-place Alltoallv's outgoing blocks; an algorithm's staging copy
-  std::vector<int> segment_counts, segment_displs;  // a reduction's p segments (make_allreduce_layout)
+  std::vector<int> segment_counts, segment_displs;  // a reduction's p segments (make_layout)
 
  private:
   MPI_Comm comm_;

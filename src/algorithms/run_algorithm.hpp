@@ -1,6 +1,7 @@
 #pragma once
 // The algorithms' one entry: a call's layout, the choice's per-communicator state, and the engine.
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/call_layout.hpp"
 #include "algorithms/collective_call.hpp"
 #include "algorithms/comm_context.hpp"
 
@@ -8,10 +9,14 @@ namespace collshim {
 
 // Runs `choice` (not native) on the call. Returns an MPI error code.
 int run_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& context);
-int run_allgatherv(const AllgathervCall& call, const AlgorithmChoice& choice, CommContext& context);
-int run_alltoallv(const AlltoallvCall& call, const AlgorithmChoice& choice, CommContext& context);
-int run_allreduce(const AllreduceCall& call, const AlgorithmChoice& choice, CommContext& context);
-int run_gatherv(const GathervCall& call, const AlgorithmChoice& choice, CommContext& context);
-int run_scatterv(const ScattervCall& call, const AlgorithmChoice& choice, CommContext& context);
+
+// The same from a collective's arguments (AllgathervCall, AlltoallvCall, AllreduceCall, GathervCall,
+// ScattervCall): their layout (make_layout) first.
+template <typename Call>
+int run_call(const Call& call, const AlgorithmChoice& choice, CommContext& context) {
+  CallLayout layout;
+  const int rc = make_layout(call, context, layout);
+  return rc != MPI_SUCCESS ? rc : run_algorithm(choice, layout, context);
+}
 
 }  // namespace collshim

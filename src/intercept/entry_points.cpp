@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <concepts>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/run_algorithm.hpp"
 #include "algorithms/local_copy.hpp"
 #include "intercept/reduction_properties.hpp"
+#include "intercept/entry_point_table.hpp"
 #include "intercept/runtime.hpp"
 #include "model/model_step.hpp"
 
@@ -366,37 +368,38 @@ struct AllgatherFamilyEntry {
     const bool receives = call.recvcounts ? any_positive(call.recvcounts, p) : call.uniform_count > 0;
     return receives && memory.is_device(call.recvbuf);
   }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allgatherv(call, choice, context); }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 struct AllgatherEntry : AllgatherFamilyEntry {
   static constexpr Collective collective = Collective::allgather;
+  AllgatherEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm)
+      : AllgatherFamilyEntry{{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype}} {}
   long long received_bytes(int p) const {
     return static_cast<long long>(call.uniform_count) * p * type_size(call.recvtype);
-  }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Allgather(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.uniform_count,
-                          call.recvtype, comm);
   }
 };
 
 struct AllgathervEntry : AllgatherFamilyEntry {
   static constexpr Collective collective = Collective::allgatherv;
+  AllgathervEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                  const int* displs, MPI_Datatype recvtype, MPI_Comm)
+      : AllgatherFamilyEntry{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype}} {}
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
   std::vector<long long> block_bytes_by_rank(int p) const {
     std::vector<long long> bytes(p);
     for (int rank = 0; rank < p; ++rank) bytes[rank] = static_cast<long long>(call.recvcounts[rank]) * type_size(call.recvtype);
     return bytes;
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Allgatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
-                           call.recvtype, comm);
-  }
 };
 
 struct AlltoallvEntry {
   static constexpr Collective collective = Collective::alltoallv;
   AlltoallvCall call;
+  AlltoallvEntry(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf,
+                 const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm)
+      : call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype} {}
 
   bool arguments_usable(int p) const {
     const bool in_place = call.sendbuf == MPI_IN_PLACE;
@@ -418,12 +421,8 @@ struct AlltoallvEntry {
     if (call.sendbuf != MPI_IN_PLACE && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf)) return true;
     return any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Alltoallv(call.sendbuf, call.sendcounts, call.sdispls, call.sendtype, call.recvbuf, call.recvcounts,
-                          call.rdispls, call.recvtype, comm);
-  }
   int run(const AlgorithmChoice& choice, CommContext& context) const {
-    return run_alltoallv(call, choice, context);
+    return run_call(call, choice, context);
   }
 };
 
@@ -431,6 +430,9 @@ struct AlltoallvEntry {
 struct AlltoallEntry {
   static constexpr Collective collective = Collective::alltoall;
   AlltoallvCall call;
+  AlltoallEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm)
+      : call{sendbuf, nullptr, nullptr, sendtype, recvbuf, nullptr, nullptr, recvtype, sendcount, recvcount} {}
 
   bool arguments_usable(int) const {
     const bool in_place = call.sendbuf == MPI_IN_PLACE;
@@ -444,11 +446,7 @@ struct AlltoallEntry {
     if (call.sendbuf != MPI_IN_PLACE && call.send_uniform_count > 0 && memory.is_device(call.sendbuf)) return true;
     return call.recv_uniform_count > 0 && memory.is_device(call.recvbuf);
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Alltoall(call.sendbuf, call.send_uniform_count, call.sendtype, call.recvbuf, call.recv_uniform_count,
-                         call.recvtype, comm);
-  }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_alltoallv(call, choice, context); }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 // MPI_Allreduce: the vector cut into p segments. Types whose extent is not positive (nothing a
@@ -456,6 +454,8 @@ struct AlltoallEntry {
 struct AllreduceEntry {
   static constexpr Collective collective = Collective::allreduce;
   AllreduceCall call;
+  AllreduceEntry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm)
+      : call{sendbuf, recvbuf, count, type, op} {}
 
   bool arguments_usable(int) const {
     if (call.type == MPI_DATATYPE_NULL || call.op == MPI_OP_NULL || call.count < 0 || call.sendbuf == call.recvbuf)
@@ -470,10 +470,7 @@ struct AllreduceEntry {
     if (call.count == 0) return false;
     return (call.sendbuf != MPI_IN_PLACE && memory.is_device(call.sendbuf)) || memory.is_device(call.recvbuf);
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Allreduce(call.sendbuf, call.recvbuf, call.count, call.type, call.op, comm);
-  }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_allreduce(call, choice, context); }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 // MPI_Gatherv and MPI_Scatterv: the counts and the root-side arguments are checked at the root
@@ -485,7 +482,10 @@ bool root_usable(int root, int p) { return root >= 0 && root < p; }
 struct GathervEntry {
   static constexpr Collective collective = Collective::gatherv;
   GathervCall call;
-  int rank;  // in the call's communicator
+  int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
+  GathervEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+               const int* displs, MPI_Datatype recvtype, int root, MPI_Comm)
+      : call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root} {}
 
   bool at_root() const { return rank == call.root; }
   bool arguments_usable(int p) const {
@@ -503,17 +503,16 @@ struct GathervEntry {
     if (sends && memory.is_device(call.sendbuf)) return true;
     return at_root() && any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Gatherv(call.sendbuf, call.sendcount, call.sendtype, call.recvbuf, call.recvcounts, call.displs,
-                        call.recvtype, call.root, comm);
-  }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_gatherv(call, choice, context); }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 struct ScattervEntry {
   static constexpr Collective collective = Collective::scatterv;
   ScattervCall call;
-  int rank;
+  int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
+  ScattervEntry(const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm)
+      : call{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root} {}
 
   bool at_root() const { return rank == call.root; }
   bool arguments_usable(int p) const {
@@ -531,11 +530,7 @@ struct ScattervEntry {
     if (receives && memory.is_device(call.recvbuf)) return true;
     return at_root() && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf);
   }
-  int pass_through(MPI_Comm comm) const {
-    return PMPI_Scatterv(call.sendbuf, call.sendcounts, call.displs, call.sendtype, call.recvbuf, call.recvcount,
-                         call.recvtype, call.root, comm);
-  }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_scatterv(call, choice, context); }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 // This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
@@ -548,57 +543,23 @@ int rank_in(Runtime& runtime, MPI_Comm comm) {
   return rank;
 }
 
-// The entry points below pass a call straight to the MPI library when nothing can route it to an
-// algorithm (see Runtime::passes_through): a couple of loads and a tail call. Everything else is
-// in these out-of-line functions, so the fast path does not pay for their stack frames.
-[[gnu::noinline]] int allgather_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        AllgatherEntry{{{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype}}});
-}
+// A call of shape `Shape` with its MPI arguments, and the library's function for them: what
+// run_collective() needs, the pass-through included.
+template <typename Shape, auto library, typename... Args>
+struct Intercepted : Shape {
+  explicit Intercepted(Args... args) : Shape(args...), arguments(args...) {}
+  std::tuple<Args...> arguments;
+  int pass_through(MPI_Comm) const { return std::apply(library, arguments); }
+};
 
-[[gnu::noinline]] int allgatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                      void* recvbuf, const int recvcounts[], const int displs[],
-                                      MPI_Datatype recvtype, MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        AllgathervEntry{{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype}}});
-}
-
-[[gnu::noinline]] int alltoallv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[],
-                                     const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-                                     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                                     MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        AlltoallvEntry{{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                                            recvtype}});
-}
-
-[[gnu::noinline]] int alltoall_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        AlltoallEntry{{sendbuf, nullptr, nullptr, sendtype, recvbuf, nullptr, nullptr, recvtype,
-                                       sendcount, recvcount}});
-}
-
-[[gnu::noinline]] int allreduce_shim(Runtime* runtime, const void* sendbuf, void* recvbuf, int count,
-                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return run_collective(*runtime, comm, AllreduceEntry{{sendbuf, recvbuf, count, type, op}});
-}
-
-[[gnu::noinline]] int gatherv_shim(Runtime* runtime, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                   int root, MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        GathervEntry{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root},
-                                     rank_in(*runtime, comm)});
-}
-
-[[gnu::noinline]] int scatterv_shim(Runtime* runtime, const void* sendbuf, const int sendcounts[], const int displs[],
-                                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                    int root, MPI_Comm comm) {
-  return run_collective(*runtime, comm,
-                        ScattervEntry{{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root},
-                                      rank_in(*runtime, comm)});
+// The shim's path of an intercepted call. The exported entry points pass a call straight to the MPI
+// library when nothing can route it to an algorithm (see Runtime::passes_through): a couple of
+// loads and a tail call; this is out of line, so the fast path does not pay for its stack frame.
+template <typename Shape, auto library, typename... Args>
+[[gnu::noinline]] int intercept(Runtime* runtime, MPI_Comm comm, Args... args) {
+  Intercepted<Shape, library, Args...> entry(args...);
+  if constexpr (requires { entry.rank; }) entry.rank = rank_in(*runtime, comm);
+  return run_collective(*runtime, comm, entry);
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
@@ -637,67 +598,13 @@ COLLSHIM_EXPORT int MPI_Finalize() {
   return PMPI_Finalize();
 }
 
-COLLSHIM_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::allgather);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return allgather_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-COLLSHIM_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                   MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::allgatherv);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr)
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  return allgatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
-COLLSHIM_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::alltoallv);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr)
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  return alltoallv_shim(runtime, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                        comm);
-}
-
-COLLSHIM_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::alltoall);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return alltoall_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-COLLSHIM_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                  MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::allreduce);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  return allreduce_shim(runtime, sendbuf, recvbuf, count, datatype, op, comm);
-}
-
-COLLSHIM_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                                MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::gatherv);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr)
-    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  return gatherv_shim(runtime, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-}
-
-COLLSHIM_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 int root, MPI_Comm comm) {
-  Runtime* runtime = runtime_for(Collective::scatterv);
-  if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();
-  if (runtime == nullptr)
-    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  return scatterv_shim(runtime, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+// Every row of the table: the exported function, its fast path and the shim's path.
+#define COLLSHIM_ARGUMENTS(...) __VA_ARGS__
+#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                  \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                     \
+    Runtime* runtime = runtime_for(Shape::collective);                                            \
+    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();  \
+    if (runtime == nullptr) return PMPI_##Name arguments;                                         \
+    return intercept<Shape, &PMPI_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);           \
+  }
+COLLSHIM_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)

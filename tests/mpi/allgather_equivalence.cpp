@@ -80,7 +80,7 @@ std::vector<int> distribution(const std::string& name, int p, int c) {
   return counts;
 }
 
-void run_allgatherv(MPI_Comm comm, const std::string& comm_name, MPI_Datatype type, const std::string& type_name,
+void run_call(MPI_Comm comm, const std::string& comm_name, MPI_Datatype type, const std::string& type_name,
                     const std::vector<int>& counts, const std::string& dist_name, bool reversed, bool in_place,
                     Tally& tally, int salt) {
   int p, rank;
@@ -146,12 +146,12 @@ void allgatherv_cases(const CommCase& comm, const std::vector<TypeCase>& types, 
         const auto counts = distribution(name, p, c);
         for (bool reversed : {false, true})
           for (bool in_place : {false, true})
-            run_allgatherv(comm.comm, comm.name, t.type, t.name, counts, name + " c=" + std::to_string(c), reversed,
+            run_call(comm.comm, comm.name, t.type, t.name, counts, name + " c=" + std::to_string(c), reversed,
                            in_place, tally, ++salt);
       }
     }
   }
-  run_allgatherv(comm.comm, comm.name, MPI_BYTE, "MPI_BYTE", distribution("random_zeros", p, large_bytes(comm.comm) / 2),
+  run_call(comm.comm, comm.name, MPI_BYTE, "MPI_BYTE", distribution("random_zeros", p, large_bytes(comm.comm) / 2),
                  "random_zeros large", true, false, tally, ++salt);
 }
 

@@ -53,7 +53,7 @@ class AllreduceCase : public BenchCase {
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
     const AllreduceCall call{buffers_.send(), buffers_.recv(), count_, MPI_INT64_T, MPI_SUM};
-    return run_allreduce(call, choice, context);
+    return run_call(call, choice, context);
   }
 
   bool native_result_expected() const override {

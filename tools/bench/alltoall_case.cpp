@@ -40,7 +40,7 @@ class AlltoallCase : public BenchCase {
   int call(const AlgorithmChoice& choice, CommContext& context) override {
     const AlltoallvCall call{buffers_.send(), nullptr, nullptr, MPI_BYTE, buffers_.recv(), nullptr, nullptr,
                              MPI_BYTE,        c_,      c_};
-    return run_alltoallv(call, choice, context);
+    return run_call(call, choice, context);
   }
 
   bool native_result_expected() const override {

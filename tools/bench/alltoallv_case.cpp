@@ -138,7 +138,7 @@ class AlltoallvCase : public BenchCase {
   int call(const AlgorithmChoice& choice, CommContext& context) override {
     const AlltoallvCall call{buffers_.send(),   sendcounts_.data(), sdispls_.data(), MPI_BYTE,
                              buffers_.recv(),   recvcounts_.data(), rdispls_.data(), MPI_BYTE};
-    return run_alltoallv(call, choice, context);
+    return run_call(call, choice, context);
   }
 
   bool native_result_expected() const override {

@@ -84,11 +84,11 @@ class RootedCase : public BenchCase {
     if (gather_) {
       const GathervCall call{buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(), counts_.data(),
                              displs_.data(),  MPI_BYTE,       root_};
-      return run_gatherv(call, choice, context);
+      return run_call(call, choice, context);
     }
     const ScattervCall call{buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE, buffers_.recv(),
                             counts_[rank_],  MPI_BYTE,       root_};
-    return run_scatterv(call, choice, context);
+    return run_call(call, choice, context);
   }
 
   // Gatherv: every block at the root; Scatterv: the root's block for this rank, here.
