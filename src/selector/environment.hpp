@@ -52,6 +52,11 @@ template <typename Lookup>
 EnvironmentSettings read_environment(Lookup lookup);
 EnvironmentSettings read_process_environment();
 
+// Warnings for COLLSHIM_* variables among `names` that nothing reads (a typo such as
+// COLLSHIM_ALLGATER would otherwise be ignored without a word), each naming the closest known
+// variable. Warnings, not errors: a newer job script may set variables an older shim does not know.
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& names);
+
 // Parses one variable's value; exposed for tests.
 std::optional<LogLevel> parse_log_level(const std::string& text);
 

@@ -386,3 +386,22 @@ TEST(Selector, ModelDecidesOnlyWhereNoForcingVariableOrRuleDoes) {
 
 }  // namespace
 }  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// A misspelt variable is named with the closest one collshim reads; known and foreign variables
+// (the project's scripts', other tools') are not.
+TEST(Environment, UnknownCollshimVariablesAreNamedWithTheClosestKnownOne) {
+  const std::vector<std::string> warnings = unknown_variable_warnings(
+      {"COLLSHIM_ALLGATER", "COLLSHIM_ALLGATHER", "PATH", "COLLSHIM_PLATFROM", "COLLSHIM_MPIEXEC", "COLLSHIM_LIBRARY"});
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "COLLSHIM_ALLGATER is not a variable collshim reads; it is ignored (did you mean "
+                         "COLLSHIM_ALLGATHER?)");
+  EXPECT_NE(warnings[1].find("COLLSHIM_PLATFROM is not a variable collshim reads; it is ignored (did you mean "
+                             "COLLSHIM_PLATFORM?)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace collshim
