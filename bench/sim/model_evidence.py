@@ -122,6 +122,13 @@ def read(path):
         return [row for row in csv.DictReader(line for line in f if not line.startswith("#"))]
 
 
+def cell_key(row):
+    """A cell: the placement as the shim saw it (mapping, nodes, most ranks on one: a cyclic run with one
+    rank per node is classed sequential), p, collective, pattern, size."""
+    placement = f"{row['mapping']} {row['nodes']}x{row['ppn']}"
+    return placement, int(row["ranks"]), row["collective"], row["distribution"], int(row["bytes"])
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
@@ -133,7 +140,7 @@ def stage_analyze(args):
         times = collections.defaultdict(dict)
         natives = collections.defaultdict(dict)
         for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
-            key = (row["mapping"], int(row["ranks"]), row["collective"], row["distribution"], int(row["bytes"]))
+            key = cell_key(row)
             algorithm = row["algorithm"]
             if algorithm.startswith("smpi_"):
                 natives[key][algorithm[5:]] = float(row["median_us"])
@@ -142,7 +149,7 @@ def stage_analyze(args):
         decided = collections.defaultdict(dict)  # key -> {selector: the collshim row}
         last_selector = {}
         for row in read(os.path.join(args.out, f"decisions-{platform}.csv")):
-            key = (row["mapping"], int(row["ranks"]), row["collective"], row["distribution"], int(row["bytes"]))
+            key = cell_key(row)
             # Each run writes its native row (smpi_SELECTOR) before its collshim row of the same size.
             if row["algorithm"].startswith("smpi_"):
                 last_selector[key] = row["algorithm"][5:]
