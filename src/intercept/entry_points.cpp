@@ -2,6 +2,7 @@
 // can cheaply, asks the selector, and either hands the call to the MPI library (PMPI_*) unchanged or
 // runs a registry algorithm on the communicator's shadow. With COLLSHIM_REPORT set, every decided
 // call is timed and counted for the end-of-run report.
+#include <dlfcn.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -20,6 +21,32 @@
 
 namespace collshim {
 namespace {
+
+// The next definition, in load order, of every MPI function the shim defines: looked up when the
+// library is loaded (every object is mapped by then), PMPI_* where there is none.
+struct NextFunctions {
+#define COLLSHIM_NEXT_MEMBER(Name, Shape, parameters, arguments) decltype(&PMPI_##Name) Name = &PMPI_##Name;
+  COLLSHIM_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
+  COLLSHIM_NEXT_MEMBER(Init, , , )
+  COLLSHIM_NEXT_MEMBER(Init_thread, , , )
+  COLLSHIM_NEXT_MEMBER(Finalize, , , )
+#undef COLLSHIM_NEXT_MEMBER
+};
+NextFunctions next_mpi;
+
+// `own` is the shim's definition: a lookup that finds it again (the shim linked into the program
+// itself) must not make a call loop.
+template <typename Function>
+void look_up_next(Function& next, const char* name, const void* own) {
+  void* found = dlsym(RTLD_NEXT, name);
+  if (found != nullptr && found != own) next = reinterpret_cast<Function>(found);
+}
+
+// The pass-through of the shim's path: the next definition, as a function of the call's arguments.
+#define COLLSHIM_NEXT_FUNCTION(Name, Shape, parameters, arguments) \
+  int next_##Name parameters { return next_mpi.Name arguments; }
+COLLSHIM_ENTRY_POINTS(COLLSHIM_NEXT_FUNCTION)
+#undef COLLSHIM_NEXT_FUNCTION
 
 bool counts_valid(const int* counts, int p) {
   if (counts == nullptr) return false;
@@ -582,29 +609,43 @@ Runtime* runtime_for(Collective collective) {
 using namespace collshim;
 
 COLLSHIM_EXPORT int MPI_Init(int* argc, char*** argv) {
-  const int rc = PMPI_Init(argc, argv);
+  const int rc = next_mpi.Init(argc, argv);
   if (rc == MPI_SUCCESS) Runtime::start();
   return rc;
 }
 
 COLLSHIM_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  const int rc = next_mpi.Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) Runtime::start();
   return rc;
 }
 
 COLLSHIM_EXPORT int MPI_Finalize() {
   Runtime::stop();
-  return PMPI_Finalize();
+  return next_mpi.Finalize();
 }
 
-// Every row of the table: the exported function, its fast path and the shim's path.
+// Every row of the table: the exported function, its fast path and the shim's path. A call the shim
+// passes on goes to the next definition of the same MPI_* function in load order (another PMPI tool
+// preloaded after the shim, such as a profiler, or the MPI library), as PMPI tools stack; the shim's
+// own messages go to PMPI_* and are not the application's.
 #define COLLSHIM_ARGUMENTS(...) __VA_ARGS__
 #define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                  \
   COLLSHIM_EXPORT int MPI_##Name parameters {                                                     \
     Runtime* runtime = runtime_for(Shape::collective);                                            \
     if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();  \
-    if (runtime == nullptr) return PMPI_##Name arguments;                                         \
-    return intercept<Shape, &PMPI_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);           \
+    if (runtime == nullptr) return next_mpi.Name arguments;                                       \
+    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);           \
   }
 COLLSHIM_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
+
+// Runs when the library is loaded, before the program's main.
+[[gnu::constructor]] static void collshim_look_up_next_functions() {
+#define COLLSHIM_LOOK_UP(Name, Shape, parameters, arguments) \
+  look_up_next(next_mpi.Name, "MPI_" #Name, reinterpret_cast<const void*>(&MPI_##Name));
+  COLLSHIM_ENTRY_POINTS(COLLSHIM_LOOK_UP)
+  COLLSHIM_LOOK_UP(Init, , , )
+  COLLSHIM_LOOK_UP(Init_thread, , , )
+  COLLSHIM_LOOK_UP(Finalize, , , )
+#undef COLLSHIM_LOOK_UP
+}
