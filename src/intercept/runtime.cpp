@@ -137,7 +137,7 @@ void Runtime::write_learned_rules() {
   for (const auto& rows : per_rank) all.insert(all.end(), rows.begin(), rows.end());
   std::vector<std::string> choice_text;
   for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
-  const LearnedRulesHeader header{mpi_library_name(library),
+  const LearnedRulesHeader header{mpi_library_name(library), library.library,
                                   fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))),
                                   selector.rule_files(), model ? model->platform_file : ""};
   const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
