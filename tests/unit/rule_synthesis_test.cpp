@@ -156,6 +156,21 @@ TEST(RuleSynthesis, EachLibraryIsJudgedAgainstItsOwnNative) {
                              "allgather\n    when: { library: \"smpi-ompi 3.32\""),
             std::string::npos)
       << result.yaml;
+  // A third selector that gets the same rule shares it: one rule for the list of both.
+  m.push_back(smpi(1024, "smpi_impi", 120));
+  const auto shared = synthesize_rules(m, {});
+  ASSERT_EQ(shared.rules, 1) << shared.yaml;
+  EXPECT_NE(shared.yaml.find("ratio to smpi-impi 3.32's own native (smpi_impi): geometric mean 1.50x, worst cell "
+                             "1.50x at 1024 B\n  # 1 cell, block_bytes 1024 measured; ratio to smpi-ompi 3.32's own "
+                             "native (smpi_ompi): geometric mean 1.25x"),
+            std::string::npos)
+      << shared.yaml;
+  EXPECT_NE(shared.yaml.find("when: { library: [\"smpi-impi 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+      << shared.yaml;
+  const RuleTable both = parsed(shared);
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-impi", {3, 32})), "ring");
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-ompi", {3, 32})), "ring");
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-mpich", {3, 32})), "native");
 }
 
 TEST(RuleSynthesis, TwoLibrariesInOneCsvGiveTwoRuleSetsEachWithItsOwnEvidence) {
@@ -263,8 +278,11 @@ TEST(RuleSynthesis, PredictionsFillOnlyCellsNobodyMeasured) {
   SynthesisOptions options;
   options.predicted_inputs = {"pred.csv"};
   const auto result = synthesize_rules(m, options);
-  // One rule per costed library (native:ompi and native:mpich are SMPI 3.32's selectors).
-  ASSERT_EQ(result.rules, 2) << result.yaml;
+  // Judged per costed library (native:ompi and native:mpich are SMPI 3.32's selectors), each gets the
+  // same rule: one rule for both.
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  EXPECT_NE(result.yaml.find("when: { library: [\"smpi-mpich 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+      << result.yaml;
   const RuleTable table = parsed(result);
   EXPECT_EQ(runs(table, 1024), "native");
   EXPECT_EQ(runs(table, 2048), "native");  // Open MPI was measured at 1024 B only
@@ -279,10 +297,8 @@ TEST(RuleSynthesis, PredictionsFillOnlyCellsNobodyMeasured) {
   EXPECT_EQ(result.predictions_overridden, 2);
   // Each against its own library: 150 us for mpich (2.00x), 200 us for ompi (2.67x).
   EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to smpi-mpich 3.32's "
-                             "own native (native:mpich): geometric mean 2.00x, worst cell 2.00x at 2048 B\n"),
-            std::string::npos)
-      << result.yaml;
-  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to smpi-ompi 3.32's "
+                             "own native (native:mpich): geometric mean 2.00x, worst cell 2.00x at 2048 B\n"
+                             "  # 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to smpi-ompi 3.32's "
                              "own native (native:ompi): geometric mean 2.67x"),
             std::string::npos)
       << result.yaml;
@@ -469,6 +485,52 @@ TEST(RuleSynthesis, AHullThatWouldMeetAnotherRuleIsNotTaken) {
   EXPECT_EQ(result.rules, 3) << result.yaml;
   const RuleTable table = parsed(result);
   EXPECT_EQ(runs_at(table, 64, 32, 4, 8), "sparbit");
+}
+
+// Wider rules: a range goes on through cells where its algorithm is within the tolerance of the best
+// and never below native, even where noise hides its win; adjacent ranges merge where one's algorithm
+// serves the other's cells so.
+TEST(RuleSynthesis, ARangeGoesOnThroughNoiseButNeverBelowNative) {
+  std::vector<Measurement> m;
+  for (long long size : {64, 128, 256, 512, 1024}) {
+    // At 256 B native's calls vary by 10 us: ring's 2% win is no evidence, but costs nothing either.
+    m.push_back(measured(size, "native", 100, size == 256 ? 10 : 1));
+    m.push_back(measured(size, "ring", size == 256 ? 98 : 50, 1));
+  }
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;  // two before (64-128 and 512-1024)
+  EXPECT_EQ(runs(parsed(result), 256), "ring");
+  EXPECT_NE(result.yaml.find("5 cells, block_bytes 64..1024 measured;"), std::string::npos) << result.yaml;
+  // 1% slower than native at 256 B: the range stops there.
+  m[5].time_us = 101;
+  const auto stopped = synthesize_rules(m, {});
+  EXPECT_EQ(stopped.rules, 2) << stopped.yaml;
+  EXPECT_EQ(runs(parsed(stopped), 256), "native");
+}
+
+TEST(RuleSynthesis, AdjacentRangesMergeWhereOneAlgorithmServesBothWithinTolerance) {
+  // 64-256 B: bruck is best and the only one whose win is clear (sparbit's calls are noisy there);
+  // 512 B-2 KiB: sparbit is best and bruck far behind. Sparbit is within 3% of bruck at the small
+  // sizes, so one sparbit rule serves all six.
+  std::vector<Measurement> m;
+  for (long long size : {64, 128, 256, 512, 1024, 2048}) {
+    const bool small = size <= 256;
+    m.push_back(measured(size, "native", 100, 1));
+    m.push_back(measured(size, "bruck", small ? 50 : 90, 1));
+    m.push_back(measured(size, "sparbit", small ? 51 : 50, small ? 60 : 1));
+  }
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;  // two before: bruck 64-384, sparbit 385-2048
+  const RuleTable table = parsed(result);
+  for (long long size : {64, 300, 2048}) EXPECT_EQ(runs(table, size), "sparbit") << size;
+  EXPECT_NE(result.yaml.find("worst cell 1.96x at 64 B"), std::string::npos) << result.yaml;
+  // Beyond the tolerance (sparbit 6% behind bruck at 64-256 B) the two rules stay.
+  for (Measurement& x : m) {
+    if (x.algorithm == "sparbit" && x.block_bytes <= 256) x.time_us = 53;
+  }
+  const auto apart = synthesize_rules(m, {});
+  EXPECT_EQ(apart.rules, 2) << apart.yaml;
+  EXPECT_EQ(runs(parsed(apart), 128), "bruck");
 }
 
 // CSV input: the columns collshim-bench --csv writes.

@@ -292,9 +292,12 @@ struct Cell {
 // versions).
 struct Verdict {
   bool judged = false;  // the library has a native row in the cell; otherwise it says nothing
-  // May run here: qualifies (beats native by more than the spreads) within the tolerance of the best
-  // qualifying ratio.
+  // May start a rule: qualifies (beats native by more than the spreads) within the tolerance of the
+  // best qualifying ratio.
   std::map<std::string, double> acceptable;
+  // May run under a rule that evidence elsewhere started: never below native, within the tolerance
+  // of the cell's best (native included). Every acceptable algorithm is allowed.
+  std::map<std::string, double> allowed;
   bool native_acceptable = true;
   bool predicted = false;
   std::set<std::string> platforms, mpi_libraries, dates, natives;  // natives: the baselines' labels
@@ -333,7 +336,7 @@ Verdict judge(const Cell& cell, const std::string& library, const SynthesisOptio
       if (!is_native_label(algorithm)) names.insert(algorithm);
     }
   }
-  std::map<std::string, double> qualifying;
+  std::map<std::string, double> qualifying, worst_of;
   for (const std::string& algorithm : names) {
     double worst_ratio = INFINITY;
     bool everywhere = true, clear_everywhere = true;
@@ -349,6 +352,7 @@ Verdict judge(const Cell& cell, const std::string& library, const SynthesisOptio
       clear_everywhere &= baseline.native->time_us - timing.time_us > std::max(baseline.native->spread_us, timing.spread_us);
     }
     if (!everywhere) continue;
+    worst_of[algorithm] = worst_ratio;
     if (clear_everywhere && (!options.robust || worst_ratio >= options.robust_minimum)) qualifying[algorithm] = worst_ratio;
   }
   double best_ratio = 1.0;  // native's own
@@ -356,6 +360,9 @@ Verdict judge(const Cell& cell, const std::string& library, const SynthesisOptio
   verdict.native_acceptable = best_ratio <= 1.0 + options.tolerance;
   for (const auto& [algorithm, ratio] : qualifying) {
     if (ratio * (1.0 + options.tolerance) >= best_ratio) verdict.acceptable[algorithm] = ratio;
+  }
+  for (const auto& [algorithm, ratio] : worst_of) {
+    if (ratio >= 1.0 && ratio * (1.0 + options.tolerance) >= best_ratio) verdict.allowed[algorithm] = ratio;
   }
   return verdict;
 }
@@ -399,7 +406,7 @@ struct LibrarySet {
 
 double geometric_mean(const std::vector<MeasuredCell>& cells, const std::string& algorithm) {
   double log_sum = 0;
-  for (const MeasuredCell& cell : cells) log_sum += std::log(cell.verdict->acceptable.at(algorithm));
+  for (const MeasuredCell& cell : cells) log_sum += std::log(cell.verdict->allowed.at(algorithm));
   return cells.empty() ? 1.0 : std::exp(log_sum / static_cast<double>(cells.size()));
 }
 
@@ -413,7 +420,7 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
   std::size_t predicted = 0;
   for (const MeasuredCell& cell : cells) {
     if (cell.verdict->predicted) ++predicted;
-    const double ratio = cell.verdict->acceptable.at(algorithm);
+    const double ratio = cell.verdict->allowed.at(algorithm);
     if (ratio < worst) {
       worst = ratio;
       worst_size = cell.block_bytes;
@@ -453,9 +460,22 @@ struct SynthesizedRule {
   Collective collective;
   RuleConditions when;
   std::string algorithm;
-  std::vector<std::string> evidence;  // comment lines
+  // Comment lines (evidence_of's), one list per library the rule holds for.
+  std::vector<std::vector<std::string>> evidence;
   int cells = 0;                       // measured cells in its range
   int predicted_cells = 0;             // and predicted ones
+
+  // Each library's first line (its cells and ratios), then the other lines once each.
+  std::vector<std::string> comments() const {
+    std::vector<std::string> lines;
+    for (const auto& of_library : evidence) lines.push_back(of_library.front());
+    for (const auto& of_library : evidence) {
+      for (std::size_t i = 1; i < of_library.size(); ++i) {
+        if (std::find(lines.begin(), lines.end(), of_library[i]) == lines.end()) lines.push_back(of_library[i]);
+      }
+    }
+    return lines;
+  }
 };
 
 void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule) {
@@ -465,17 +485,17 @@ void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule
 }
 
 // The rules of one sweep (its cells that the library was judged in, in size order). Greedy over the
-// sizes (README "Synthesis"): a range goes on while its algorithm stays acceptable; where it stops, a
-// cell native may run needs no rule, and any other starts the acceptable algorithm whose run of
-// acceptable cells from here is longest (ties: the faster here). That gives the fewest ranges for the
-// sweep.
+// sizes (README "Synthesis"): where a cell needs a rule (native is not acceptable), the acceptable
+// algorithm whose run of allowed cells from there is longest starts one (ties: the faster here), and
+// the range goes on while that algorithm stays allowed, through cells where native would also do.
+// That gives the fewest ranges for the sweep from those starts; widen_rules merges further.
 void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes,
                       const std::vector<const Verdict*>& verdicts, const LibrarySet& library,
                       const SynthesisOptions& options, std::vector<SynthesizedRule>& rules) {
   const std::size_t n = sizes.size();
   auto run_length = [&](std::size_t from, const std::string& algorithm) {
     std::size_t end = from;
-    while (end < n && verdicts[end]->acceptable.contains(algorithm)) ++end;
+    while (end < n && verdicts[end]->allowed.contains(algorithm)) ++end;
     return end - from;
   };
   auto emit = [&](std::size_t first, std::size_t last, const std::string& algorithm) {
@@ -492,7 +512,7 @@ void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes,
     rule.when.block_bytes = Range{low, high};
     std::vector<MeasuredCell> covered;
     for (std::size_t i = first; i <= last; ++i) covered.push_back({sizes[i], verdicts[i]});
-    rule.evidence = evidence_of(covered, algorithm, library, options);
+    rule.evidence = {evidence_of(covered, algorithm, library, options)};
     count_cells(covered, rule);
     rules.push_back(std::move(rule));
   };
@@ -530,12 +550,15 @@ Range hull(const std::optional<Range>& a, const std::optional<Range>& b) {
   return {std::min(a->low, b->low), std::max(a->high, b->high)};
 }
 
-// Widening (README "Synthesis"): two rules of the same collective, mapping and algorithm become one
-// over the hull of their procs, nodes, ppn and block_bytes ranges when the data supports it: every
-// measured cell of the library inside the hull, on every platform and sweep, allows the algorithm
-// (the same test as a rule's own cells), and the hull meets no other rule, so the order of the rules
-// stays irrelevant. Repeated until nothing merges. Points inside the hull that nobody measured are
-// interpolated: that is the claim a range makes, and only measured points can refute it.
+// Widening (README "Synthesis"): two rules of the same collective and mapping become one over the
+// hull of their procs, nodes, ppn and block_bytes ranges, running either one's algorithm, when the
+// data supports it: every measured cell inside the hull, on every platform and sweep, allows that
+// algorithm (never below the library's native, within the tolerance of the cell's best), and the
+// hull meets no other rule, so the order of the rules stays irrelevant. Of the two algorithms the one
+// with the better geometric mean over the hull's cells runs. Repeated until nothing merges: adjacent
+// size ranges whose cells one algorithm serves within the tolerance become one rule, and so do
+// placements. Points inside the hull that nobody measured are interpolated: that is the claim a
+// range makes, and only measured points can refute it.
 template <typename Sweeps>
 void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
                  const std::map<SweepKey, std::vector<Verdict>>& verdict_of, const LibrarySet& library,
@@ -557,7 +580,7 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
       for (const auto& [size, cell] : cells) {
         const Verdict& verdict = verdict_of.at(key)[i++];
         if (!verdict.judged || !when.block_bytes->contains(size)) continue;
-        if (!verdict.acceptable.contains(algorithm)) return std::nullopt;
+        if (!verdict.allowed.contains(algorithm)) return std::nullopt;
         covered.push_back({size, &verdict});
       }
     }
@@ -569,7 +592,7 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
       for (std::size_t j = i + 1; j < rules.size() && !merged; ++j) {
         const SynthesizedRule& a = rules[i];
         const SynthesizedRule& b = rules[j];
-        if (a.collective != b.collective || a.algorithm != b.algorithm || *a.when.mapping != *b.when.mapping) continue;
+        if (a.collective != b.collective || *a.when.mapping != *b.when.mapping) continue;
         RuleConditions when = a.when;
         when.procs = hull(a.when.procs, b.when.procs);
         when.nodes = hull(a.when.nodes, b.when.nodes);
@@ -580,11 +603,19 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
           if (k != i && k != j && rules[k].collective == a.collective) clear = !meets(when, rules[k].when);
         }
         if (!clear) continue;
-        const auto covered = supported(a.collective, when, a.algorithm);
-        if (!covered) continue;
-        SynthesizedRule widened{a.collective, when, a.algorithm, evidence_of(*covered, a.algorithm, library, options)};
-        count_cells(*covered, widened);
-        rules[i] = std::move(widened);
+        std::optional<SynthesizedRule> widened;
+        double widened_mean = 0;
+        for (const std::string* algorithm : {&a.algorithm, &b.algorithm}) {
+          const auto covered = supported(a.collective, when, *algorithm);
+          if (!covered) continue;
+          const double mean = geometric_mean(*covered, *algorithm);
+          if (widened && mean <= widened_mean) continue;
+          widened = SynthesizedRule{a.collective, when, *algorithm, {evidence_of(*covered, *algorithm, library, options)}};
+          widened_mean = mean;
+          count_cells(*covered, *widened);
+        }
+        if (!widened) continue;
+        rules[i] = std::move(*widened);
         rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
         merged = true;
       }
@@ -703,6 +734,27 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
     result.libraries.push_back(library.text());
   }
 
+  // The same rule in several libraries' sets (the same conditions and algorithm) becomes one rule for
+  // the list of them, with each one's evidence: fewer rules, and each library sees exactly its own set.
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    for (std::size_t j = i + 1; j < rules.size();) {
+      RuleConditions a = rules[i].when, b = rules[j].when;
+      a.library.reset();
+      b.library.reset();
+      if (rules[i].collective != rules[j].collective || rules[i].algorithm != rules[j].algorithm || !rules[i].when.library ||
+          !rules[j].when.library || a.text() != b.text()) {
+        ++j;
+        continue;
+      }
+      rules[i].when.library->insert(rules[i].when.library->end(), rules[j].when.library->begin(),
+                                    rules[j].when.library->end());
+      rules[i].evidence.insert(rules[i].evidence.end(), rules[j].evidence.begin(), rules[j].evidence.end());
+      rules[i].cells += rules[j].cells;
+      rules[i].predicted_cells += rules[j].predicted_cells;
+      rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+  }
+
   // Never emit a rule that can never match: one an earlier rule of the collective always takes first
   // (the same test as RuleTable::check_shadowed). Libraries are disjoint, sweeps keyed exactly and
   // their ranges disjoint, so this drops nothing today; it guards the invariant.
@@ -720,11 +772,13 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   const std::string tolerance = percent_text(options.tolerance);
   yaml << "# Written by collshim-tune rules" << (inputs.empty() ? "" : " from " + one_line(inputs)) << ".\n"
        << "# Rules per MPI library: each set is judged against that library's own native only and says so with\n"
-       << "# `library:` (the versions measured). Tolerance " << tolerance << " of each cell's best; an algorithm\n"
-       << "# other than native only where it beats native by more than the measured spread"
-       << (options.robust ? "; --robust: ratios are the worst over platforms, none below " + ratio_text(options.robust_minimum)
+       << "# `library:` (the versions measured). Tolerance " << tolerance << " of each cell's best: a rule starts\n"
+       << "# where an algorithm beats native by more than the measured spread"
+       << (options.robust ? " (--robust: ratios are the worst over platforms, none below " +
+                                ratio_text(options.robust_minimum) + ")"
                           : std::string())
-       << ".\n# Calls that no rule matches run native. Ratios are native time / algorithm time.\n";
+       << ", and covers every\n# cell where its algorithm is within the tolerance of the best and never below native.\n"
+       << "# Calls that no rule matches run native. Ratios are native time / algorithm time.\n";
   if (!options.predicted_inputs.empty()) {
     std::string predicted;
     for (const std::string& input : options.predicted_inputs) predicted += (predicted.empty() ? "" : ", ") + input;
@@ -739,7 +793,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   } else {
     yaml << "rules:\n";
     for (const SynthesizedRule& rule : kept) {
-      yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.evidence);
+      yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.comments());
       result.cells_with_rule += rule.cells;
       result.predicted_cells_with_rule += rule.predicted_cells;
     }
