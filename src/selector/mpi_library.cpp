@@ -21,15 +21,15 @@ constexpr std::array<std::string_view, 7> library_names{"ompi",          "mpich"
 // collshim-model --native's first names: SimGrid 3.32's SMPI selectors.
 constexpr std::array<std::string_view, 4> smpi_aliases{"ompi", "mpich", "mvapich2", "impi"};
 
-// The numeric components at the start of `text` ("4.1.6rc1": 4, 1, 6); nullopt unless `whole` and
-// all of it is components, or not `whole` and it starts with one.
+// The numeric components at the start of `text` ("4.1.6rc1": 4, 1, 6). nullopt when it does not start
+// with a number, or with `whole` when anything but components follows.
 std::optional<std::vector<int>> version_components(std::string_view text, bool whole) {
   std::vector<int> components;
   std::size_t at = 0;
   while (true) {
     int value = 0;
     const auto [end, problem] = std::from_chars(text.data() + at, text.data() + text.size(), value);
-    if (problem != std::errc{} || value < 0) return whole || components.empty() ? std::nullopt : std::optional(components);
+    if (problem != std::errc{} || value < 0) return std::nullopt;  // only at the start: a digit follows each '.'
     components.push_back(value);
     at = static_cast<std::size_t>(end - text.data());
     if (at + 1 < text.size() && text[at] == '.' && text[at + 1] >= '0' && text[at + 1] <= '9') {
