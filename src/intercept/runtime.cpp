@@ -46,12 +46,8 @@ std::shared_ptr<spdlog::logger> make_logger(LogLevel level) {
 }
 
 // The first line of the MPI library's version string.
-std::string mpi_library_name() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  PMPI_Get_library_version(version, &length);
-  std::string name = version;  // the returned length may count the terminating NUL
-  name = name.substr(0, name.find('\n'));
+std::string mpi_library_name(const ProcessLibrary& library) {
+  std::string name = library.first_line();
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
   return name;
 }
@@ -59,9 +55,12 @@ std::string mpi_library_name() {
 }  // namespace
 
 Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
-    : selector(settings, diagnostics), log(make_logger(settings.log_level)), tune_out_(settings.tune_out) {
+    : library(process_library(settings.mpi_library)),
+      selector(settings, diagnostics, JobFacts{library.library}),
+      log(make_logger(settings.log_level)),
+      tune_out_(settings.tune_out) {
   std::vector<std::string> model_errors;
-  model = model::load_model_settings(settings, model_errors);
+  model = model::load_model_settings(settings, library, model_errors);
   for (const std::string& error : model_errors) diagnostics.push_back({{error, 0, 0}, {}, true});
   if (settings.report && !settings.report->empty()) {
     profile = std::make_unique<Profile>();
@@ -83,7 +82,7 @@ void Runtime::write_report() {
   header.ppn = world->mapping.ppn;
   header.mapping = std::string(mapping_name(world->mapping.mapping));
   header.oversubscribed = world->mapping.oversubscribed;
-  header.mpi_library = mpi_library_name();
+  header.mpi_library = mpi_library_name(library);
   header.rule_files = selector.rule_files();
   ReportNames names;
   for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
@@ -138,7 +137,7 @@ void Runtime::write_learned_rules() {
   for (const auto& rows : per_rank) all.insert(all.end(), rows.begin(), rows.end());
   std::vector<std::string> choice_text;
   for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
-  const LearnedRulesHeader header{mpi_library_name(),
+  const LearnedRulesHeader header{mpi_library_name(library), library.library,
                                   fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))),
                                   selector.rule_files(), model ? model->platform_file : ""};
   const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
@@ -191,8 +190,13 @@ void Runtime::start() {
     runtime->placement = detect_process_placement(settings.topology);
     current_runtime = std::move(runtime);
     active_ = current_runtime.get();
-    current_runtime->log->info("started; {} algorithms registered, {} rules", algorithms().size(),
-                               current_runtime->selector.rules().rules().size());
+    const Selector& selector = current_runtime->selector;
+    std::size_t applying = 0;
+    for (std::size_t i = 0; i < selector.rules().rules().size(); ++i) applying += selector.applies(i) ? 1 : 0;
+    current_runtime->log->info("started; {} algorithms registered, {} rules, {} of which apply under MPI library {} ({})",
+                               algorithms().size(), selector.rules().rules().size(), applying,
+                               selector.job().library.text(),
+                               settings.mpi_library ? "COLLSHIM_MPI_LIBRARY" : selector.job().library.description);
     if (const auto& model = current_runtime->model) {
       const char* mode = current_runtime->selector.tune_mode() == TuneMode::online ? "online over its best few"
                          : current_runtime->selector.confirms()                      ? "confirmed by timed calls"

@@ -37,6 +37,9 @@ class Runtime {
   void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
                const CommTuning::Entry& key);
 
+  // The MPI library the job runs on, read once (COLLSHIM_MPI_LIBRARY's where given): rules' `library`
+  // conditions are resolved against it when the selector is built, and the model takes its decisions.
+  ProcessLibrary library;
   Selector selector;
   TuningPolicy tuning_policy;
   // COLLSHIM_PLATFORM: the cost model decides where no rule does (Selector::model_decides).

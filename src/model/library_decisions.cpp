@@ -9,7 +9,6 @@
 #include <climits>
 #include <functional>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -652,84 +651,69 @@ NativeDecision Evaluation::evaluate(const LibraryDecisions& tables, Collective c
 
 namespace {
 
-// The line of `text` that starts with `key` ("MPICH Device:"), without the key and surrounding blanks.
-std::optional<std::string> field(std::string_view text, std::string_view key) {
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    const std::string_view line = text.substr(at, end - at);
-    if (line.starts_with(key)) {
-      std::string value(line.substr(key.size()));
-      const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-      while (!value.empty() && blank(value.front())) value.erase(value.begin());
-      while (!value.empty() && blank(value.back())) value.pop_back();
-      return value;
-    }
-    at = end + 1;
-  }
-  return std::nullopt;
-}
-
 LibraryIdentity none(std::string description, std::string why) { return {"", std::move(description), std::move(why)}; }
 
-LibraryIdentity identify_open_mpi(const std::smatch& version) {
-  const std::string description = "Open MPI " + version[1].str() + "." + version[2].str() + version[3].str();
-  const std::string major_minor = version[1].str() + "." + version[2].str();
+// "4.1" of 4.1.6: what the tables are keyed on.
+std::string major_minor(const MpiLibrary& library) {
+  std::string text = library.version.empty() ? "?" : std::to_string(library.version[0]);
+  if (library.version.size() > 1) text += "." + std::to_string(library.version[1]);
+  return text;
+}
+
+LibraryIdentity identify_open_mpi(const MpiLibrary& library) {
+  const std::string release = major_minor(library);
   // coll_tuned_decision_fixed.c is the same file from v4.1.0 to v5.0.10; 4.0 had the older rules.
-  if (major_minor == "4.1") return {"ompi-4.1", description, ""};
-  if (major_minor == "5.0") return {"ompi-5.0", description, ""};
-  return none(description, "no tables for Open MPI " + major_minor + " (ompi-4.1 and ompi-5.0 exist)");
+  if (release == "4.1") return {"ompi-4.1", library.description, ""};
+  if (release == "5.0") return {"ompi-5.0", library.description, ""};
+  return none(library.description, "no tables for Open MPI " + release + " (ompi-4.1 and ompi-5.0 exist)");
 }
 
-LibraryIdentity identify_mpich(std::string_view text, const std::smatch& version) {
-  const std::optional<std::string> device = field(text, "MPICH Device:");
-  std::string description = "MPICH " + version[1].str() + "." + version[2].str() + version[3].str();
-  if (device) description += " (" + *device + ")";
-  const std::string major_minor = version[1].str() + "." + version[2].str();
-  if (major_minor != "4.0" && major_minor != "4.1")
-    return none(description, "no tables for MPICH " + major_minor +
-                                 " (mpich-4 follows MPICH 4.0 and 4.1; later versions are not checked against it)");
-  if (const std::optional<std::string> configure = field(text, "MPICH configure:");
+// `text`: the whole version text, whose other lines say the device and how MPICH was configured.
+LibraryIdentity identify_mpich(const MpiLibrary& library, std::string_view text) {
+  const std::string release = major_minor(library);
+  if (release != "4.0" && release != "4.1")
+    return none(library.description, "no tables for MPICH " + release +
+                                         " (mpich-4 follows MPICH 4.0 and 4.1; later versions are not checked against it)");
+  if (const std::optional<std::string> configure = version_text_field(text, "MPICH configure:");
       configure && configure->find("--with-hcoll") != std::string::npos)
-    return none(description, "MPICH built with HCOLL, which may run its own collectives before MPICH's selection");
-  if (!device) return none(description, "no 'MPICH Device:' line: the device (ch4 or ch3) decides how Allreduce is selected");
-  if (device->starts_with("ch4")) return {"mpich-4", description, ""};
-  if (device->starts_with("ch3")) return {"mpich-4-ch3", description, ""};
-  return none(description, "MPICH device '" + *device + "' has no tables (ch4 and ch3 do)");
+    return none(library.description, "MPICH built with HCOLL, which may run its own collectives before MPICH's selection");
+  const std::optional<std::string> device = version_text_field(text, "MPICH Device:");
+  if (!device)
+    return none(library.description, "no 'MPICH Device:' line: the device (ch4 or ch3) decides how Allreduce is selected");
+  if (device->starts_with("ch4")) return {"mpich-4", library.description, ""};
+  if (device->starts_with("ch3")) return {"mpich-4-ch3", library.description, ""};
+  return none(library.description, "MPICH device '" + *device + "' has no tables (ch4 and ch3 do)");
 }
 
-LibraryIdentity identify_smpi(const std::smatch& version, std::string_view selector) {
-  const std::string release = version[1].str() + "." + version[2].str();
-  std::string description = "SimGrid " + release + " SMPI";
-  if (!selector.empty()) description += ", smpi/coll-selector:" + std::string(selector);
+LibraryIdentity identify_smpi(const MpiLibrary& library) {
+  const std::string release = major_minor(library);
   // The selectors and the algorithms they run are the same files from 3.31 to 3.36 (3.33 was never
   // released); 3.30's Open MPI selector is the older one.
   constexpr std::array<std::string_view, 5> same_as_332{"3.31", "3.32", "3.34", "3.35", "3.36"};
   if (std::ranges::find(same_as_332, release) == same_as_332.end())
-    return none(description, "no tables for SimGrid " + release + " (smpi-3.32-* stand for SimGrid 3.31 to 3.36)");
-  if (selector.empty()) return none(description, "SMPI's smpi/coll-selector is not known: it picks the tables");
-  const std::string tables = "smpi-3.32-" + std::string(selector);
+    return none(library.description, "no tables for SimGrid " + release + " (smpi-3.32-* stand for SimGrid 3.31 to 3.36)");
+  if (library.name == "smpi")
+    return none(library.description, "SMPI's smpi/coll-selector is not known: it picks the tables");
+  const std::string selector = library.name.substr(5);  // after "smpi-"
+  const std::string tables = "smpi-3.32-" + selector;
   if (library_decisions(tables) == nullptr)
-    return none(description, "no tables for smpi/coll-selector:" + std::string(selector) +
-                                 " (ompi, mpich, mvapich2, impi and default have them)");
-  return {tables, description, ""};
+    return none(library.description, "no tables for smpi/coll-selector:" + selector +
+                                         " (ompi, mpich, mvapich2, impi and default have them)");
+  return {tables, library.description, ""};
 }
 
 }  // namespace
 
+LibraryIdentity library_tables(const MpiLibrary& library, std::string_view version_text) {
+  if (library.name == "ompi") return identify_open_mpi(library);
+  if (library.name == "mpich") return identify_mpich(library, version_text);
+  if (library.is_smpi()) return identify_smpi(library);
+  return none(library.description, "unknown MPI library: '" + library.description +
+                                       "' (Open MPI, MPICH and SimGrid's SMPI have tables)");
+}
+
 LibraryIdentity identify_library(std::string_view version_text, std::string_view smpi_selector) {
-  // MPI_Get_library_version's length may count a terminating NUL (Open MPI's does).
-  std::string text(version_text);
-  while (!text.empty() && (text.back() == '\0' || text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  std::smatch version;
-  static const std::regex open_mpi(R"(^Open MPI v(\d+)\.(\d+)(\.\d+[^,\s]*|[^,\s]*))");
-  static const std::regex mpich(R"(^MPICH Version:\s*(\d+)\.(\d+)(\.\d+[^\s]*|[^\s]*))");
-  static const std::regex smpi(R"(^SMPI Version (\d+)\.(\d+))");
-  if (std::regex_search(text, version, open_mpi)) return identify_open_mpi(version);
-  if (std::regex_search(text, version, mpich)) return identify_mpich(text, version);
-  if (std::regex_search(text, version, smpi)) return identify_smpi(version, smpi_selector);
-  const std::string first_line = text.substr(0, text.find('\n'));
-  return none(first_line, "unknown MPI library: '" + first_line + "' (Open MPI, MPICH and SimGrid's SMPI have tables)");
+  return library_tables(identify_mpi_library(version_text, smpi_selector), version_text);
 }
 
 }  // namespace collshim::model

@@ -11,6 +11,7 @@
 
 #include "algorithms/collective.hpp"
 #include "model/native_decision.hpp"
+#include "selector/mpi_library.hpp"
 
 namespace collshim::model {
 
@@ -81,12 +82,16 @@ std::vector<std::string_view> library_decisions_aliases();
 NativeDecision native_decision(const LibraryDecisions& tables, Collective collective, const LibraryFacts& facts);
 
 // Which tables stand for the library a program runs, from MPI_Get_library_version's text and, under
-// SimGrid's SMPI, its smpi/coll-selector. Empty `tables`: none, and `why_none` says why.
+// SimGrid's SMPI, its smpi/coll-selector, as identify_mpi_library (src/selector) reads them. Empty
+// `tables`: none, and `why_none` says why.
 struct LibraryIdentity {
   std::string tables;       // a library_decisions() name
   std::string description;  // "Open MPI 4.1.4", "MPICH 4.0.2 (ch4:ucx)"
   std::string why_none;
 };
 LibraryIdentity identify_library(std::string_view version_text, std::string_view smpi_selector = {});
+// The same for a library already identified (identify_mpi_library, or named by COLLSHIM_MPI_LIBRARY);
+// `version_text` gives MPICH's device and configure lines (without it, MPICH has no tables).
+LibraryIdentity library_tables(const MpiLibrary& library, std::string_view version_text);
 
 }  // namespace collshim::model

@@ -8,6 +8,7 @@
 
 #include "algorithms/collective.hpp"
 #include "selector/mapping.hpp"
+#include "selector/mpi_library.hpp"
 
 namespace collshim {
 
@@ -33,7 +34,9 @@ struct EnvironmentSettings {
   TuneMode tune = TuneMode::unset;           // COLLSHIM_TUNE
   std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
   double model_margin = 0.10;                // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
-  std::optional<std::string> mpi_library;    // COLLSHIM_MPI_LIBRARY: whose decisions native runs (overrides detection)
+  // COLLSHIM_MPI_LIBRARY: the library the job runs on, as rules (`library`) and the cost model's native
+  // decisions see it, overriding detection (mpi_library_from_name's forms; checked here).
+  std::optional<std::string> mpi_library;
   // COLLSHIM_TUNE_EXCLUDE: candidates whose spec contains any of these (';'-separated) are never tried
   // by online tuning nor picked by the model (e.g. intra=shm under a simulator that times no copies).
   std::vector<std::string> tune_exclude;

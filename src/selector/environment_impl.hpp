@@ -77,7 +77,9 @@ EnvironmentSettings read_environment(Lookup lookup) {
     }
   }
   if (const char* library = lookup("COLLSHIM_MPI_LIBRARY")) {
-    if (*library != '\0') settings.mpi_library = library;
+    std::string error;
+    if (*library != '\0' && mpi_library_from_name(library, error)) settings.mpi_library = library;
+    if (!error.empty()) settings.errors.push_back(std::string("COLLSHIM_MPI_LIBRARY=") + library + ": " + error);
   }
   if (const char* out = lookup("COLLSHIM_TUNE_OUT")) {
     settings.tune_out = out;

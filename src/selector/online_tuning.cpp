@@ -92,6 +92,8 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
     });
     const LearnedChoice& l = winner->second.fastest;
     RuleConditions when;
+    // Evidence against this job's library only: under another one the rule must not apply.
+    if (!header.library.name.empty()) when.library = std::vector{LibraryRange::exactly(header.library)};
     when.procs = Range{l.procs, l.procs};
     when.nodes = Range{l.nodes, l.nodes};
     when.ppn = Range{l.ppn, l.ppn};
@@ -121,7 +123,10 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
                                      header.platform_file));
       if (l.trial_calls > 0) evidence.push_back("Confirmed by timed calls: " + measured);
     }
-    evidence.push_back("MPI library: " + header.mpi_library);
+    evidence.push_back("MPI library: " + header.mpi_library +
+                       (header.library.name.empty() ? " (not identified: the rule cannot name it, so it applies "
+                                                      "under any library)"
+                                                    : ""));
     if (tallies.size() > 1)
       evidence.push_back(fmt::format("{} of {} communicator ranks chose this", winner->second.votes,
                                      [&] {

@@ -12,6 +12,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "selector/mapping.hpp"
+#include "selector/mpi_library.hpp"
 
 namespace collshim {
 
@@ -125,14 +126,17 @@ struct LearnedChoice {
 };
 
 struct LearnedRulesHeader {
-  std::string mpi_library, date;
+  std::string mpi_library;  // MPI_Get_library_version's first line, for the evidence
+  MpiLibrary library;       // what every rule's `library` condition names: learned here, evidence only here
+  std::string date;
   std::vector<std::string> started_from;  // the rule files of the job
   std::string platform_file;              // COLLSHIM_PLATFORM, where the model decided
 };
 
 // The learned choices as rules (one per key, duplicates from several communicators or ranks resolved
-// by majority, then by the faster time), each with its evidence as a comment. Keys whose operation
-// properties a rule cannot express are left out. `choice_text` maps a choice id to its spec.
+// by majority, then by the faster time), each with its evidence as a comment and `library:` naming
+// the job's library and version (none where it was not identified). Keys whose operation properties
+// a rule cannot express are left out. `choice_text` maps a choice id to its spec.
 std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
                                const std::vector<std::string>& choice_text, const LearnedRulesHeader& header);
 

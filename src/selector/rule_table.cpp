@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 namespace collshim {
 
@@ -191,22 +192,77 @@ struct FlagCondition {
   bool covers_everything(bool) const { return false; }
 };
 
-// One condition a rule can test: its YAML key, where a rule keeps its value, the call fact it tests,
-// and its kind. Absent from a rule, a condition matches every call.
-template <typename Kind, typename Value, typename Fact>
+// The MPI library the job runs on: a name with an optional version range ("ompi", "ompi 4.1-5.0"), or
+// a list of them, matching any of them.
+struct LibraryCondition {
+  std::optional<std::vector<LibraryRange>> parse(const YAML::Node& node, std::string_view, Problems& problems) const {
+    std::vector<YAML::Node> items;
+    if (node.IsSequence()) {
+      for (const YAML::Node& item : node) items.push_back(item);
+    } else {
+      items.push_back(node);
+    }
+    std::vector<LibraryRange> any_of;
+    for (const YAML::Node& item : items) {
+      std::string error = "bad library " + describe(item) + ", expected a name with an optional version range, e.g. "
+                          "\"ompi 4.1-5.0\" (or a list of them)";
+      const auto range = item.IsScalar() ? parse_library_range(item.Scalar(), error) : std::nullopt;
+      if (!range) {
+        problems.error(item.Mark(), error);
+        return std::nullopt;
+      }
+      any_of.push_back(*range);
+    }
+    if (any_of.empty()) {
+      problems.error(node.Mark(), "empty library list, expected " + library_names_text() + " (or a list of them)");
+      return std::nullopt;
+    }
+    return any_of;
+  }
+  bool matches(const std::vector<LibraryRange>& any_of, const MpiLibrary& fact) const {
+    return std::any_of(any_of.begin(), any_of.end(), [&](const LibraryRange& range) { return range.contains(fact); });
+  }
+  std::string mismatch(std::string_view key, const std::vector<LibraryRange>& any_of, const MpiLibrary& fact) const {
+    return std::string(key) + " " + fact.text() + " is not " + text(any_of);
+  }
+  std::string text(const std::vector<LibraryRange>& any_of) const {
+    // Quoted where a version follows the name, as a rule file writes it.
+    auto item = [](const LibraryRange& range) {
+      return range.versioned() ? "\"" + range.text() + "\"" : range.text();
+    };
+    if (any_of.size() == 1) return item(any_of[0]);
+    std::string text = "[";
+    for (std::size_t i = 0; i < any_of.size(); ++i) text += (i ? ", " : "") + item(any_of[i]);
+    return text + "]";
+  }
+  // Each of inner's alternatives inside one of outer's: enough for the shadowing check, which must
+  // never warn wrongly (several outer alternatives that cover an inner one only together go unseen).
+  bool covers(const std::vector<LibraryRange>& outer, const std::vector<LibraryRange>& inner) const {
+    return std::all_of(inner.begin(), inner.end(), [&](const LibraryRange& in) {
+      return std::any_of(outer.begin(), outer.end(), [&](const LibraryRange& out) { return out.covers(in); });
+    });
+  }
+  bool covers_everything(const std::vector<LibraryRange>&) const { return false; }  // unidentified libraries
+};
+
+// One condition a rule can test: its YAML key, where a rule keeps its value, the fact it tests (of
+// the call, CallFacts, or of the job, JobFacts), and its kind. Absent from a rule, a condition matches
+// every call.
+template <typename Kind, typename Value, typename Facts, typename Fact>
 struct Condition {
+  using FactsType = Facts;
   std::string_view key;
   std::optional<Value> RuleConditions::*value;
-  Fact CallFacts::*fact;
+  Fact Facts::*fact;
   Kind kind;
 
   void parse(const YAML::Node& node, RuleConditions& when, Problems& problems) const {
     when.*value = kind.parse(node, key, problems);
   }
-  bool matches(const RuleConditions& when, const CallFacts& facts) const {
+  bool matches(const RuleConditions& when, const Facts& facts) const {
     return !(when.*value) || kind.matches(*(when.*value), facts.*fact);
   }
-  std::string mismatch(const RuleConditions& when, const CallFacts& facts) const {
+  std::string mismatch(const RuleConditions& when, const Facts& facts) const {
     return matches(when, facts) ? std::string() : kind.mismatch(key, *(when.*value), facts.*fact);
   }
   void append_text(const RuleConditions& when, std::vector<std::string>& parts) const {
@@ -224,8 +280,11 @@ constexpr RangeCondition count_ranges{false, 1};  // processes, nodes
 constexpr RangeCondition size_ranges{true, 0};    // bytes
 
 // Every condition, in the order messages and RuleConditions::text() list them. A new condition is its
-// fact in CallFacts, its value in RuleConditions and one line here.
+// fact in CallFacts (or JobFacts, for what is fixed for the process), its value in RuleConditions and
+// one line here.
+// `library` first: it is what a rule was measured against, and the first reason explain gives.
 constexpr std::tuple conditions{
+    Condition{"library", &RuleConditions::library, &JobFacts::library, LibraryCondition{}},
     Condition{"procs", &RuleConditions::procs, &CallFacts::procs, count_ranges},
     Condition{"block_bytes", &RuleConditions::block_bytes, &CallFacts::block_bytes, size_ranges},
     Condition{"mapping", &RuleConditions::mapping, &CallFacts::mapping, MappingCondition{}},
@@ -416,14 +475,31 @@ class FileParser {
 
 }  // namespace
 
+// True when the condition of type C tests a fact of `Facts` (CallFacts or JobFacts).
+template <typename C, typename Facts>
+constexpr bool tests = std::is_same_v<typename std::decay_t<C>::FactsType, Facts>;
+
 bool RuleConditions::matches(const CallFacts& facts) const {
-  return all_conditions([&](const auto& condition) { return condition.matches(*this, facts); });
+  return all_conditions([&](const auto& condition) {
+    if constexpr (tests<decltype(condition), CallFacts>) return condition.matches(*this, facts);
+    return true;
+  });
 }
 
-std::string RuleConditions::mismatch(const CallFacts& facts) const {
+bool RuleConditions::matches(const JobFacts& job) const {
+  return all_conditions([&](const auto& condition) {
+    if constexpr (tests<decltype(condition), JobFacts>) return condition.matches(*this, job);
+    return true;
+  });
+}
+
+std::string RuleConditions::mismatch(const CallFacts& facts, const JobFacts& job) const {
   std::string why_not;
   all_conditions([&](const auto& condition) {
-    why_not = condition.mismatch(*this, facts);
+    if constexpr (tests<decltype(condition), JobFacts>)
+      why_not = condition.mismatch(*this, job);
+    else
+      why_not = condition.mismatch(*this, facts);
     return why_not.empty();
   });
   return why_not;

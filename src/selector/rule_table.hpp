@@ -9,6 +9,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "selector/mapping.hpp"
+#include "selector/mpi_library.hpp"
 
 namespace collshim {
 
@@ -44,17 +45,28 @@ struct CallFacts {
   bool order_changes_rounding = false;  // floating-point data under an operation whose rounding depends on order
 };
 
+// What a rule can test that is fixed for the whole process. Conditions on it are resolved once, when
+// the selector is built (Selector::applies), never per call.
+struct JobFacts {
+  MpiLibrary library;  // the MPI library the job runs on (COLLSHIM_MPI_LIBRARY's where given)
+};
+
 // A rule's conditions; each absent one matches every call. How each is parsed, tested and written is
 // declared once, in rule_table.cpp's `conditions`.
 struct RuleConditions {
+  std::optional<std::vector<LibraryRange>> library;  // any of these
   std::optional<Range> procs, block_bytes, nodes, ppn;
   std::optional<std::vector<MappingClass>> mapping;  // any of these
   std::optional<bool> oversubscribed;
 
+  // The conditions on the call's facts only (those on JobFacts are the selector's, once).
   bool matches(const CallFacts& facts) const;
-  // Why a call does not match ("block_bytes 4096 is outside 1KiB-256KiB"), or "" when it does. For
-  // explanations only: matches() is the allocation-free version of the same test.
-  std::string mismatch(const CallFacts& facts) const;
+  // The conditions on the job's facts only.
+  bool matches(const JobFacts& job) const;
+  // Why a call of this job does not match ("block_bytes 4096 is outside 1KiB-256KiB", "library mpich
+  // 4.0.2 is not ompi"), or "" when it does. For explanations only: matches() is the allocation-free
+  // version of the same tests.
+  std::string mismatch(const CallFacts& facts, const JobFacts& job) const;
   std::string text() const;  // the conditions in rule-file syntax, "{}" for none
   bool covers(const RuleConditions& other) const;  // every call `other` matches, this matches too
 };

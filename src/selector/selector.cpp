@@ -27,7 +27,8 @@ std::vector<std::string> split_config_list(const std::string& text) {
 
 }  // namespace
 
-Selector::Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics) {
+Selector::Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics, JobFacts job)
+    : job_(std::move(job)) {
   rule_files_ = settings.config ? split_config_list(*settings.config) : std::vector<std::string>{default_config_name};
   if (settings.config && rule_files_.empty())
     diagnostics.push_back({{"COLLSHIM_CONFIG=" + *settings.config, 0, 0}, "empty list of rule files", true});
@@ -42,8 +43,9 @@ Selector::Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnost
   finish(settings, diagnostics);
 }
 
-Selector::Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics)
-    : rules_(std::move(rules)) {
+Selector::Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics,
+                   JobFacts job)
+    : rules_(std::move(rules)), job_(std::move(job)) {
   finish(settings, diagnostics);
 }
 
@@ -55,6 +57,8 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
   tune_mode_ = settings.tune;
   confirms_ = settings.confirms();
   for (const Rule& rule : rules_.rules()) {
+    // The job's facts never change: a rule for another library is settled here, not per call.
+    applies_.push_back(rule.when.matches(job_) ? 1 : 0);
     rule_choice_.push_back(intern(rule.use));
     rule_reason_.push_back("rule at " + rule.where.text());
     learned_rule_.push_back(settings.tune_out && rule.where.file == *settings.tune_out);
@@ -62,9 +66,12 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
   for (const CollectiveInfo& info : collectives) {
     const int c = static_cast<int>(info.collective);
     always_native_[c] = true;
+    bool tests_block_bytes = false;  // some rule of it that applies tests block_bytes
     for (std::size_t i = 0; i < rules_.rules().size(); ++i) {
-      if (rules_.rules()[i].collective == info.collective && !rule_choice_[i]->algorithm->passes_through)
-        always_native_[c] = false;
+      const Rule& rule = rules_.rules()[i];
+      if (rule.collective != info.collective || !applies_[i]) continue;
+      if (!rule_choice_[i]->algorithm->passes_through) always_native_[c] = false;
+      tests_block_bytes |= rule.when.block_bytes.has_value();
     }
     if (settings.forced[c]) {
       SpecParseResult parsed = parse_algorithm_spec(*settings.forced[c], info.collective);
@@ -90,7 +97,7 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
     }
     // A forced choice ignores the size, so there is nothing to agree on.
     needs_agreed_size_[c] = info.size_agreement != SizeAgreement::global && !forced_[c] &&
-                            (rules_.tests_block_bytes(info.collective) || tune_online_ || model_decides_[c]);
+                            (tests_block_bytes || tune_online_ || model_decides_[c]);
   }
 }
 
@@ -125,7 +132,7 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
     const auto& rules = rules_.rules();
     for (std::size_t i = 0; i < rules.size(); ++i) {
       if (rules[i].collective != facts.collective) continue;
-      const bool matched = rules[i].when.matches(facts);
+      const bool matched = applies_[i] && rules[i].when.matches(facts);
       if (on_rule_tried) on_rule_tried(rules[i], matched);
       if (matched) {
         decision = {rule_choice_[i], rule_choice_[i], rule_reason_[i].c_str(), static_cast<int>(i)};
@@ -148,8 +155,9 @@ bool Selector::decision_depends_on_size(const CallFacts& facts) const {
   const int c = static_cast<int>(facts.collective);
   if (!needs_agreed_size_[c] || facts.procs == 1) return false;
   if (tune_online_) return true;
-  for (const Rule& rule : rules_.rules()) {
-    if (rule.collective != facts.collective) continue;
+  for (std::size_t i = 0; i < rules_.rules().size(); ++i) {
+    const Rule& rule = rules_.rules()[i];
+    if (rule.collective != facts.collective || !applies_[i]) continue;
     if (!rule.when.block_bytes) {
       if (rule.when.matches(facts)) return false;  // decides every size that gets this far
       continue;

@@ -37,10 +37,13 @@ struct Decision {
 class Selector {
  public:
   // Reads the forcing variables and the rule files of COLLSHIM_CONFIG (default: the shipped rules).
-  // Problems are appended to `diagnostics`, each naming its variable or file:line:column.
-  Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
+  // Problems are appended to `diagnostics`, each naming its variable or file:line:column. `job`: what
+  // is fixed for the process (the MPI library); rules whose conditions on it fail are resolved here,
+  // once, and never tried (default: an unidentified library, which no `library` condition matches).
+  Selector(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics, JobFacts job = {});
   // For tests and tools: an explicit rule table instead of COLLSHIM_CONFIG.
-  Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics);
+  Selector(const EnvironmentSettings& settings, RuleTable rules, std::vector<RuleDiagnostic>& diagnostics,
+           JobFacts job = {});
   // Decisions point into the selector's tables: it stays where it was made.
   Selector(const Selector&) = delete;
   Selector& operator=(const Selector&) = delete;
@@ -83,7 +86,11 @@ class Selector {
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const AlgorithmChoice* native_choice() const { return native_; }
+  // Every rule of the files, those for another library included (explanations, reports).
   const RuleTable& rules() const { return rules_; }
+  // Whether rules()[index] can match in this job: its conditions on JobFacts hold.
+  bool applies(std::size_t index) const { return applies_[index] != 0; }
+  const JobFacts& job() const { return job_; }
   // Rule files in the order given, for reports; "default" is the shipped table.
   const std::vector<std::string>& rule_files() const { return rule_files_; }
 
@@ -92,6 +99,8 @@ class Selector {
   const AlgorithmChoice* intern(const AlgorithmChoice& choice);
 
   RuleTable rules_;
+  JobFacts job_;
+  std::vector<char> applies_;  // by rule index: its JobFacts conditions hold (char: a plain load per call)
   std::vector<std::string> rule_files_;
   std::vector<const AlgorithmChoice*> rule_choice_;  // by rule index
   std::vector<std::string> rule_reason_;             // "rule at file:line:column"

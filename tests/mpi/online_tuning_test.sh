@@ -47,4 +47,11 @@ while read -r algorithm; do
 done < <(sed -n 's/^    use: "\(.*\)"$/\1/p' "$out/learned.yaml")
 rules2=$(grep -c "^  - collective:" "$out/learned.yaml" || true)
 [ "$rules2" -eq "$keys" ] || { cat "$out/learned.yaml"; fail "run 2 changed the learned file: $rules2 rules"; }
+# Each rule names the library it was learned under; under another one it never applies: run 3, as
+# SMPI's default selector (COLLSHIM_MPI_LIBRARY), tunes every key again.
+[ "$(grep -c '^    when: { library: "[a-z]* [0-9.]*", procs: ' "$out/learned.yaml")" -eq "$keys" ] ||
+  { cat "$out/learned.yaml"; fail "the learned rules do not name the library"; }
+COLLSHIM_MPI_LIBRARY=smpi-default launch "$out/run3.log" --report "$out/report3.txt"
+[ "$(grep -o "tuned online: .*" "$out/run3.log" | sed 's/ after .*//; s/: [^ ]*$//; s/ on [^ ]* / /' | sort -u | wc -l)" \
+  -eq "$keys" ] || { cat "$out/run3.log"; fail "run 3, under another library, did not tune every key again"; }
 echo "online_tuning_test: passed"

@@ -306,6 +306,24 @@ TEST(LibraryDecisions, NoTablesForAnUnknownLibraryOrVersionWithAReason) {
   none("", "", "unknown MPI library");
 }
 
+// COLLSHIM_MPI_LIBRARY may name a library as rules do; its tables are those identification gives it.
+TEST(LibraryDecisions, ANamedLibraryGetsTheTablesOfItsVersion) {
+  auto tables = [](std::string_view name) {
+    std::string error;
+    const auto library = mpi_library_from_name(name, error);
+    EXPECT_TRUE(library) << error;
+    const LibraryIdentity identity = library_tables(*library, "");
+    return identity.tables.empty() ? "none: " + identity.why_none : identity.tables;
+  };
+  EXPECT_EQ(tables("ompi 4.1.6"), "ompi-4.1");
+  EXPECT_EQ(tables("ompi 5.0"), "ompi-5.0");
+  EXPECT_EQ(tables("smpi-mpich 3.35"), "smpi-3.32-mpich");
+  EXPECT_EQ(tables("impi"), "smpi-3.32-impi");
+  EXPECT_EQ(tables("ompi 4.0.3"), "none: no tables for Open MPI 4.0 (ompi-4.1 and ompi-5.0 exist)");
+  // MPICH's tables depend on its device, which only the library's own version text says.
+  EXPECT_EQ(tables("mpich 4.0.2").rfind("none: no 'MPICH Device:' line", 0), 0u);
+}
+
 // The interpreter: first match wins, a nested list decides when its conditions hold, an algorithm's variants pick the
 // stand-in, the innermost label names what runs, thresholds scale with p, decide_as follows another table.
 constexpr const char* small_table = R"yaml(library: test

@@ -202,7 +202,7 @@ TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
   // Key 1 (64 B - 127 B): two ranks chose ring, one bruck (faster, but outvoted). Key 2 (4 KiB): bruck.
   const std::vector<LearnedChoice> learned = {learned_choice(1, 2e-6), learned_choice(1, 2.1e-6),
                                               learned_choice(2, 1e-6), learned_choice(2, 5e-6, 12)};
-  const std::string yaml = learned_rules_yaml(learned, choices, {"Open MPI v4.1.4", "2026-11-24", {"default"}});
+  const std::string yaml = learned_rules_yaml(learned, choices, {"Open MPI v4.1.4", {}, "2026-11-24", {"default"}});
   std::vector<RuleDiagnostic> diagnostics;
   RuleTable table;
   table.add_file_text(yaml, "learned.yaml", diagnostics);
@@ -225,9 +225,42 @@ TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
   EXPECT_EQ(decided(64, 32), "native");  // another process count
 }
 
+// A rule learned under one library is evidence for that library only: it names it, with its version.
+TEST(LearnedRules, NameTheLibraryTheyWereLearnedUnder) {
+  const std::vector<std::string> choices = {"native", "ring"};
+  const MpiLibrary ompi{"ompi", {4, 1, 4}, "4.1.4", "Open MPI 4.1.4"};
+  const std::string yaml = learned_rules_yaml({learned_choice(1, 1e-6)}, choices,
+                                              {"Open MPI v4.1.4", ompi, "2026-11-24", {"default"}});
+  EXPECT_NE(yaml.find("    when: { library: \"ompi 4.1.4\", procs: 16, block_bytes: 64-127, mapping: sequential, "
+                      "nodes: 2, ppn: 8 }\n"),
+            std::string::npos)
+      << yaml;
+  auto decided = [&](const std::string& text, const MpiLibrary& library) {
+    std::vector<RuleDiagnostic> diagnostics;
+    RuleTable table;
+    table.add_file_text(text, "learned.yaml", diagnostics);
+    EXPECT_TRUE(diagnostics.empty()) << text;
+    const Selector selector(environment({}), std::move(table), diagnostics, {library});
+    return selector.decide({Collective::allgather, 16, 64, MappingClass::sequential, 2, 8}).choice->text();
+  };
+  EXPECT_EQ(decided(yaml, ompi), "ring");
+  EXPECT_EQ(decided(yaml, {"ompi", {4, 1, 5}, "4.1.5", ""}), "native");
+  EXPECT_EQ(decided(yaml, {"mpich", {4, 0, 2}, "4.0.2", ""}), "native");
+  // A library the shim cannot name: no condition to write, and the evidence says so.
+  const std::string unnamed = learned_rules_yaml({learned_choice(1, 1e-6)}, choices,
+                                                 {"Intel(R) MPI Library 2021.6", {}, "2026-11-24", {}});
+  EXPECT_EQ(unnamed.find("when: { library"), std::string::npos) << unnamed;
+  EXPECT_NE(unnamed.find("when: { procs: 16"), std::string::npos) << unnamed;
+  EXPECT_NE(unnamed.find("# MPI library: Intel(R) MPI Library 2021.6 (not identified: the rule cannot name it, so it "
+                         "applies under any library)"),
+            std::string::npos)
+      << unnamed;
+  EXPECT_EQ(decided(unnamed, {}), "ring");
+}
+
 TEST(LearnedRules, MergeKeepsTheExistingRulesAndCommentsAfterTheNewOnes) {
   const std::vector<std::string> choices = {"native", "ring"};
-  const std::string learned = learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"MPI", "today", {}});
+  const std::string learned = learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"MPI", {}, "today", {}});
   const std::string existing = "# site notes\nversion: 1\nrules:\n  # old evidence\n  - collective: allgather\n"
                                "    when: { procs: 64 }\n    use: bruck\n";
   const std::string merged = merge_rule_files(existing, learned);
@@ -244,7 +277,7 @@ TEST(LearnedRules, MergeKeepsTheExistingRulesAndCommentsAfterTheNewOnes) {
   EXPECT_EQ(merge_rule_files("", learned), learned);
   EXPECT_EQ(merge_rule_files("version: 1\nrules: [ {collective: allgather, use: ring} ]\n", learned), "");
   // Nothing learned: the existing file stays as it is.
-  EXPECT_EQ(merge_rule_files(existing, learned_rules_yaml({}, choices, {"MPI", "today", {}})), existing);
+  EXPECT_EQ(merge_rule_files(existing, learned_rules_yaml({}, choices, {"MPI", {}, "today", {}})), existing);
 }
 
 }  // namespace

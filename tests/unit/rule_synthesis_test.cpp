@@ -43,11 +43,17 @@ RuleTable parsed(const SynthesisResult& result) {
   return table;
 }
 
-// What a call of `block_bytes` on the sweep's placement runs under `table`.
-std::string runs(const RuleTable& table, long long block_bytes) {
+// The library of measured(): Open MPI 4.1.4.
+const JobFacts open_mpi{{"ompi", {4, 1, 4}, "4.1.4", "Open MPI 4.1.4"}};
+
+JobFacts job_of(const std::string& name, std::vector<int> version) { return {{name, std::move(version), "", ""}}; }
+
+// What a call of `block_bytes` on the sweep's placement runs under `table` in a job on `job`'s library.
+std::string runs(const RuleTable& table, long long block_bytes, const JobFacts& job = open_mpi) {
   const CallFacts facts{Collective::allgather, 16, block_bytes, MappingClass::sequential, 2, 8, false};
   for (const Rule& rule : table.rules()) {
-    if (rule.collective == facts.collective && rule.when.matches(facts)) return rule.use.text();
+    if (rule.collective == facts.collective && rule.when.matches(job) && rule.when.matches(facts))
+      return rule.use.text();
   }
   return "native";
 }
@@ -75,7 +81,8 @@ TEST(RuleSynthesis, AdjacentSizesWithOneWinnerMergeIntoOneRange) {
   EXPECT_EQ(runs(table, 8193), "native");
   // Keys exactly as measured.
   EXPECT_EQ(table.rules()[0].when.text(),
-            "{ procs: 16, block_bytes: 1KiB-6KiB, mapping: sequential, nodes: 2, ppn: 8 }");
+            "{ library: \"ompi 4.1.4\", procs: 16, block_bytes: 1KiB-6KiB, mapping: sequential, nodes: 2, ppn: 8 }");
+  EXPECT_EQ(runs(table, 3000, job_of("ompi", {4, 1, 5})), "native");  // evidence for the version measured only
 }
 
 TEST(RuleSynthesis, AnAlgorithmWithinToleranceExtendsTheRangeInsteadOfANewRule) {
@@ -122,11 +129,117 @@ TEST(RuleSynthesis, AWinSmallerThanTheSpreadGivesNoRule) {
   EXPECT_EQ(synthesize_rules(repeated, {}).rules, 0);
 }
 
-TEST(RuleSynthesis, TheBaselineIsTheFastestNativeLabel) {
-  // smpi_mpich at 60 us is native too: ring at 80 us beats only smpi_ompi, so no rule.
-  std::vector<Measurement> m = {measured(1024, "smpi_ompi", 100), measured(1024, "smpi_mpich", 60),
-                                measured(1024, "ring", 80)};
+// SMPI's rows: every selector of one SimGrid shares the algorithm rows of its site.
+Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us) {
+  Measurement m = measured(block_bytes, algorithm, time_us);
+  m.mpi_library = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
+  return m;
+}
+
+TEST(RuleSynthesis, EachLibraryIsJudgedAgainstItsOwnNative) {
+  // ring at 80 us loses to smpi_mpich (60 us) but beats smpi_ompi (100 us): a job whose library is
+  // SMPI's ompi selector runs ring, one under mpich's stays native. (Judged against the best of the
+  // selectors, as before, no rule at all: the ompi job would keep its slower native.)
+  std::vector<Measurement> m = {smpi(1024, "smpi_ompi", 100), smpi(1024, "smpi_mpich", 60), smpi(1024, "ring", 80)};
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs(table, 1024, job_of("smpi-ompi", {3, 32})), "ring");
+  EXPECT_EQ(runs(table, 1024, job_of("smpi-mpich", {3, 32})), "native");
+  EXPECT_EQ(runs(table, 1024, job_of("smpi-ompi", {3, 36})), "native");  // SimGrid's version as measured
+  EXPECT_EQ(result.libraries, (std::vector<std::string>{"smpi-mpich 3.32", "smpi-ompi 3.32"}));
+  EXPECT_EQ(result.cells, 2);  // one cell, judged for each library
+  EXPECT_NE(result.yaml.find("ratio to smpi-ompi 3.32's own native (smpi_ompi): geometric mean 1.25x"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# MPI library: SMPI Version 3.32. Copyright The SimGrid Team 2007-2022\n  - collective: "
+                             "allgather\n    when: { library: \"smpi-ompi 3.32\""),
+            std::string::npos)
+      << result.yaml;
+  // A third selector that gets the same rule shares it: one rule for the list of both.
+  m.push_back(smpi(1024, "smpi_impi", 120));
+  const auto shared = synthesize_rules(m, {});
+  ASSERT_EQ(shared.rules, 1) << shared.yaml;
+  EXPECT_NE(shared.yaml.find("ratio to smpi-impi 3.32's own native (smpi_impi): geometric mean 1.50x, worst cell "
+                             "1.50x at 1024 B\n  # 1 cell, block_bytes 1024 measured; ratio to smpi-ompi 3.32's own "
+                             "native (smpi_ompi): geometric mean 1.25x"),
+            std::string::npos)
+      << shared.yaml;
+  EXPECT_NE(shared.yaml.find("when: { library: [\"smpi-impi 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+      << shared.yaml;
+  const RuleTable both = parsed(shared);
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-impi", {3, 32})), "ring");
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-ompi", {3, 32})), "ring");
+  EXPECT_EQ(runs(both, 1024, job_of("smpi-mpich", {3, 32})), "native");
+}
+
+TEST(RuleSynthesis, TwoLibrariesInOneCsvGiveTwoRuleSetsEachWithItsOwnEvidence) {
+  // Open MPI and MPICH measured on one platform: each one's algorithm rows ran over its own library.
+  auto mpich = [](long long size, const std::string& algorithm, double time) {
+    Measurement x = measured(size, algorithm, time);
+    x.mpi_library = "MPICH Version:\t4.0.2";
+    return x;
+  };
+  std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "ring", 50),
+                                measured(4096, "native", 100), measured(4096, "ring", 120),
+                                mpich(1024, "native", 40),      mpich(1024, "ring", 50),
+                                mpich(4096, "native", 200),     mpich(4096, "ring", 100)};
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 2) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs(table, 1024), "ring");
+  EXPECT_EQ(runs(table, 4096), "native");
+  EXPECT_EQ(runs(table, 1024, job_of("mpich", {4, 0, 2})), "native");
+  EXPECT_EQ(runs(table, 4096, job_of("mpich", {4, 0, 2})), "ring");
+  EXPECT_EQ(result.libraries, (std::vector<std::string>{"mpich 4.0.2", "ompi 4.1.4"}));
+  EXPECT_NE(result.yaml.find("# 1 cell, block_bytes 4096 measured; ratio to mpich 4.0.2's own native (native): "
+                             "geometric mean 2.00x"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# MPI library: MPICH Version:\t4.0.2\n"), std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# 1 cell, block_bytes 1024 measured; ratio to ompi 4.1.4's own native (native): "
+                             "geometric mean 2.00x"),
+            std::string::npos)
+      << result.yaml;
+}
+
+TEST(RuleSynthesis, VersionsOfOneLibraryShareARangeAndItsWorstCase) {
+  // Open MPI 4.1.4 and 5.0.3 on one platform: one rule set for "ompi 4.1.4-5.0.3", each cell judged
+  // against both natives: ring is 2x over 4.1.4 but only 1.2x over 5.0.3.
+  std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "ring", 50)};
+  for (Measurement x : {measured(1024, "native", 60), measured(1024, "ring", 50)}) {
+    x.mpi_library = "Open MPI v5.0.3, package: Open MPI";
+    m.push_back(x);
+  }
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  EXPECT_EQ(result.libraries, std::vector<std::string>{"ompi 4.1.4-5.0.3"});
+  EXPECT_NE(result.yaml.find("worst cell 1.20x"), std::string::npos) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs(table, 1024, job_of("ompi", {4, 1, 6})), "ring");  // between the versions measured
+  EXPECT_EQ(runs(table, 1024, job_of("ompi", {5, 0, 4})), "native");
+  // Ring loses to 5.0.3's native: no rule for either.
+  m[3].time_us = 70;
   EXPECT_EQ(synthesize_rules(m, {}).rules, 0);
+}
+
+TEST(RuleSynthesis, ALibraryNoRuleCanNameStandsAloneOnly) {
+  std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "ring", 50)};
+  for (Measurement& x : m) x.mpi_library = "Intel(R) MPI Library 2021.6 for Linux* OS";
+  const auto alone = synthesize_rules(m, {});
+  ASSERT_EQ(alone.rules, 1) << alone.yaml;
+  EXPECT_EQ(alone.yaml.find("when: { library"), std::string::npos) << alone.yaml;
+  ASSERT_EQ(alone.notes.size(), 1u);
+  EXPECT_NE(alone.notes[0].find("cannot be named in a rule ('Intel(R) MPI Library 2021.6 for Linux* OS' (synthetic))"),
+            std::string::npos)
+      << alone.notes[0];
+  m.push_back(measured(1024, "native", 90));
+  m.push_back(measured(1024, "ring", 45));
+  const auto mixed = synthesize_rules(m, {});
+  ASSERT_EQ(mixed.errors.size(), 1u);
+  EXPECT_NE(mixed.errors[0].find("native rows of an MPI library no rule can name"), std::string::npos)
+      << mixed.errors[0];
 }
 
 TEST(RuleSynthesis, EveryRuleCarriesItsEvidence) {
@@ -135,8 +248,8 @@ TEST(RuleSynthesis, EveryRuleCarriesItsEvidence) {
   const auto result = synthesize_rules(m, {});
   ASSERT_EQ(result.rules, 1) << result.yaml;
   parsed(result);
-  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 1024..2048 measured; ratio to native: geometric mean 1.58x, "
-                             "worst cell 1.25x at 2048 B\n"),
+  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 1024..2048 measured; ratio to ompi 4.1.4's own native (native): "
+                             "geometric mean 1.58x, worst cell 1.25x at 2048 B\n"),
             std::string::npos)
       << result.yaml;
   EXPECT_NE(result.yaml.find("# platform: lab; date: 2024-05-01\n"), std::string::npos) << result.yaml;
@@ -165,22 +278,32 @@ TEST(RuleSynthesis, PredictionsFillOnlyCellsNobodyMeasured) {
   SynthesisOptions options;
   options.predicted_inputs = {"pred.csv"};
   const auto result = synthesize_rules(m, options);
+  // Judged per costed library (native:ompi and native:mpich are SMPI 3.32's selectors), each gets the
+  // same rule: one rule for both.
   ASSERT_EQ(result.rules, 1) << result.yaml;
+  EXPECT_NE(result.yaml.find("when: { library: [\"smpi-mpich 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+      << result.yaml;
   const RuleTable table = parsed(result);
   EXPECT_EQ(runs(table, 1024), "native");
-  EXPECT_EQ(runs(table, 2048), "bruck");
-  EXPECT_EQ(runs(table, 4096), "bruck");
+  EXPECT_EQ(runs(table, 2048), "native");  // Open MPI was measured at 1024 B only
+  for (const JobFacts& job : {job_of("smpi-ompi", {3, 32}), job_of("smpi-mpich", {3, 32})}) {
+    EXPECT_EQ(runs(table, 1024, job), "native");  // measured: no prediction overrides it
+    EXPECT_EQ(runs(table, 2048, job), "bruck");
+    EXPECT_EQ(runs(table, 4096, job), "bruck");
+  }
   EXPECT_EQ(result.cells, 1);
-  EXPECT_EQ(result.predicted_cells, 2);
-  EXPECT_EQ(result.predicted_cells_with_rule, 2);
+  EXPECT_EQ(result.predicted_cells, 4);  // two cells, judged for each library
+  EXPECT_EQ(result.predicted_cells_with_rule, 4);
   EXPECT_EQ(result.predictions_overridden, 2);
-  // The baseline is the faster library (150 us): 2.00x.
-  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to native: geometric "
-                             "mean 2.00x"),
+  // Each against its own library: 150 us for mpich (2.00x), 200 us for ompi (2.67x).
+  EXPECT_NE(result.yaml.find("# 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to smpi-mpich 3.32's "
+                             "own native (native:mpich): geometric mean 2.00x, worst cell 2.00x at 2048 B\n"
+                             "  # 2 cells, block_bytes 2048..4096 predicted, none measured; ratio to smpi-ompi 3.32's "
+                             "own native (native:ompi): geometric mean 2.67x"),
             std::string::npos)
       << result.yaml;
-  EXPECT_NE(result.yaml.find("# predicted by the cost model (collshim-model predict --native); native = the fastest "
-                             "costed library decision (native:mpich); wins count beyond 10%\n"),
+  EXPECT_NE(result.yaml.find("# predicted by the cost model (collshim-model predict --native); native = the library's "
+                             "decision, costed; wins count beyond 10%\n  - collective"),
             std::string::npos)
       << result.yaml;
   EXPECT_NE(result.yaml.find("# Cells nobody measured are filled with the cost model's predictions from pred.csv\n"),
@@ -211,11 +334,12 @@ TEST(RuleSynthesis, APredictedCellWithoutACostedNativeGetsNoRuleAndANote) {
 TEST(RuleSynthesis, AMeasuredCellStopsAPredictedRangeFromWidening) {
   // Predicted: bruck wins at 16 ranks (2048 B) and at 32 ranks (2048 B); measured at 24 ranks in
   // between, native wins. The predicted rules stay apart: the measurement inside the hull refutes it.
+  // The measurement is of the same library (SMPI's ompi selector) as the predictions.
   std::vector<Measurement> m;
   for (const int procs : {16, 24, 32}) {
     const bool measured_here = procs == 24;
-    Measurement native = measured_here ? measured(2048, "native", 50) : predicted(2048, "native:ompi", 100);
-    Measurement bruck = measured_here ? measured(2048, "bruck", 100) : predicted(2048, "bruck", 50);
+    Measurement native = measured_here ? smpi(2048, "smpi_ompi", 50) : predicted(2048, "native:ompi", 100);
+    Measurement bruck = measured_here ? smpi(2048, "bruck", 100) : predicted(2048, "bruck", 50);
     native.procs = bruck.procs = procs;
     m.push_back(native);
     m.push_back(bruck);
@@ -266,6 +390,31 @@ TEST(RuleSynthesis, RobustTakesTheBestWorstCaseAndNeedsFivePercent) {
   // Without sparbit, ring's worst case (1.04) is below 1.05: no rule.
   std::erase_if(m, [](const Measurement& x) { return x.algorithm == "sparbit"; });
   EXPECT_EQ(synthesize_rules(m, robust).rules, 0);
+}
+
+TEST(RuleSynthesis, RobustTakesTheWorstOverPlatformsForEachLibraryApart) {
+  SynthesisOptions robust;
+  robust.robust = true;
+  // Two platforms, two SMPI selectors each. Against ompi's selector ring is 2x on a and 1.5x on b;
+  // against mpich's it is 2x on a but loses on b. Worst over platforms, per library: a rule for ompi's
+  // selector only (the best of the selectors would have given none).
+  auto at = [](const std::string& platform, const std::string& algorithm, double time) {
+    Measurement x = smpi(1024, algorithm, time);
+    x.platform = platform;
+    return x;
+  };
+  const std::vector<Measurement> m = {at("a", "smpi_ompi", 100), at("a", "smpi_mpich", 100), at("a", "ring", 50),
+                                      at("b", "smpi_ompi", 90),  at("b", "smpi_mpich", 40),  at("b", "ring", 60)};
+  const auto result = synthesize_rules(m, robust);
+  ASSERT_EQ(result.rules, 1) << result.yaml;
+  const RuleTable table = parsed(result);
+  EXPECT_EQ(runs(table, 1024, job_of("smpi-ompi", {3, 32})), "ring");
+  EXPECT_EQ(runs(table, 1024, job_of("smpi-mpich", {3, 32})), "native");
+  EXPECT_NE(result.yaml.find("ratio to smpi-ompi 3.32's own native (smpi_ompi) (worst over platforms per cell): "
+                             "geometric mean 1.50x"),
+            std::string::npos)
+      << result.yaml;
+  EXPECT_NE(result.yaml.find("# platform: a, b;"), std::string::npos) << result.yaml;
 }
 
 // A call at another placement: procs, nodes and ppn as given, 2 nodes' worth of the default sweep otherwise.
@@ -336,6 +485,52 @@ TEST(RuleSynthesis, AHullThatWouldMeetAnotherRuleIsNotTaken) {
   EXPECT_EQ(result.rules, 3) << result.yaml;
   const RuleTable table = parsed(result);
   EXPECT_EQ(runs_at(table, 64, 32, 4, 8), "sparbit");
+}
+
+// Wider rules: a range goes on through cells where its algorithm is within the tolerance of the best
+// and never below native, even where noise hides its win; adjacent ranges merge where one's algorithm
+// serves the other's cells so.
+TEST(RuleSynthesis, ARangeGoesOnThroughNoiseButNeverBelowNative) {
+  std::vector<Measurement> m;
+  for (long long size : {64, 128, 256, 512, 1024}) {
+    // At 256 B native's calls vary by 10 us: ring's 2% win is no evidence, but costs nothing either.
+    m.push_back(measured(size, "native", 100, size == 256 ? 10 : 1));
+    m.push_back(measured(size, "ring", size == 256 ? 98 : 50, 1));
+  }
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;  // two before (64-128 and 512-1024)
+  EXPECT_EQ(runs(parsed(result), 256), "ring");
+  EXPECT_NE(result.yaml.find("5 cells, block_bytes 64..1024 measured;"), std::string::npos) << result.yaml;
+  // 1% slower than native at 256 B: the range stops there.
+  m[5].time_us = 101;
+  const auto stopped = synthesize_rules(m, {});
+  EXPECT_EQ(stopped.rules, 2) << stopped.yaml;
+  EXPECT_EQ(runs(parsed(stopped), 256), "native");
+}
+
+TEST(RuleSynthesis, AdjacentRangesMergeWhereOneAlgorithmServesBothWithinTolerance) {
+  // 64-256 B: bruck is best and the only one whose win is clear (sparbit's calls are noisy there);
+  // 512 B-2 KiB: sparbit is best and bruck far behind. Sparbit is within 3% of bruck at the small
+  // sizes, so one sparbit rule serves all six.
+  std::vector<Measurement> m;
+  for (long long size : {64, 128, 256, 512, 1024, 2048}) {
+    const bool small = size <= 256;
+    m.push_back(measured(size, "native", 100, 1));
+    m.push_back(measured(size, "bruck", small ? 50 : 90, 1));
+    m.push_back(measured(size, "sparbit", small ? 51 : 50, small ? 60 : 1));
+  }
+  const auto result = synthesize_rules(m, {});
+  ASSERT_EQ(result.rules, 1) << result.yaml;  // two before: bruck 64-384, sparbit 385-2048
+  const RuleTable table = parsed(result);
+  for (long long size : {64, 300, 2048}) EXPECT_EQ(runs(table, size), "sparbit") << size;
+  EXPECT_NE(result.yaml.find("worst cell 1.96x at 64 B"), std::string::npos) << result.yaml;
+  // Beyond the tolerance (sparbit 6% behind bruck at 64-256 B) the two rules stay.
+  for (Measurement& x : m) {
+    if (x.algorithm == "sparbit" && x.block_bytes <= 256) x.time_us = 53;
+  }
+  const auto apart = synthesize_rules(m, {});
+  EXPECT_EQ(apart.rules, 2) << apart.yaml;
+  EXPECT_EQ(runs(parsed(apart), 128), "bruck");
 }
 
 // CSV input: the columns collshim-bench --csv writes.

@@ -164,7 +164,7 @@ TEST(RuleTable, MissingUse) {
 
 TEST(RuleTable, UnknownCondition) {
   expect_error(head + "  - collective: allgather\n    when: { cores: 4 }\n    use: ring\n", 4, 13,
-               "unknown condition 'cores', expected procs, block_bytes, mapping, nodes, ppn or oversubscribed");
+               "unknown condition 'cores', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
 }
 
 TEST(RuleTable, UnknownAlgorithm) {
@@ -274,12 +274,113 @@ TEST(RuleTable, ExplanationsAgreeWithMatching) {
           for (int ppn : {4, 5})
             for (bool over : {false, true}) {
               const CallFacts f{Collective::allgather, procs, bytes, mapping, nodes, ppn, over};
-              EXPECT_EQ(when.matches(f), when.mismatch(f).empty());
+              EXPECT_EQ(when.matches(f), when.mismatch(f, {}).empty());
               matched += when.matches(f);
             }
   EXPECT_EQ(matched, 2 * 1 * 2 * 1 * 1 * 1);
-  EXPECT_EQ(when.mismatch({Collective::allgather, 6, 512, MappingClass::cyclic, 2, 2, false}),
+  EXPECT_EQ(when.mismatch({Collective::allgather, 6, 512, MappingClass::cyclic, 2, 2, false}, {}),
             "block_bytes 512 is outside 1KiB-");
+}
+
+}  // namespace
+}  // namespace collshim
+
+namespace collshim {
+namespace {
+
+JobFacts job(const std::string& name, std::vector<int> version) { return {{name, std::move(version), "", ""}}; }
+
+TEST(RuleTable, LibraryConditionTakesANameAVersionRangeOrAList) {
+  RuleTable table;
+  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
+                              "  - { collective: allgather, when: { library: [smpi-ompi 3.32, mpich], procs: 4 }, use: bruck }\n"
+                              "  - collective: allgather\n"
+                              "    when:\n"
+                              "      library: ompi 5.1-\n"
+                              "      procs: 4\n"
+                              "    use: sparbit\n",
+                       &table)
+                  .empty());
+  const auto& rules = table.rules();
+  EXPECT_EQ(rules[0].when.text(), "{ library: \"ompi 4.1-5.0\", procs: 4 }");
+  EXPECT_EQ(rules[1].when.text(), "{ library: [\"smpi-ompi 3.32\", mpich], procs: 4 }");
+  EXPECT_EQ(rules[2].when.text(), "{ library: \"ompi 5.1-\", procs: 4 }");
+  // Both ends of the range, with the prefix rule: 4.1 is 4.1.0, 5.0 is any 5.0.x.
+  EXPECT_FALSE(rules[0].when.matches(job("ompi", {4, 0, 7})));
+  EXPECT_TRUE(rules[0].when.matches(job("ompi", {4, 1, 0})));
+  EXPECT_TRUE(rules[0].when.matches(job("ompi", {5, 0, 10})));
+  EXPECT_FALSE(rules[0].when.matches(job("ompi", {5, 1, 0})));
+  EXPECT_TRUE(rules[2].when.matches(job("ompi", {5, 1, 0})));
+  EXPECT_FALSE(rules[0].when.matches(JobFacts{}));  // unidentified: no library condition matches
+  // A list matches any of its libraries.
+  EXPECT_TRUE(rules[1].when.matches(job("mpich", {4, 0, 2})));
+  EXPECT_TRUE(rules[1].when.matches(job("smpi-ompi", {3, 32})));
+  EXPECT_FALSE(rules[1].when.matches(job("smpi-mpich", {3, 32})));
+  EXPECT_FALSE(rules[1].when.matches(job("smpi-ompi", {3, 36})));
+  // The per-call test never looks at the library: the selector settles it once.
+  const CallFacts call{Collective::allgather, 4, 64, MappingClass::single_node, 1, 4, false};
+  EXPECT_TRUE(rules[0].when.matches(call));
+  EXPECT_EQ(rules[0].when.mismatch(call, job("ompi", {4, 1, 4})), "");
+  // Rules written back parse to the same conditions.
+  RuleTable again;
+  ASSERT_TRUE(problems(head + rule_yaml(Collective::allgather, rules[1].when, "bruck", {"evidence"}), &again).empty());
+  EXPECT_EQ(again.rules()[0].when.text(), rules[1].when.text());
+}
+
+TEST(RuleTable, BadLibraryValuesNameTheirPlace) {
+  expect_error(head + "  - collective: allgather\n    when: { library: openmpi }\n    use: ring\n", 4, 22,
+               "unknown library 'openmpi', expected ompi, mpich, smpi-ompi, smpi-mpich, smpi-mvapich2, smpi-impi or "
+               "smpi-default");
+  expect_error(head + "  - collective: allgather\n    when: { library: [mpich, ompi 4.x] }\n    use: ring\n", 4, 30,
+               "bad version range '4.x' for library ompi, expected VERSION, LOW-HIGH, LOW- or -HIGH");
+  expect_error(head + "  - collective: allgather\n    when: { library: \"ompi 5.0-4.1\" }\n    use: ring\n", 4, 22,
+               "impossible version range '5.0-4.1' for library ompi: the low end is above the high end");
+  expect_error(head + "  - collective: allgather\n    when: { library: [] }\n    use: ring\n", 4, 22,
+               "empty library list, expected ompi, mpich");
+  expect_error(head + "  - collective: allgather\n    when: { library: { name: ompi } }\n    use: ring\n", 4, 22,
+               "bad library a map, expected a name with an optional version range");
+  expect_error(head + "  - collective: allgather\n    when: { libary: ompi }\n    use: ring\n", 4, 13,
+               "unknown condition 'libary', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
+}
+
+TEST(RuleTable, LibraryConditionsShadowOnlyWhereTheyCover) {
+  const auto found = problems(head +
+                              "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
+                              "  - { collective: allgather, when: { library: \"ompi 4.1.6\", procs: 4 }, use: bruck }\n"
+                              "  - { collective: allgather, when: { library: ompi, procs: 4 }, use: bruck }\n"
+                              "  - { collective: allgather, when: { library: mpich, procs: 4 }, use: bruck }\n"
+                              "  - { collective: allgather, when: { procs: 4 }, use: sparbit }\n"
+                              "  - { collective: allgather, when: { library: [mpich, smpi-ompi], procs: 4 }, use: ring }\n"
+                              "  - { collective: allgather, when: { procs: 8 }, use: sparbit }\n"
+                              "  - { collective: allgather, when: { library: smpi-ompi, procs: 8 }, use: ring }\n");
+  // 4.1.6 is inside 4.1-5.0 (line 4); `ompi` alone also matches other versions (line 5 stays); the
+  // rule without a library takes every library (lines 8 and 10).
+  ASSERT_EQ(found.size(), 3u) << found[0].text();
+  EXPECT_EQ(found[0].where.line, 4);
+  EXPECT_EQ(found[0].text(),
+            "site.yaml:4:5: rule can never match: every call it matches is taken first by the rule at site.yaml:3:5");
+  EXPECT_EQ(found[1].where.line, 8);
+  EXPECT_EQ(found[2].where.line, 10);
+}
+
+TEST(RuleTable, ExplanationsNameTheLibraryFirst) {
+  RuleTable table;
+  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4-8 }, use: ring }\n",
+                       &table)
+                  .empty());
+  const RuleConditions& when = table.rules()[0].when;
+  const CallFacts call{Collective::allgather, 16, 64, MappingClass::single_node, 1, 16, false};
+  EXPECT_EQ(when.mismatch(call, job("mpich", {4, 0, 2})), "library mpich 4.0.2 is not \"ompi 4.1-5.0\"");
+  EXPECT_EQ(when.mismatch(call, job("ompi", {4, 1, 4})), "procs 16 is outside 4-8");
+  EXPECT_EQ(when.mismatch(call, JobFacts{{"", {}, "", "Intel(R) MPI Library 2021.6"}}),
+            "library unidentified (Intel(R) MPI Library 2021.6) is not \"ompi 4.1-5.0\"");
+  // As for every condition, the explanation agrees with matching.
+  for (const auto& facts : {job("ompi", {4, 0}), job("ompi", {4, 1}), job("ompi", {5, 0, 3}), job("ompi", {5, 1}),
+                            job("mpich", {4, 1}), JobFacts{}}) {
+    CallFacts inside = call;
+    inside.procs = 4;
+    EXPECT_EQ(when.matches(facts), when.mismatch(inside, facts).empty()) << facts.library.text();
+  }
 }
 
 }  // namespace

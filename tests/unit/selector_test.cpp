@@ -55,12 +55,13 @@ struct Built {
   std::vector<RuleDiagnostic> diagnostics;
   std::unique_ptr<Selector> selector;
 };
-Built build(const std::map<std::string, std::string>& variables, const std::vector<std::string>& files = {}) {
+Built build(const std::map<std::string, std::string>& variables, const std::vector<std::string>& files = {},
+            const JobFacts& job = {}) {
   Built built;
   RuleTable table;
   for (std::size_t i = 0; i < files.size(); ++i)
     table.add_file_text(files[i], "f" + std::to_string(i) + ".yaml", built.diagnostics);
-  built.selector = std::make_unique<Selector>(environment(variables), std::move(table), built.diagnostics);
+  built.selector = std::make_unique<Selector>(environment(variables), std::move(table), built.diagnostics, job);
   return built;
 }
 
@@ -325,7 +326,7 @@ TEST(Decide, ExplanationAgreesWithDecision) {
       std::vector<const Rule*> tried;
       const Decision explained = b.selector->decide(f, [&](const Rule& rule, bool matched) {
         EXPECT_EQ(rule.collective, info.collective);
-        EXPECT_EQ(matched, rule.when.mismatch(f).empty());
+        EXPECT_EQ(matched, rule.when.mismatch(f, b.selector->job()).empty());
         tried.push_back(&rule);
       });
       const Decision decided = b.selector->decide(f);
@@ -401,6 +402,89 @@ TEST(Environment, UnknownCollshimVariablesAreNamedWithTheClosestKnownOne) {
   EXPECT_NE(warnings[1].find("COLLSHIM_PLATFROM is not a variable collshim reads; it is ignored (did you mean "
                              "COLLSHIM_PLATFORM?)"),
             std::string::npos);
+}
+
+JobFacts on(const std::string& name, std::vector<int> version) { return {{name, std::move(version), "", ""}}; }
+
+TEST(Environment, MpiLibraryIsALibraryOrADecisionsTable) {
+  for (const char* good : {"ompi 4.1.6", "smpi-mpich", "ompi-4.1", "mpich-4-ch3", "smpi-3.32-default", "impi"}) {
+    const auto settings = environment({{"COLLSHIM_MPI_LIBRARY", good}});
+    EXPECT_TRUE(settings.errors.empty()) << good << ": " << settings.errors[0];
+    EXPECT_EQ(settings.mpi_library, good);
+  }
+  const auto bad = environment({{"COLLSHIM_MPI_LIBRARY", "openmpi"}});
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0].rfind("COLLSHIM_MPI_LIBRARY=openmpi: expected a library as rules name it", 0), 0u)
+      << bad.errors[0];
+  EXPECT_FALSE(environment({{"COLLSHIM_MPI_LIBRARY", ""}}).mpi_library);
+}
+
+const char* per_library = R"(version: 1
+rules:
+  - { collective: allgather, when: { library: mpich, procs: 8 }, use: ring }
+  - { collective: allgather, when: { library: "ompi 4.1", procs: 8 }, use: bruck }
+  - { collective: allgather, when: { procs: 8 }, use: sparbit }
+  - { collective: alltoallv, when: { library: ompi, block_bytes: -64 }, use: linear }
+)";
+
+// A rule for another library is settled when the selector is built: it is kept (explanations,
+// reports) but never matches, and costs nothing where it cannot apply.
+TEST(Selector, RulesForAnotherLibraryAreSkippedButKept) {
+  const auto mpich = build({}, {per_library}, on("mpich", {4, 0, 2}));
+  ASSERT_TRUE(mpich.diagnostics.empty()) << mpich.diagnostics[0].text();
+  EXPECT_EQ(chosen(mpich, facts(Collective::allgather, 8)), "ring");
+  EXPECT_EQ(mpich.selector->rules().rules().size(), 4u);
+  EXPECT_TRUE(mpich.selector->applies(0));
+  EXPECT_FALSE(mpich.selector->applies(1));
+  const auto ompi = build({}, {per_library}, on("ompi", {4, 1, 4}));
+  EXPECT_EQ(chosen(ompi, facts(Collective::allgather, 8)), "bruck");
+  EXPECT_EQ(ompi.selector->decide(facts(Collective::allgather, 8)).rule_index, 1);
+  // Another version, or no identified library: only the rule without `library` is left.
+  EXPECT_EQ(chosen(build({}, {per_library}, on("ompi", {5, 0, 3})), facts(Collective::allgather, 8)), "sparbit");
+  EXPECT_EQ(chosen(build({}, {per_library}), facts(Collective::allgather, 8)), "sparbit");
+  // The Alltoallv rule is Open MPI's: only there do the ranks agree on a size, or is it not native.
+  EXPECT_TRUE(ompi.selector->needs_agreed_size(Collective::alltoallv));
+  EXPECT_FALSE(ompi.selector->always_native(Collective::alltoallv));
+  EXPECT_TRUE(ompi.selector->decision_depends_on_size(facts(Collective::alltoallv, 8)));
+  EXPECT_FALSE(mpich.selector->needs_agreed_size(Collective::alltoallv));
+  EXPECT_TRUE(mpich.selector->always_native(Collective::alltoallv));
+  EXPECT_FALSE(mpich.selector->decision_depends_on_size(facts(Collective::alltoallv, 8)));
+  // Explanations see the skipped rule and why.
+  std::vector<std::string> why;
+  ompi.selector->decide(facts(Collective::allgather, 8), [&](const Rule& rule, bool matched) {
+    why.push_back(matched ? "MATCHES" : rule.when.mismatch(facts(Collective::allgather, 8), ompi.selector->job()));
+  });
+  EXPECT_EQ(why, (std::vector<std::string>{"library ompi 4.1.4 is not mpich", "MATCHES"}));
+}
+
+// Rules without `library` (the shipped table's) decide exactly as before, whatever the library.
+TEST(Selector, RulesWithoutALibraryDecideTheSameUnderEveryLibrary) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const Selector unknown(environment({}), diagnostics);
+  const Selector ompi(environment({}), diagnostics, on("ompi", {4, 1, 4}));
+  const Selector smpi(environment({}), diagnostics, on("smpi-mpich", {3, 32}));
+  ASSERT_TRUE(diagnostics.empty()) << diagnostics[0].text();
+  int decisions = 0;
+  for (const CollectiveInfo& info : collectives) {
+    for (const int procs : {2, 7, 16, 64, 128, 256}) {
+      for (long long bytes = 1; bytes <= (1 << 20); bytes *= 4) {
+        for (const MappingClass mapping : {MappingClass::single_node, MappingClass::sequential, MappingClass::cyclic}) {
+          CallFacts f = facts(info.collective, procs, bytes, mapping, mapping == MappingClass::single_node ? 1 : 4);
+          f.ppn = (procs + f.nodes - 1) / f.nodes;
+          const Decision base = unknown.decide(f);
+          for (const Selector* other : {&ompi, &smpi}) {
+            const Decision d = other->decide(f);
+            EXPECT_EQ(d.choice->text(), base.choice->text());
+            EXPECT_EQ(d.rule_index, base.rule_index);
+          }
+          decisions += base.rule_index >= 0;
+        }
+      }
+    }
+    EXPECT_EQ(ompi.always_native(info.collective), unknown.always_native(info.collective));
+    EXPECT_EQ(ompi.needs_agreed_size(info.collective), unknown.needs_agreed_size(info.collective));
+  }
+  EXPECT_GT(decisions, 0);  // the shipped table decided some of them
 }
 
 }  // namespace

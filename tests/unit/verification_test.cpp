@@ -48,44 +48,75 @@ TEST(Verification, TableRowsGiveSpeedupsAndPassThroughCountsAsOne) {
   EXPECT_EQ(r.within_5_percent, 2);  // the 256 B cell's best is native (10), the table took 20
 }
 
-TEST(Verification, DecisionsPickMeasuredAlgorithmsAndTheBestLibraryIsNative) {
+// Rows of SimGrid 3.32's SMPI, where the selector plays the library.
+Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us, const std::string& decision = "") {
+  Measurement m = row(block_bytes, algorithm, time_us, decision);
+  m.mpi_library = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
+  return m;
+}
+
+TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
   const std::vector<Measurement> m = {
-      row(64, "smpi_ompi", 12), row(64, "smpi_mpich", 10), row(64, "bruck", 4), row(64, "ring", 8),
-      row(128, "smpi_ompi", 10), row(128, "bruck", 11),
-      row(256, "smpi_ompi", 10), row(256, "ring", 9),
+      smpi(64, "smpi_ompi", 12), smpi(64, "smpi_mpich", 10), smpi(64, "bruck", 4), smpi(64, "ring", 8),
+      smpi(128, "smpi_ompi", 10), smpi(128, "bruck", 11),
+      smpi(256, "smpi_ompi", 10), smpi(256, "ring", 9),
   };
-  const auto decide = [](const CallFacts& facts) -> std::string {
+  std::vector<std::string> asked;
+  const auto decide = [&](const CallFacts& facts, const MpiLibrary& library) -> std::string {
+    asked.push_back(library.text() + " " + std::to_string(facts.block_bytes));
+    if (library.name == "smpi-mpich") return "";  // the table has no rule for mpich's selector
     if (facts.block_bytes == 64) return "ring";
     if (facts.block_bytes == 128) return "";  // no rule: native
     return "sparbit";                          // never measured at 256
   };
   const VerifyResult r = verify_table(m, decide, 0.95);
   ASSERT_TRUE(r.errors.empty());
-  ASSERT_EQ(r.cells.size(), 2u);
-  EXPECT_DOUBLE_EQ(r.cells[0].native_us, 10);  // the fastest library selector
-  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 10.0 / 8.0);
-  EXPECT_EQ(r.cells[0].best, "bruck");
-  EXPECT_EQ(r.cells[1].decision, "native");
-  EXPECT_DOUBLE_EQ(r.cells[1].speedup, 1.0);
+  EXPECT_EQ(asked, (std::vector<std::string>{"smpi-mpich 3.32 64", "smpi-ompi 3.32 64", "smpi-ompi 3.32 128",
+                                             "smpi-ompi 3.32 256"}));
+  ASSERT_EQ(r.cells.size(), 3u);
+  EXPECT_EQ(r.cells[0].library, "smpi-mpich 3.32");
+  EXPECT_DOUBLE_EQ(r.cells[0].native_us, 10);
+  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 1.0);
+  EXPECT_EQ(r.cells[1].library, "smpi-ompi 3.32");
+  EXPECT_DOUBLE_EQ(r.cells[1].native_us, 12);  // its own selector, not the fastest one
+  EXPECT_DOUBLE_EQ(r.cells[1].speedup, 12.0 / 8.0);
+  EXPECT_EQ(r.cells[1].best, "bruck");
+  EXPECT_EQ(r.cells[2].decision, "native");
+  EXPECT_DOUBLE_EQ(r.cells[2].speedup, 1.0);
   EXPECT_EQ(r.unmeasured, 1);
-  EXPECT_EQ(r.within_5_percent, 1);  // 64 B: ring 8 vs bruck 4 is not within 5%
-  EXPECT_NE(verify_report(r, 0.95).find("1 cell(s) left out"), std::string::npos);
+  EXPECT_EQ(r.within_5_percent, 1);  // 128 B; at 64 B bruck (4) beats both
+  const std::string report = verify_report(r, 0.95);
+  EXPECT_NE(report.find("1 cell(s) left out"), std::string::npos);
+  EXPECT_NE(report.find("lab          smpi-ompi 3.32     allgather"), std::string::npos) << report;
 }
 
 // A verify run under one selector holds the table's rows; natives measured in other runs (other
 // selectors) join them, and a table row counts for the decision it ran, not for another.
 TEST(Verification, ATableRowCountsAsAMeasurementOfTheDecisionItRan) {
   const std::vector<Measurement> m = {
-      row(64, "smpi_ompi", 12), row(64, "collshim", 6, "bruck"), row(64, "smpi_mpich", 9),  // 1.5x over mpich
-      row(128, "smpi_ompi", 12), row(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
+      smpi(64, "smpi_ompi", 12), smpi(64, "collshim", 6, "bruck"), smpi(64, "smpi_mpich", 9),  // 2x, 1.5x
+      smpi(128, "smpi_ompi", 12), smpi(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
   };
-  const auto decide = [](const CallFacts&) -> std::string { return "bruck"; };
+  const auto decide = [](const CallFacts&, const MpiLibrary&) -> std::string { return "bruck"; };
   const VerifyResult r = verify_table(m, decide, 0.95);
   ASSERT_TRUE(r.errors.empty()) << r.errors[0];
-  ASSERT_EQ(r.cells.size(), 1u);
+  ASSERT_EQ(r.cells.size(), 2u);
   EXPECT_EQ(r.cells[0].block_bytes, 64);
-  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 1.5);
+  EXPECT_DOUBLE_EQ(r.cells[0].speedup, 1.5);  // smpi-mpich
+  EXPECT_DOUBLE_EQ(r.cells[1].speedup, 2.0);  // smpi-ompi
   EXPECT_EQ(r.unmeasured, 1);
+}
+
+// Without a decision function the table row is the decision, and it must be clear whose it is.
+TEST(Verification, ATableRowBesideSeveralLibrariesIsAnError) {
+  const VerifyResult one = verify_table({smpi(64, "smpi_ompi", 12), smpi(64, "collshim", 6, "bruck")}, nullptr, 0.95);
+  ASSERT_TRUE(one.errors.empty()) << one.errors[0];
+  EXPECT_EQ(one.cells[0].library, "smpi-ompi 3.32");
+  EXPECT_DOUBLE_EQ(one.cells[0].speedup, 2.0);
+  const VerifyResult two = verify_table(
+      {smpi(64, "smpi_ompi", 12), smpi(64, "smpi_mpich", 9), smpi(64, "collshim", 6, "bruck")}, nullptr, 0.95);
+  ASSERT_FALSE(two.errors.empty());
+  EXPECT_NE(two.errors[0].find("beside the natives of several libraries"), std::string::npos) << two.errors[0];
 }
 
 TEST(Verification, CellsWithoutNativeOrTableRowsAreErrors) {

@@ -696,7 +696,9 @@ int main(int argc, char** argv) {
     collshim::EnvironmentSettings settings = collshim::read_process_environment();
     settings.config = options.rules;
     std::vector<collshim::RuleDiagnostic> diagnostics;
-    selector = std::make_unique<collshim::Selector>(settings, diagnostics);
+    // The shim's decision under the library this run measures (a rule for another one never matches).
+    const collshim::ProcessLibrary library = collshim::process_library(settings.mpi_library);
+    selector = std::make_unique<collshim::Selector>(settings, diagnostics, collshim::JobFacts{library.library});
     bool fatal = !settings.errors.empty();
     for (const std::string& e : settings.errors) {
       if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());
@@ -706,7 +708,7 @@ int main(int argc, char** argv) {
       if (rank == 0) std::fprintf(stderr, "collshim-bench: %s: %s\n", d.error ? "error" : "warning", d.text().c_str());
     }
     std::vector<std::string> model_errors;
-    model = collshim::model::load_model_settings(settings, model_errors);
+    model = collshim::model::load_model_settings(settings, library, model_errors);
     for (const std::string& e : model_errors) {
       fatal = true;
       if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());

@@ -1,9 +1,13 @@
 // collshim-config: offline companion of the rule tables.
-//   collshim-config check FILE...      validate files; exit 1 on any error (warnings exit 0)
+//   collshim-config check [--library NAME[ VERSION]] FILE...
+//                                      validate files; exit 1 on any error (warnings exit 0); say how
+//                                      many rules apply under the library
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
-//                   --nodes 12 [--platform FILE [--library NAME] [--margin F]] [FILE...]
+//                   --nodes 12 [--library NAME[ VERSION]] [--platform FILE [--margin F]] [FILE...]
 //                                      show, rule by rule, which one a call matches and why; with a
 //                                      platform, what the cost model decides where no rule does
+// --library: the MPI library the call runs on, as COLLSHIM_MPI_LIBRARY names it (default: the one
+// collshim-config runs on).
 //   collshim-config list [--collective NAME]
 //                                      the collectives and their algorithms, parameters and summaries
 // FILE "default" (or no FILE for explain) is the shipped rule table.
@@ -48,7 +52,7 @@ bool print_diagnostics(const std::vector<RuleDiagnostic>& diagnostics) {
 void explain(const Selector& selector, const CallFacts& facts) {
   const Decision decision = selector.decide(facts, [&](const Rule& rule, bool matched) {
     std::cout << "  " << rule.where.text() << "  when " << rule.when.text() << "  use " << rule.use.text() << ": "
-              << (matched ? "MATCHES" : "skipped, " + rule.when.mismatch(facts)) << "\n";
+              << (matched ? "MATCHES" : "skipped, " + rule.when.mismatch(facts, selector.job())) << "\n";
   });
   std::cout << "=> " << decision.requested->text();
   if (decision.choice != decision.requested) {
@@ -92,6 +96,17 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
   std::cout << "\n";
 }
 
+// The library rules see: --library's, else the one this program runs on (MPI allows asking before
+// MPI_Init). nullopt after saying why when --library names none.
+std::optional<ProcessLibrary> library_of(const std::string& name) {
+  std::string error;
+  if (!name.empty() && !mpi_library_from_name(name, error)) {
+    std::cerr << "collshim-config: error: --library " << name << ": " << error << "\n";
+    return std::nullopt;
+  }
+  return process_library(name.empty() ? std::nullopt : std::optional(name));
+}
+
 // Every algorithm of `info`'s collective: name, summary, parameters and eligibility.
 void list_algorithms(const CollectiveInfo& info) {
   std::cout << info.name << " (" << info.mpi_function << "; force with " << info.forcing_variable << "=NAME)\n";
@@ -116,9 +131,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> collective_choices;
   for (const CollectiveInfo& info : collectives) collective_choices.emplace_back(info.name);
 
+  const std::string library_help =
+      "the MPI library, as COLLSHIM_MPI_LIBRARY names it: NAME[ VERSION] as rules do (\"ompi 4.1.6\", "
+      "smpi-mpich) or a decisions table (ompi-4.1); default: the MPI library collshim-config runs on";
   std::vector<std::string> check_files;
+  std::string check_library;
   CLI::App* check = app.add_subcommand("check", "validate rule files (exit 1 on errors)");
   check->add_option("files", check_files, "rule files; 'default' is the shipped table")->required();
+  check->add_option("--library", check_library, library_help + ": how many rules apply under it");
 
   std::vector<std::string> explain_files;
   std::string collective_text, block_bytes_text = "0", mapping_text = "single_node";
@@ -148,8 +168,7 @@ int main(int argc, char** argv) {
                               "a platform description: show what the cost model decides where no rule does")
       ->check(CLI::ExistingFile);
   explain_command->add_option("--library", library_name,
-                              "whose decisions native runs, as COLLSHIM_MPI_LIBRARY (default: the MPI library "
-                              "collshim-config runs on)");
+                              library_help + ": which rules apply, and with --platform whose decisions native runs");
   explain_command->add_option("--margin", margin, "how much faster than native a pick must be predicted")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
@@ -169,11 +188,16 @@ int main(int argc, char** argv) {
   }
 
   if (check->parsed()) {
+    const std::optional<ProcessLibrary> library = library_of(check_library);
+    if (!library) return 2;
     std::vector<RuleDiagnostic> diagnostics;
-    const Selector selector(EnvironmentSettings{}, load(check_files, diagnostics), diagnostics);
+    const Selector selector(EnvironmentSettings{}, load(check_files, diagnostics), diagnostics, {library->library});
     const bool errors = print_diagnostics(diagnostics);
+    std::size_t applying = 0;
+    for (std::size_t i = 0; i < selector.rules().rules().size(); ++i) applying += selector.applies(i) ? 1 : 0;
     std::cout << (errors ? "invalid: " : "ok: ") << selector.rules().rules().size() << " rules in "
-              << check_files.size() << " file(s)\n";
+              << check_files.size() << " file(s); " << applying << " apply under MPI library "
+              << library->library.text() << "\n";
     return errors ? 1 : 0;
   }
 
@@ -190,21 +214,24 @@ int main(int argc, char** argv) {
   // No forcing variables: explain shows what the rule files decide.
   EnvironmentSettings settings;
   settings.allreduce_reorder = reorder;
+  if (!library_name.empty()) settings.mpi_library = library_name;
   if (!platform_file.empty()) {
     settings.platform = platform_file;
     settings.model_margin = margin;
-    if (!library_name.empty()) settings.mpi_library = library_name;
   }
-  const Selector selector(settings, load(explain_files, diagnostics), diagnostics);
+  const std::optional<ProcessLibrary> library = library_of(library_name);
+  if (!library) return 2;
+  const Selector selector(settings, load(explain_files, diagnostics), diagnostics, {library->library});
   if (print_diagnostics(diagnostics)) return 1;
   std::vector<std::string> errors;
-  const std::optional<model::ModelSettings> model = model::load_model_settings(settings, errors);
+  const std::optional<model::ModelSettings> model = model::load_model_settings(settings, *library, errors);
   for (const std::string& error : errors) std::cerr << "collshim-config: error: " << error << "\n";
   if (!errors.empty()) return 1;
 
   std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
             << ", mapping " << mapping_text << ", nodes " << facts.nodes << ", ppn " << facts.ppn
-            << (facts.oversubscribed ? ", oversubscribed" : "") << "\n";
+            << (facts.oversubscribed ? ", oversubscribed" : "") << "; MPI library " << library->library.text()
+            << "\n";
   explain(selector, facts);
   const Decision decision = selector.decide(facts);
   if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))

@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -140,8 +142,11 @@ int run_rules(const RulesOptions& options) {
     std::cerr << "collshim-tune: error: cannot rename " << partial << " to " << options.output << "\n";
     return 1;
   }
-  std::cout << "collshim-tune: " << result.rules << " rule(s) covering " << result.cells_with_rule << " of "
-            << result.cells << " measured cells";
+  std::string libraries;
+  for (const std::string& library : result.libraries) libraries += (libraries.empty() ? "" : ", ") + library;
+  // Cells count once per library judged in them: each library has its own rule set.
+  std::cout << "collshim-tune: " << result.rules << " rule(s) for " << (libraries.empty() ? "no library" : libraries)
+            << " covering " << result.cells_with_rule << " of " << result.cells << " measured cells";
   if (!options.predicted.empty()) {
     std::cout << " and " << result.predicted_cells_with_rule << " of " << result.predicted_cells << " predicted ones ("
               << result.predictions_overridden << " predicted rows left out: their cells were measured)";
@@ -227,22 +232,31 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
   }
   if (!read_inputs(inputs, {}, read) || refuse_predictions(read, "verify takes measurements only (collshim-bench --csv)")) return 1;
 
-  // Measured elsewhere: the table decides each cell as the shim would (no forcing variables).
-  std::unique_ptr<collshim::Selector> selector;
+  // Measured elsewhere: the table decides each cell as the shim would (no forcing variables), under
+  // the library whose native the cell is judged against: one selector per library, as in its jobs.
+  collshim::EnvironmentSettings settings;
+  settings.config = table;
+  std::map<std::string, std::unique_ptr<collshim::Selector>> selectors;
+  const auto selector_for = [&](const collshim::MpiLibrary& library) -> const collshim::Selector& {
+    std::unique_ptr<collshim::Selector>& selector = selectors[library.text()];
+    if (!selector) {
+      std::vector<collshim::RuleDiagnostic> diagnostics;  // the same for every library: checked once, below
+      selector = std::make_unique<collshim::Selector>(settings, diagnostics, collshim::JobFacts{library});
+    }
+    return *selector;
+  };
   collshim::tune::DecideCell decide;
   if (!measured.empty()) {
-    collshim::EnvironmentSettings settings;
-    settings.config = table;
     std::vector<collshim::RuleDiagnostic> diagnostics;
-    selector = std::make_unique<collshim::Selector>(settings, diagnostics);
+    const collshim::Selector checked(settings, diagnostics);
     bool fatal = false;
     for (const auto& d : diagnostics) {
       fatal |= d.error;
       std::cerr << "collshim-tune: " << (d.error ? "error: " : "warning: ") << d.text() << "\n";
     }
     if (fatal) return 1;
-    decide = [&selector](const collshim::CallFacts& facts) {
-      const collshim::Decision decision = selector->decide(facts);
+    decide = [&selector_for](const collshim::CallFacts& facts, const collshim::MpiLibrary& library) {
+      const collshim::Decision decision = selector_for(library).decide(facts);
       return decision.choice->algorithm->passes_through ? std::string("native") : decision.choice->text();
     };
   }

@@ -231,6 +231,27 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
                            " predictions left out, approximated (an opaque phase: a library collective or shared memory)");
 }
 
+MpiLibrary native_library(const Measurement& m) {
+  MpiLibrary library;
+  if (m.algorithm.starts_with("native:")) {
+    // collshim-model predict --native NAME: the decisions table NAME (or its short name).
+    std::string error;
+    const std::string name = m.algorithm.substr(7);
+    library = mpi_library_from_name(name, error).value_or(MpiLibrary{"", {}, "", name});
+  } else if (m.algorithm.starts_with("smpi_")) {
+    // Under SMPI the selector plays the library; the mpi_library column gives SimGrid's version.
+    const std::string name = "smpi-" + m.algorithm.substr(5);
+    library = identify_mpi_library(m.mpi_library, m.algorithm.substr(5));
+    if (library.name != name) library = {name, {}, "", m.algorithm};
+  } else {
+    library = identify_mpi_library(m.mpi_library);
+  }
+  // Only a library a rule can name is one (an SMPI selector without a name, say, is not).
+  std::string error;
+  if (!library.name.empty() && !parse_library_range(library.name, error)) library.name.clear();
+  return library;
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -239,8 +260,13 @@ namespace {
 // A sweep: the cells that differ only in block size. Rules key on it exactly, as measured.
 using SweepKey = std::tuple<Collective, int, int, int, MappingClass>;  // collective, procs, nodes, ppn, mapping
 
-// One algorithm in one cell on one platform. Repeated measurements keep the fastest time and widen
-// the spread to cover their disagreement.
+// Where rows were measured: the platform and the MPI library text of the run. The natives of a site
+// are judged against the algorithm rows of the same site: the same runs, the same library under
+// them (under SMPI every selector of one SimGrid shares a site).
+using Site = std::pair<std::string, std::string>;
+
+// One algorithm in one cell at one site. Repeated measurements keep the fastest time and widen the
+// spread to cover their disagreement.
 struct Timing {
   double time_us = 0, spread_us = 0, slowest_us = 0;
   const Measurement* first = nullptr;
@@ -257,82 +283,86 @@ struct Timing {
 };
 
 struct Cell {
-  // platform -> algorithm -> timing
-  std::map<std::string, std::map<std::string, Timing>> timings;
+  std::map<Site, std::map<std::string, Timing>> timings;  // site -> algorithm (or native label) -> timing
   bool predicted = false;  // filled by predictions (nobody measured it)
 };
 
-// What a cell allows: the algorithms that may run there (with their ratio to native) and whether
-// native may (no rule).
+// What a cell allows under one library, judged against that library's natives only. Ratios are
+// native time / algorithm time, the worst over the library's natives in the cell (platforms,
+// versions).
 struct Verdict {
-  std::map<std::string, double> acceptable;  // algorithm -> ratio to native (worst over platforms)
+  bool judged = false;  // the library has a native row in the cell; otherwise it says nothing
+  // May start a rule: qualifies (beats native by more than the spreads) within the tolerance of the
+  // best qualifying ratio.
+  std::map<std::string, double> acceptable;
+  // May run under a rule that evidence elsewhere started: never below native, within the tolerance
+  // of the cell's best (native included). Every acceptable algorithm is allowed.
+  std::map<std::string, double> allowed;
   bool native_acceptable = true;
   bool predicted = false;
   std::set<std::string> platforms, mpi_libraries, dates, natives;  // natives: the baselines' labels
 };
 
-Verdict judge(const Cell& cell, const SynthesisOptions& options, std::vector<std::string>& errors,
-              int& predicted_without_native) {
+// The library a native label stands for, keyed by its rule name ("" for one no rule can name).
+std::string library_key(const Measurement& m) { return native_library(m).name; }
+
+Verdict judge(const Cell& cell, const std::string& library, const SynthesisOptions& options) {
   Verdict verdict;
   verdict.predicted = cell.predicted;
-  // Per platform, the baseline is the fastest native label (under SMPI several selectors are
-  // measured; a rule must beat the best of them).
-  std::map<std::string, const Timing*> native_of;
-  for (const auto& [platform, algorithms] : cell.timings) {
-    const Timing* best = nullptr;
-    for (const auto& [algorithm, timing] : algorithms) {
-      if (is_native_label(algorithm) && (best == nullptr || timing.time_us < best->time_us)) best = &timing;
-    }
-    if (best == nullptr && cell.predicted) {
-      ++predicted_without_native;  // the library's algorithm there has no schedule: no verdict, no rule
-      continue;
-    }
-    if (best == nullptr) {
-      errors.push_back(algorithms.begin()->second.first->source + ": no native (or smpi_<selector>) row for this cell on "
-                       "platform '" + platform + "', so nothing can be compared with native there");
-      continue;
-    }
-    native_of[platform] = best;
-    verdict.platforms.insert(platform);
-    verdict.natives.insert(best->first->algorithm);
-    for (const auto& [algorithm, timing] : algorithms) {
-      if (!timing.first->mpi_library.empty()) verdict.mpi_libraries.insert(timing.first->mpi_library);
-      if (!timing.first->date.empty()) verdict.dates.insert(timing.first->date);
+  // The baselines: each native row of the library, at its site.
+  struct Baseline {
+    const Timing* native;
+    const std::map<std::string, Timing>* algorithms;  // measured beside it
+  };
+  std::vector<Baseline> baselines;
+  for (const auto& [site, algorithms] : cell.timings) {
+    for (const auto& [label, timing] : algorithms) {
+      if (!is_native_label(label) || library_key(*timing.first) != library) continue;
+      baselines.push_back({&timing, &algorithms});
+      verdict.platforms.insert(site.first);
+      verdict.natives.insert(label);
+      if (!site.second.empty()) verdict.mpi_libraries.insert(site.second);
+      for (const auto& [name, t] : algorithms) {
+        if (!t.first->date.empty()) verdict.dates.insert(t.first->date);
+      }
     }
   }
-  if (native_of.empty()) return verdict;
-  // Candidates: every non-native algorithm measured on every platform of this cell.
-  std::map<std::string, double> qualifying;
+  if (baselines.empty()) return verdict;
+  verdict.judged = true;
+  // Candidates: every algorithm measured beside every baseline.
   std::set<std::string> names;
-  for (const auto& [platform, algorithms] : cell.timings) {
-    for (const auto& [algorithm, timing] : algorithms) {
+  for (const Baseline& baseline : baselines) {
+    for (const auto& [algorithm, timing] : *baseline.algorithms) {
       if (!is_native_label(algorithm)) names.insert(algorithm);
     }
   }
+  std::map<std::string, double> qualifying, worst_of;
   for (const std::string& algorithm : names) {
     double worst_ratio = INFINITY;
-    bool clear_everywhere = true;
-    for (const auto& [platform, native] : native_of) {
-      const auto& algorithms = cell.timings.at(platform);
-      const auto found = algorithms.find(algorithm);
-      if (found == algorithms.end()) {
-        clear_everywhere = false;
+    bool everywhere = true, clear_everywhere = true;
+    for (const Baseline& baseline : baselines) {
+      const auto found = baseline.algorithms->find(algorithm);
+      if (found == baseline.algorithms->end()) {
+        everywhere = false;
         break;
       }
       const Timing& timing = found->second;
-      worst_ratio = std::min(worst_ratio, native->time_us / timing.time_us);
+      worst_ratio = std::min(worst_ratio, baseline.native->time_us / timing.time_us);
       // A win within the noise of either measurement is no evidence.
-      clear_everywhere &= native->time_us - timing.time_us > std::max(native->spread_us, timing.spread_us);
+      clear_everywhere &= baseline.native->time_us - timing.time_us > std::max(baseline.native->spread_us, timing.spread_us);
     }
-    if (!clear_everywhere) continue;
-    if (options.robust && worst_ratio < options.robust_minimum) continue;
-    qualifying[algorithm] = worst_ratio;
+    if (!everywhere) continue;
+    worst_of[algorithm] = worst_ratio;
+    if (clear_everywhere && (!options.robust || worst_ratio >= options.robust_minimum)) qualifying[algorithm] = worst_ratio;
   }
   double best_ratio = 1.0;  // native's own
   for (const auto& [algorithm, ratio] : qualifying) best_ratio = std::max(best_ratio, ratio);
   verdict.native_acceptable = best_ratio <= 1.0 + options.tolerance;
   for (const auto& [algorithm, ratio] : qualifying) {
     if (ratio * (1.0 + options.tolerance) >= best_ratio) verdict.acceptable[algorithm] = ratio;
+  }
+  for (const auto& [algorithm, ratio] : worst_of) {
+    if (ratio >= 1.0 && ratio * (1.0 + options.tolerance) >= best_ratio) verdict.allowed[algorithm] = ratio;
   }
   return verdict;
 }
@@ -366,21 +396,31 @@ struct MeasuredCell {
   const Verdict* verdict;
 };
 
-// A rule's evidence comments: its cells, the geometric mean and worst cell of its ratio to native,
-// the platforms, dates and MPI libraries.
+// A library rules are synthesized for: its rule name and the versions measured ("" and no range: one
+// no rule can name).
+struct LibrarySet {
+  LibraryRange range;
+  std::set<std::string> described;  // what the rows said, for messages
+  std::string text() const { return range.name.empty() ? "an unidentified library" : range.text(); }
+};
+
+double geometric_mean(const std::vector<MeasuredCell>& cells, const std::string& algorithm) {
+  double log_sum = 0;
+  for (const MeasuredCell& cell : cells) log_sum += std::log(cell.verdict->allowed.at(algorithm));
+  return cells.empty() ? 1.0 : std::exp(log_sum / static_cast<double>(cells.size()));
+}
+
+// A rule's evidence comments: its cells, the geometric mean and worst cell of its ratio to the
+// library's native, the platforms, dates and MPI libraries (and natives) it was judged against.
 std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, const std::string& algorithm,
-                                     const SynthesisOptions& options) {
-  double log_sum = 0, worst = INFINITY;
+                                     const LibrarySet& library, const SynthesisOptions& options) {
+  double worst = INFINITY;
   long long worst_size = 0, smallest = LLONG_MAX, largest = 0;
-  std::set<std::string> platforms, libraries, dates, predicted_natives;
+  std::set<std::string> platforms, libraries, dates, natives;
   std::size_t predicted = 0;
   for (const MeasuredCell& cell : cells) {
-    if (cell.verdict->predicted) {
-      ++predicted;
-      predicted_natives.insert(cell.verdict->natives.begin(), cell.verdict->natives.end());
-    }
-    const double ratio = cell.verdict->acceptable.at(algorithm);
-    log_sum += std::log(ratio);
+    if (cell.verdict->predicted) ++predicted;
+    const double ratio = cell.verdict->allowed.at(algorithm);
     if (ratio < worst) {
       worst = ratio;
       worst_size = cell.block_bytes;
@@ -390,6 +430,7 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
     platforms.insert(cell.verdict->platforms.begin(), cell.verdict->platforms.end());
     libraries.insert(cell.verdict->mpi_libraries.begin(), cell.verdict->mpi_libraries.end());
     dates.insert(cell.verdict->dates.begin(), cell.verdict->dates.end());
+    natives.insert(cell.verdict->natives.begin(), cell.verdict->natives.end());
   }
   const std::size_t count = cells.size();
   const std::string per = options.robust ? " (worst over platforms per cell)" : "";
@@ -397,18 +438,20 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
                           : predicted == count ? " predicted, none measured"
                                                : " (" + std::to_string(count - predicted) + " measured, " +
                                                      std::to_string(predicted) + " predicted)";
+  const std::string against =
+      library.range.name.empty() ? "native" : library.range.text() + "'s own native (" + join(natives, ", ") + ")";
   std::vector<std::string> lines{
       std::to_string(count) + (count == 1 ? " cell" : " cells") + ", block_bytes " + std::to_string(smallest) +
-              (smallest == largest ? "" : ".." + std::to_string(largest)) + how + "; ratio to native" + per +
-              ": geometric mean " + ratio_text(std::exp(log_sum / static_cast<double>(count))) + ", worst cell " +
-              ratio_text(worst) + " at " + std::to_string(worst_size) + " B",
+              (smallest == largest ? "" : ".." + std::to_string(largest)) + how + "; ratio to " + against + per +
+              ": geometric mean " + ratio_text(geometric_mean(cells, algorithm)) + ", worst cell " + ratio_text(worst) +
+              " at " + std::to_string(worst_size) + " B",
           "platform: " + join(platforms, ", ") + "; date: " +
               (dates.empty() ? "unknown" : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")),
           "MPI library: " + one_line(join(libraries, " | "))};
   if (predicted > 0) {
     const std::string margin = percent_text(options.prediction_margin);
-    lines.push_back("predicted by the cost model (collshim-model predict --native); native = the fastest costed "
-                    "library decision (" + join(predicted_natives, ", ") + "); wins count beyond " + margin);
+    lines.push_back("predicted by the cost model (collshim-model predict --native); native = the library's decision, "
+                    "costed; wins count beyond " + margin);
   }
   return lines;
 }
@@ -417,9 +460,22 @@ struct SynthesizedRule {
   Collective collective;
   RuleConditions when;
   std::string algorithm;
-  std::vector<std::string> evidence;  // comment lines
+  // Comment lines (evidence_of's), one list per library the rule holds for.
+  std::vector<std::vector<std::string>> evidence;
   int cells = 0;                       // measured cells in its range
   int predicted_cells = 0;             // and predicted ones
+
+  // Each library's first line (its cells and ratios), then the other lines once each.
+  std::vector<std::string> comments() const {
+    std::vector<std::string> lines;
+    for (const auto& of_library : evidence) lines.push_back(of_library.front());
+    for (const auto& of_library : evidence) {
+      for (std::size_t i = 1; i < of_library.size(); ++i) {
+        if (std::find(lines.begin(), lines.end(), of_library[i]) == lines.end()) lines.push_back(of_library[i]);
+      }
+    }
+    return lines;
+  }
 };
 
 void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule) {
@@ -428,16 +484,18 @@ void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule
   rule.cells = static_cast<int>(covered.size()) - rule.predicted_cells;
 }
 
-// The rules of one sweep. Greedy over the sizes in order (README "Tuning"): a range goes on while
-// its algorithm stays acceptable; where it stops, a cell native may run needs no rule, and any other
-// starts the acceptable algorithm whose run of acceptable cells from here is longest (ties: the
-// faster here). That gives the fewest ranges for the sweep.
-void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, const std::vector<Verdict>& verdicts,
+// The rules of one sweep (its cells that the library was judged in, in size order). Greedy over the
+// sizes (README "Synthesis"): where a cell needs a rule (native is not acceptable), the acceptable
+// algorithm whose run of allowed cells from there is longest starts one (ties: the faster here), and
+// the range goes on while that algorithm stays allowed, through cells where native would also do.
+// That gives the fewest ranges for the sweep from those starts; widen_rules merges further.
+void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes,
+                      const std::vector<const Verdict*>& verdicts, const LibrarySet& library,
                       const SynthesisOptions& options, std::vector<SynthesizedRule>& rules) {
   const std::size_t n = sizes.size();
   auto run_length = [&](std::size_t from, const std::string& algorithm) {
     std::size_t end = from;
-    while (end < n && verdicts[end].acceptable.contains(algorithm)) ++end;
+    while (end < n && verdicts[end]->allowed.contains(algorithm)) ++end;
     return end - from;
   };
   auto emit = [&](std::size_t first, std::size_t last, const std::string& algorithm) {
@@ -453,23 +511,23 @@ void synthesize_sweep(const SweepKey& key, const std::vector<long long>& sizes, 
     rule.when.mapping = std::vector<MappingClass>{std::get<4>(key)};
     rule.when.block_bytes = Range{low, high};
     std::vector<MeasuredCell> covered;
-    for (std::size_t i = first; i <= last; ++i) covered.push_back({sizes[i], &verdicts[i]});
-    rule.evidence = evidence_of(covered, algorithm, options);
+    for (std::size_t i = first; i <= last; ++i) covered.push_back({sizes[i], verdicts[i]});
+    rule.evidence = {evidence_of(covered, algorithm, library, options)};
     count_cells(covered, rule);
     rules.push_back(std::move(rule));
   };
 
   std::size_t i = 0;
   while (i < n) {
-    if (verdicts[i].native_acceptable) {
+    if (verdicts[i]->native_acceptable) {
       ++i;
       continue;
     }
     std::string chosen;
     std::size_t longest = 0;
-    for (const auto& [algorithm, ratio] : verdicts[i].acceptable) {
+    for (const auto& [algorithm, ratio] : verdicts[i]->acceptable) {
       const std::size_t length = run_length(i, algorithm);
-      if (length > longest || (length == longest && ratio > verdicts[i].acceptable.at(chosen))) {
+      if (length > longest || (length == longest && ratio > verdicts[i]->acceptable.at(chosen))) {
         chosen = algorithm;
         longest = length;
       }
@@ -492,20 +550,24 @@ Range hull(const std::optional<Range>& a, const std::optional<Range>& b) {
   return {std::min(a->low, b->low), std::max(a->high, b->high)};
 }
 
-// Widening (README "Synthesis"): two rules of the same collective, mapping and algorithm become one
-// over the hull of their procs, nodes, ppn and block_bytes ranges when the data supports it: every
-// measured cell inside the hull, on every platform and sweep, allows the algorithm (the same test as
-// a rule's own cells), and the hull meets no other rule, so the order of the rules stays irrelevant.
-// Repeated until nothing merges. Points inside the hull that nobody measured are interpolated: that
-// is the claim a range makes, and only measured points can refute it.
+// Widening (README "Synthesis"): two rules of the same collective and mapping become one over the
+// hull of their procs, nodes, ppn and block_bytes ranges, running either one's algorithm, when the
+// data supports it: every measured cell inside the hull, on every platform and sweep, allows that
+// algorithm (never below the library's native, within the tolerance of the cell's best), and the
+// hull meets no other rule, so the order of the rules stays irrelevant. Of the two algorithms the one
+// with the better geometric mean over the hull's cells runs. Repeated until nothing merges: adjacent
+// size ranges whose cells one algorithm serves within the tolerance become one rule, and so do
+// placements. Points inside the hull that nobody measured are interpolated: that is the claim a
+// range makes, and only measured points can refute it.
 template <typename Sweeps>
 void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
-                 const std::map<SweepKey, std::vector<Verdict>>& verdict_of, const SynthesisOptions& options) {
+                 const std::map<SweepKey, std::vector<Verdict>>& verdict_of, const LibrarySet& library,
+                 const SynthesisOptions& options) {
   auto meets = [](const RuleConditions& a, const RuleConditions& b) {
     return *a.mapping == *b.mapping && overlap(a.procs, b.procs) && overlap(a.nodes, b.nodes) &&
            overlap(a.ppn, b.ppn) && overlap(a.block_bytes, b.block_bytes);
   };
-  // The measured cells `when` covers, or nullopt if one of them does not allow `algorithm`.
+  // The cells of the library `when` covers, or nullopt if one of them does not allow `algorithm`.
   auto supported = [&](Collective collective, const RuleConditions& when,
                        const std::string& algorithm) -> std::optional<std::vector<MeasuredCell>> {
     std::vector<MeasuredCell> covered;
@@ -517,8 +579,8 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
       std::size_t i = 0;
       for (const auto& [size, cell] : cells) {
         const Verdict& verdict = verdict_of.at(key)[i++];
-        if (!when.block_bytes->contains(size)) continue;
-        if (!verdict.acceptable.contains(algorithm)) return std::nullopt;
+        if (!verdict.judged || !when.block_bytes->contains(size)) continue;
+        if (!verdict.allowed.contains(algorithm)) return std::nullopt;
         covered.push_back({size, &verdict});
       }
     }
@@ -530,7 +592,7 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
       for (std::size_t j = i + 1; j < rules.size() && !merged; ++j) {
         const SynthesizedRule& a = rules[i];
         const SynthesizedRule& b = rules[j];
-        if (a.collective != b.collective || a.algorithm != b.algorithm || *a.when.mapping != *b.when.mapping) continue;
+        if (a.collective != b.collective || *a.when.mapping != *b.when.mapping) continue;
         RuleConditions when = a.when;
         when.procs = hull(a.when.procs, b.when.procs);
         when.nodes = hull(a.when.nodes, b.when.nodes);
@@ -541,11 +603,19 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
           if (k != i && k != j && rules[k].collective == a.collective) clear = !meets(when, rules[k].when);
         }
         if (!clear) continue;
-        const auto covered = supported(a.collective, when, a.algorithm);
-        if (!covered) continue;
-        SynthesizedRule widened{a.collective, when, a.algorithm, evidence_of(*covered, a.algorithm, options)};
-        count_cells(*covered, widened);
-        rules[i] = std::move(widened);
+        std::optional<SynthesizedRule> widened;
+        double widened_mean = 0;
+        for (const std::string* algorithm : {&a.algorithm, &b.algorithm}) {
+          const auto covered = supported(a.collective, when, *algorithm);
+          if (!covered) continue;
+          const double mean = geometric_mean(*covered, *algorithm);
+          if (widened && mean <= widened_mean) continue;
+          widened = SynthesizedRule{a.collective, when, *algorithm, {evidence_of(*covered, *algorithm, library, options)}};
+          widened_mean = mean;
+          count_cells(*covered, *widened);
+        }
+        if (!widened) continue;
+        rules[i] = std::move(*widened);
         rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
         merged = true;
       }
@@ -570,7 +640,7 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
     // A rule table's timing (verify) is not an algorithm's; predictions come next, where this left gaps.
     if (m.table || m.predicted) continue;
     Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
-    cell.timings[m.platform][m.algorithm].add(m);
+    cell.timings[{m.platform, m.mpi_library}][m.algorithm].add(m);
   }
   // Predictions go only where nothing was measured, with the model's margin as their spread.
   std::vector<Measurement> predictions;
@@ -587,31 +657,107 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   for (const Measurement& m : predictions) {  // complete: Timing keeps pointers into it
     Cell& cell = sweeps[{m.collective, m.procs, m.nodes, m.ppn, m.mapping}][m.block_bytes];
     cell.predicted = true;
-    cell.timings[m.platform][m.algorithm].add(m);
+    cell.timings[{m.platform, m.mpi_library}][m.algorithm].add(m);
   }
-  std::vector<SynthesizedRule> rules;
-  std::map<SweepKey, std::vector<Verdict>> verdict_of;  // by sweep, in size order
+
+  // The libraries, from the native rows kept: one rule set each, judged against its own natives.
+  std::map<std::string, LibrarySet> libraries;
   int predicted_without_native = 0;
   for (const auto& [key, cells] : sweeps) {
-    std::vector<long long> sizes;
-    std::vector<Verdict>& verdicts = verdict_of[key];
     for (const auto& [size, cell] : cells) {
-      sizes.push_back(size);
-      verdicts.push_back(judge(cell, options, result.errors, predicted_without_native));
-      ++(cell.predicted ? result.predicted_cells : result.cells);
+      for (const auto& [site, algorithms] : cell.timings) {
+        bool native = false;
+        for (const auto& [label, timing] : algorithms) {
+          if (!is_native_label(label)) continue;
+          native = true;
+          const MpiLibrary library = native_library(*timing.first);
+          const LibraryRange measured = LibraryRange::exactly(library);
+          const auto [at, added] = libraries.try_emplace(library.name, LibrarySet{measured, {}});
+          if (!added) at->second.range = LibraryRange::hull(at->second.range, measured);
+          at->second.described.insert(library.name.empty() ? "'" + one_line(library.description) + "' (" +
+                                                                 timing.first->source + ")"
+                                                           : library.text());
+        }
+        if (native) continue;
+        if (cell.predicted) {
+          ++predicted_without_native;  // the library's algorithm there has no schedule: no verdict, no rule
+        } else {
+          result.errors.push_back(algorithms.begin()->second.first->source +
+                                  ": no native (or smpi_<selector>) row for this cell on platform '" + site.first +
+                                  "', so nothing can be compared with native there");
+        }
+      }
     }
-    synthesize_sweep(key, sizes, verdicts, options, rules);
   }
   if (predicted_without_native > 0)
     result.notes.push_back(std::to_string(predicted_without_native) +
                            " predicted cell(s) have no costed native row (the library's algorithm there has no "
                            "schedule in the model): no rule there");
+  if (const auto unnamed = libraries.find(""); unnamed != libraries.end()) {
+    // Rules without `library` apply under every library: only where nothing else was measured.
+    if (libraries.size() > 1) {
+      result.errors.push_back("native rows of an MPI library no rule can name (" + join(unnamed->second.described, ", ") +
+                              ") beside those of others: their rules could not say which library they hold for; "
+                              "leave them out, or measure Open MPI, MPICH or SimGrid SMPI");
+    } else {
+      result.notes.push_back("the MPI library of the native rows cannot be named in a rule (" +
+                             join(unnamed->second.described, ", ") +
+                             "): the rules carry no `library` condition and so apply under any library");
+    }
+  }
   if (!result.errors.empty()) return result;
-  widen_rules(rules, sweeps, verdict_of, options);
+
+  std::vector<SynthesizedRule> rules;
+  for (const auto& [name, library] : libraries) {
+    std::vector<SynthesizedRule> of_library;
+    std::map<SweepKey, std::vector<Verdict>> verdict_of;  // by sweep, every size (judged or not)
+    for (const auto& [key, cells] : sweeps) {
+      std::vector<Verdict>& verdicts = verdict_of[key];
+      for (const auto& [size, cell] : cells) verdicts.push_back(judge(cell, name, options));
+      std::vector<long long> sizes;  // the sizes the library was judged at, and their verdicts
+      std::vector<const Verdict*> judged;
+      std::size_t i = 0;
+      for (const auto& [size, cell] : cells) {
+        const Verdict& verdict = verdicts[i++];
+        if (!verdict.judged) continue;
+        sizes.push_back(size);
+        judged.push_back(&verdict);
+        ++(cell.predicted ? result.predicted_cells : result.cells);
+      }
+      synthesize_sweep(key, sizes, judged, library, options, of_library);
+    }
+    widen_rules(of_library, sweeps, verdict_of, library, options);
+    for (SynthesizedRule& rule : of_library) {
+      if (!name.empty()) rule.when.library = std::vector{library.range};
+      rules.push_back(std::move(rule));
+    }
+    result.libraries.push_back(library.text());
+  }
+
+  // The same rule in several libraries' sets (the same conditions and algorithm) becomes one rule for
+  // the list of them, with each one's evidence: fewer rules, and each library sees exactly its own set.
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    for (std::size_t j = i + 1; j < rules.size();) {
+      RuleConditions a = rules[i].when, b = rules[j].when;
+      a.library.reset();
+      b.library.reset();
+      if (rules[i].collective != rules[j].collective || rules[i].algorithm != rules[j].algorithm || !rules[i].when.library ||
+          !rules[j].when.library || a.text() != b.text()) {
+        ++j;
+        continue;
+      }
+      rules[i].when.library->insert(rules[i].when.library->end(), rules[j].when.library->begin(),
+                                    rules[j].when.library->end());
+      rules[i].evidence.insert(rules[i].evidence.end(), rules[j].evidence.begin(), rules[j].evidence.end());
+      rules[i].cells += rules[j].cells;
+      rules[i].predicted_cells += rules[j].predicted_cells;
+      rules.erase(rules.begin() + static_cast<std::ptrdiff_t>(j));
+    }
+  }
 
   // Never emit a rule that can never match: one an earlier rule of the collective always takes first
-  // (the same test as RuleTable::check_shadowed). Sweeps are keyed exactly and their ranges are
-  // disjoint, so this drops nothing today; it guards the invariant.
+  // (the same test as RuleTable::check_shadowed). Libraries are disjoint, sweeps keyed exactly and
+  // their ranges disjoint, so this drops nothing today; it guards the invariant.
   std::vector<SynthesizedRule> kept;
   for (SynthesizedRule& rule : rules) {
     const bool shadowed = std::any_of(kept.begin(), kept.end(), [&](const SynthesizedRule& earlier) {
@@ -625,11 +771,14 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   for (const std::string& input : options.inputs) inputs += (inputs.empty() ? "" : ", ") + input;
   const std::string tolerance = percent_text(options.tolerance);
   yaml << "# Written by collshim-tune rules" << (inputs.empty() ? "" : " from " + one_line(inputs)) << ".\n"
-       << "# Tolerance " << tolerance << " of each cell's best; an algorithm other than native only where it beats\n"
-       << "# native by more than the measured spread"
-       << (options.robust ? "; --robust: ratios are the worst over platforms, none below " + ratio_text(options.robust_minimum)
+       << "# Rules per MPI library: each set is judged against that library's own native only and says so with\n"
+       << "# `library:` (the versions measured). Tolerance " << tolerance << " of each cell's best: a rule starts\n"
+       << "# where an algorithm beats native by more than the measured spread"
+       << (options.robust ? " (--robust: ratios are the worst over platforms, none below " +
+                                ratio_text(options.robust_minimum) + ")"
                           : std::string())
-       << ".\n# Calls that no rule matches run native. Ratios are native time / algorithm time.\n";
+       << ", and covers every\n# cell where its algorithm is within the tolerance of the best and never below native.\n"
+       << "# Calls that no rule matches run native. Ratios are native time / algorithm time.\n";
   if (!options.predicted_inputs.empty()) {
     std::string predicted;
     for (const std::string& input : options.predicted_inputs) predicted += (predicted.empty() ? "" : ", ") + input;
@@ -638,14 +787,13 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
          << "\n# (a rule's evidence says how many of its cells were predicted); a prediction never overrides a\n"
          << "# measurement, and a predicted win counts only beyond " << margin << ".\n";
   }
-  yaml
-       << "version: 1\n";
+  yaml << "version: 1\n";
   if (kept.empty()) {
     yaml << "rules: []\n";
   } else {
     yaml << "rules:\n";
     for (const SynthesizedRule& rule : kept) {
-      yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.evidence);
+      yaml << rule_yaml(rule.collective, rule.when, rule.algorithm, rule.comments());
       result.cells_with_rule += rule.cells;
       result.predicted_cells_with_rule += rule.predicted_cells;
     }

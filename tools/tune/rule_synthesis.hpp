@@ -9,6 +9,7 @@
 
 #include "algorithms/collective.hpp"
 #include "selector/mapping.hpp"
+#include "selector/mpi_library.hpp"
 
 namespace collshim::tune {
 
@@ -36,6 +37,11 @@ inline constexpr std::string_view table_label = "collshim";
 // True for the labels of the MPI library's own collective.
 bool is_native_label(std::string_view algorithm);
 
+// The library a native row stands for, as rules name it: `native` is the library of the row's
+// mpi_library column, `smpi_SELECTOR` that SMPI selector of the column's SimGrid version, `native:NAME`
+// the decisions table NAME (collshim-model predict --native). An empty name: none a rule can name.
+MpiLibrary native_library(const Measurement& m);
+
 // Splits one RFC 4180 line (quoted fields may hold commas and doubled quotes, not line breaks).
 // Returns nullopt on an unterminated quote.
 std::optional<std::vector<std::string>> split_csv_line(const std::string& line);
@@ -59,14 +65,19 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
 struct SynthesisOptions {
   double tolerance = 0.03;  // a cell may run an algorithm up to this much slower than its best
   double prediction_margin = 0.10;  // a predicted time's uncertainty, as a fraction of it
-  bool robust = false;      // judge each algorithm by its worst ratio to native over platforms
+  bool robust = false;      // judge each algorithm by its worst ratio to its library's native over platforms
   double robust_minimum = 1.05;  // --robust: no rule where the best worst-case ratio is below this
   std::vector<std::string> inputs;  // named in the file's header comment
   std::vector<std::string> predicted_inputs;  // likewise, the files of predictions
 };
 
+// One rule set per library of the native rows, each judged against that library's natives only and
+// carrying `library:` with the versions measured ("ompi 4.1.4", "smpi-ompi 3.32"). Native rows of a
+// library no rule can name are refused beside others, and alone give rules without `library` (a note
+// says so). Cells are counted once per library judged in them.
 struct SynthesisResult {
   std::string yaml;                 // the rule file
+  std::vector<std::string> libraries;  // the rule sets' libraries, as their conditions name them
   int rules = 0, cells = 0, cells_with_rule = 0;  // cells: measured ones
   int predicted_cells = 0, predicted_cells_with_rule = 0;
   int predictions_overridden = 0;   // predicted rows left out because their cell was measured
