@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace collshim::model {
 
@@ -18,7 +19,12 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   const NativeDecision decision = settings.library(call.collective, call.p, call.bytes,
                                                    library_placement(node_of_rank), commutative);
   verdict.native_algorithm = decision.library_algorithm;
+  const auto seconds_since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const auto native_start = std::chrono::steady_clock::now();
   const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
+  verdict.native_seconds = seconds_since(native_start);
   if (!library) {
     verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
     return verdict;
@@ -26,8 +32,9 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   verdict.native_us = library->prediction.us;
   for (const AlgorithmChoice* candidate : candidates) {
     if (candidate->algorithm->passes_through || !candidate->algorithm->make_schedule) continue;
+    const auto start = std::chrono::steady_clock::now();
     const CallPrediction costed = predict_algorithm(settings.platform, call, node_of_rank, *candidate);
-    verdict.ranked.push_back({candidate, costed.prediction.us, costed.prediction.approximated});
+    verdict.ranked.push_back({candidate, costed.prediction.us, costed.prediction.approximated, seconds_since(start)});
   }
   std::stable_sort(verdict.ranked.begin(), verdict.ranked.end(),
                    [](const CandidateCost& a, const CandidateCost& b) { return a.us < b.us; });

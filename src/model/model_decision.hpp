@@ -38,11 +38,13 @@ struct CandidateCost {
   const AlgorithmChoice* choice = nullptr;
   double us = 0;
   bool approximated = false;
+  double seconds = 0;  // how long costing it took (bench/model/decision_cost)
 };
 
 struct ModelVerdict {
   std::vector<CandidateCost> ranked;  // the costed candidates, fastest first (native not among them)
   double native_us = 0;               // the library's choice; 0 where not costed
+  double native_seconds = 0;          // how long costing it took
   std::string native_algorithm;       // its name in the library ("recursive_doubling")
   const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
   std::string why_native;  // where native is picked without costing it: why ("" where it was costed)
