@@ -1,0 +1,156 @@
+// What makes the cost model's decision cheap without changing it (model_decision.hpp,
+// bench/model/decision_cost): one rank's own work is a lower bound of every prediction; a prediction
+// costed a few steps at a time is the prediction.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/registry.hpp"
+#include "model/call_prediction.hpp"
+#include "model/cost_model.hpp"
+#include "selector/tuning_candidates.hpp"
+
+namespace collshim::model {
+namespace {
+
+std::vector<int> sequential(int p, int per_node) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
+  return nodes;
+}
+
+std::vector<int> round_robin(int p, int node_count) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
+  return nodes;
+}
+
+// Platforms that exercise every timing rule: overheads on both ends, eager and rendezvous sizes,
+// transfers that wait for the receiver (and probes), reductions, packing, memory crossed by the
+// network, switches, and a transfer time that is not monotone in τ.
+std::vector<Platform> platforms() {
+  std::vector<Platform> result;
+  for (int variant = 0; variant < 4; ++variant) {
+    Platform platform;
+    platform.name = "variant " + std::to_string(variant);
+    for (Channel* channel : {&platform.shm, &platform.net}) {
+      const bool net = channel == &platform.net;
+      channel->overhead_us = net ? 1.3 : 0.4;
+      channel->protocol_overhead_us = variant == 1 ? 0.7 : 0;
+      channel->protocol_threshold_bytes = variant == 1 ? 2048 : 0;
+      channel->receive_overhead_us = variant == 2 ? 0 : (net ? 0.9 : 0.2);
+      channel->eager_threshold_bytes = variant == 3 ? 0 : 1000;
+      for (int tau = 1; tau <= 16; tau *= 2) {
+        // Variant 3: latency that dips at τ = 4 (a calibrated fit may do that).
+        const double latency = (net ? 2.0 : 0.3) * (variant == 3 && tau == 4 ? 0.5 : 1.0);
+        channel->transfer.push_back({tau, latency, (net ? 1.5 : 9.0) / std::pow(tau, 0.7)});
+      }
+      if (variant == 1) channel->size_factors = {{0, 1.0, 1.0}, {512, 1.8, 0.6}, {4096, 0.9, 1.3}};
+    }
+    platform.reduce_gbytes_per_s = variant == 0 ? 3 : 0;
+    platform.pack_gbytes_per_s = variant == 2 ? 4 : 0;
+    platform.network_crosses_memory = variant % 2 == 0;
+    platform.transfers_wait_for_receiver = variant >= 1;
+    platform.probe_us = variant >= 1 ? 0.3 : 0;
+    platform.local_copies_free = variant == 1;
+    if (variant == 3) platform.nodes_per_switch = {2}, platform.across_switches_latency_us = 3;
+    result.push_back(platform);
+  }
+  return result;
+}
+
+std::vector<AlgorithmChoice> candidates_of(Collective collective) {
+  std::vector<AlgorithmChoice> choices;
+  for (const std::string& spec : tuning_candidates(collective)) {
+    const SpecParseResult parsed = parse_algorithm_spec(spec, collective);
+    if (parsed.choice && parsed.choice->algorithm->make_schedule) choices.push_back(*parsed.choice);
+  }
+  return choices;
+}
+
+bool eligible(const AlgorithmChoice& choice, int p) {
+  return !choice.algorithm->eligible || choice.algorithm->eligible(p, choice.params);
+}
+
+// The calls of the tests: the collectives the model decides, sizes small to large, an Allreduce
+// vector that does not split evenly, and an irregular Alltoallv.
+std::vector<ModelCall> calls(int p) {
+  std::vector<ModelCall> result;
+  for (const Collective collective : {Collective::allgather, Collective::allgatherv, Collective::alltoall,
+                                      Collective::alltoallv, Collective::allreduce}) {
+    for (const long long bytes : {8LL, 3000LL}) result.push_back({collective, p, bytes});
+  }
+  result.push_back({Collective::allreduce, p, 8LL * (p + 3)});  // p + 3 elements: uneven segments
+  ModelCall irregular{Collective::alltoallv, p, 64};
+  for (int origin = 0; origin < p; ++origin) {
+    irregular.pairs.sending.emplace_back();
+    for (int destination = 0; destination < p; ++destination)
+      if ((origin * 7 + destination * 3) % 5 == 0) irregular.pairs.sending.back().emplace_back(destination, 64 + origin);
+  }
+  result.push_back(irregular);
+  return result;
+}
+
+TEST(DecisionCost, OneRanksOwnWorkBoundsEveryPrediction) {
+  int cells = 0, positive = 0;
+  for (const int p : {5, 8, 16}) {
+    for (const std::vector<int>& nodes : {sequential(p, 4), round_robin(p, 3), sequential(p, 1)}) {
+      for (const Platform& platform : platforms()) {
+        for (const ModelCall& call : calls(p)) {
+          for (const AlgorithmChoice& choice : candidates_of(call.collective)) {
+            if (!eligible(choice, p)) continue;
+            const double predicted = predict_algorithm(platform, call, nodes, choice).prediction.us;
+            const AlgorithmCosting costing(platform, call, nodes, choice);
+            // The bound the decision uses (rank 0's), and every other rank's.
+            EXPECT_LE(costing.lower_bound_us(), predicted) << choice.text() << " p=" << p << " " << platform.name;
+            const CheckSetup setup = plan_cost(call, false, [&](int r) { return generate_schedule(choice, nodes, r); },
+                                               {}, "").setup;
+            for (int rank = 0; rank < p; ++rank) {
+              const double bound =
+                  rank_work_lower_bound_us(platform, setup, nodes, rank, generate_schedule(choice, nodes, rank));
+              EXPECT_LE(bound, predicted) << choice.text() << " p=" << p << " rank " << rank << " " << platform.name;
+            }
+            ++cells;
+            if (costing.lower_bound_us() > 0.2 * predicted) ++positive;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(positive, cells / 3) << "the bound should not be trivially small";
+}
+
+TEST(DecisionCost, ASteppedPredictionIsThePrediction) {
+  const Platform platform = platforms()[1];
+  for (const ModelCall& call : calls(24)) {
+    for (const std::vector<int>& nodes : {sequential(24, 4), round_robin(24, 3)}) {
+      for (const AlgorithmChoice& choice : candidates_of(call.collective)) {
+        if (!eligible(choice, 24)) continue;
+        const CallPrediction whole = predict_algorithm(platform, call, nodes, choice);
+        AlgorithmCosting costing(platform, call, nodes, choice);
+        // A step at a time: each limit is what it has spent so far.
+        double before = costing.lower_bound_us();
+        while (!costing.advance(costing.lower_bound_us())) {
+          const CallPrediction partial = costing.prediction();
+          ASSERT_TRUE(partial.prediction.lower_bound);
+          EXPECT_GE(partial.prediction.us, before);
+          EXPECT_LE(partial.prediction.us, whole.prediction.us) << choice.text();
+          before = partial.prediction.us;
+        }
+        const CallPrediction stepped = costing.prediction();
+        EXPECT_FALSE(stepped.prediction.lower_bound);
+        EXPECT_EQ(stepped.prediction.us, whole.prediction.us) << choice.text();
+        EXPECT_EQ(stepped.prediction.approximated, whole.prediction.approximated) << choice.text();
+        ASSERT_EQ(stepped.prediction.steps.size(), whole.prediction.steps.size()) << choice.text();
+        for (std::size_t s = 0; s < whole.prediction.steps.size(); ++s)
+          EXPECT_EQ(stepped.prediction.steps[s].us, whole.prediction.steps[s].us) << choice.text() << " step " << s;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collshim::model
