@@ -2,7 +2,8 @@
 // core, as the shim makes it: a Selector from an EnvironmentSettings with a platform, its
 // tuning_candidates(facts), Open MPI's own choice as native (library_decisions_for), the call built
 // as entry_points.cpp's model_call builds it, and model::model_decision timed around. Per key: the
-// median and the spread of --repeat runs, the candidates costed and the slowest one's time.
+// median and the spread of --repeat runs (wall clock), the median CPU time of the thread, the
+// candidates costed whole and pruned, and the slowest one to cost.
 //
 //   build/bench/decision_cost --platform config/platforms/fattree-contending.yaml --procs 1024
 //       --placement sequential:16 cyclic:16 sequential:1 --bytes 8 1KiB 64KiB --repeat 5
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -67,6 +69,8 @@ struct Options {
   int repeat = 3;
   bool csv = false;
   bool assume_native = true;
+  bool detail = false;
+  std::size_t ranked_exactly = 1;  // as the shim asks: 1, or online tuning's 3
 };
 
 // Where the library's decision is not modelled (Open MPI's Allgatherv and Alltoallv here, its
@@ -91,6 +95,14 @@ model::LibraryDecision assuming_native(model::LibraryDecision library) {
     decision.library_algorithm = "assumed " + decision.library_algorithm;
     return decision;
   };
+}
+
+// This thread's CPU time: what the decision costs one core, whatever else the machine runs (its wall
+// time grows with the load; this does much less).
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 double median(std::vector<double> values) {
@@ -142,12 +154,12 @@ int run(const Options& options) {
     sizes.push_back(*bytes);
   }
   if (options.csv)
-    std::printf("platform,procs,placement,mapping,collective,pattern,bytes,candidates,costed,median_s,min_s,max_s,"
+    std::printf("platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
                 "slowest,slowest_s,native_s,pick,native_algorithm\n");
   else
-    std::printf("%-20s %6s %-14s %-10s %-9s %7s %4s %6s %9s %9s %9s  %-34s %9s  %s\n", "platform", "p", "placement",
-                "collective", "pattern", "bytes", "cand", "costed", "median_s", "min_s", "max_s", "slowest candidate",
-                "its_s", "pick");
+    std::printf("%-20s %6s %-14s %-10s %-9s %7s %4s %5s %6s %9s %9s %9s %9s  %-34s %9s  %s\n", "platform", "p",
+                "placement", "collective", "pattern", "bytes", "cand", "exact", "pruned", "median_s", "min_s", "max_s",
+                "cpu_s", "slowest candidate", "its_s", "pick");
   for (const std::string& platform_file : options.platforms) {
     // The shim's settings (load_model_settings) with Open MPI's decisions as native, as
     // COLLSHIM_MPI_LIBRARY=ompi gives them, without asking an MPI library for its version.
@@ -189,29 +201,34 @@ int run(const Options& options) {
               // An integer sum for Allreduce: commutative, and every candidate may reorder it.
               const CallFacts facts{*collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn};
               const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
-              std::vector<double> seconds;
+              std::vector<double> seconds, cpu_seconds;
               model::ModelVerdict verdict;
               for (int i = 0; i < options.repeat; ++i) {
+                const double cpu_start = thread_cpu_seconds();
                 const auto start = std::chrono::steady_clock::now();
                 verdict = model::model_decision(*settings, call, node_of_rank, candidates, selector.native_choice(),
-                                                facts.commutative);
+                                                facts.commutative, options.ranked_exactly);
                 seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                cpu_seconds.push_back(thread_cpu_seconds() - cpu_start);
               }
-              // The last run's slowest candidate (each run costs the same candidates).
-              const model::CandidateCost* slowest = nullptr;
-              for (const model::CandidateCost& c : verdict.ranked)
-                if (!slowest || c.seconds > slowest->seconds) slowest = &c;
+              // The last run's slowest candidate (each run costs the same candidates), whole or pruned.
+              std::vector<const model::CandidateCost*> costed;
+              for (const auto* list : {&verdict.ranked, &verdict.pruned})
+                for (const model::CandidateCost& c : *list) costed.push_back(&c);
+              std::sort(costed.begin(), costed.end(), [](const auto* a, const auto* b) { return a->seconds > b->seconds; });
+              const model::CandidateCost* slowest = costed.empty() ? nullptr : costed.front();
               const std::string slowest_name = slowest ? slowest->choice->text() : "-";
               const double slowest_seconds = slowest ? slowest->seconds : 0;
               const std::string shown_pattern =
                   pattern.empty() ? "-" : p > max_gathered_procs && pattern != "uniform" ? pattern + "~avg" : pattern;
               const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
               if (options.csv) {
-                std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s\n",
+                std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s\n",
                             bench::csv_field(platform_file).c_str(), p, placement.name.c_str(),
                             std::string(mapping_name(mapping.mapping)).c_str(), collective_name.c_str(),
-                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(), median(seconds),
-                            *low, *high, bench::csv_field(slowest_name).c_str(), slowest_seconds,
+                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
+                            verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
+                            bench::csv_field(slowest_name).c_str(), slowest_seconds,
                             verdict.native_seconds, bench::csv_field(verdict.pick->text()).c_str(),
                             bench::csv_field(verdict.native_algorithm).c_str());
               } else {
@@ -219,10 +236,20 @@ int run(const Options& options) {
                     verdict.pick == selector.native_choice()
                         ? "native (" + (verdict.why_native.empty() ? verdict.native_algorithm : "not costed") + ")"
                         : verdict.pick->text();
-                std::printf("%-20s %6d %-14s %-10s %-9s %7lld %4zu %6zu %9.4f %9.4f %9.4f  %-34s %9.4f  %s\n",
+                std::printf("%-20s %6d %-14s %-10s %-9s %7lld %4zu %5zu %6zu %9.4f %9.4f %9.4f %9.4f  %-34s %9.4f  %s\n",
                             settings->platform.name.c_str(), p, placement.name.c_str(), collective_name.c_str(),
-                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(), median(seconds),
-                            *low, *high, slowest_name.c_str(), slowest_seconds, pick.c_str());
+                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
+                            verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
+                            slowest_name.c_str(), slowest_seconds, pick.c_str());
+              }
+              if (options.detail) {  // every candidate of the last run, slowest to cost first
+                std::printf("#   native %s: %.4f s, %.2f us\n", verdict.native_algorithm.c_str(), verdict.native_seconds,
+                            verdict.native_us);
+                for (const model::CandidateCost* c : costed) {
+                  const bool pruned = c >= verdict.pruned.data() && c < verdict.pruned.data() + verdict.pruned.size();
+                  std::printf("#   %-50s %.4f s, %s%.2f us%s\n", c->choice->text().c_str(), c->seconds,
+                              pruned ? "pruned, at least " : "", c->us, c->approximated ? "~" : "");
+                }
               }
               std::fflush(stdout);
             }
@@ -253,6 +280,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   app.add_flag("--csv", options.csv, "CSV rows instead of the table");
+  app.add_option("--ranked-exactly", options.ranked_exactly,
+                 "how many of the fastest candidates the decision must cost exactly (the shim: 1; 3 under "
+                 "COLLSHIM_TUNE=online; a large number costs all)")
+      ->capture_default_str();
+  app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
   app.add_flag("!--shim-natives-only", options.assume_native,
                "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "
                "Alltoallv then cost nothing); by default native is assumed for them (README)");

@@ -177,22 +177,25 @@ model::ModelCall model_call(const Entry& entry, CommState& state, long long bloc
 
 // The cost model's verdict on a key, the same on every rank (collective over the shadow): rank 0
 // costs the candidates and native on the communicator's node map.
+// How many of the model's best candidates online tuning tries besides native.
+constexpr std::size_t online_model_candidates = 3;
+
 template <CollectiveEntry Entry>
 model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Entry& entry, const CallFacts& facts,
                                    const std::vector<const AlgorithmChoice*>& candidates) {
   const model::ModelCall call = model_call(entry, state, facts.block_bytes);
   const AlgorithmChoice* native = runtime.selector.native_choice();
+  // The model costs whole only the candidates that may be its pick or among the fastest the key
+  // needs: the fastest (the evidence's predicted best), or online tuning's few.
+  const std::size_t ranked_exactly = runtime.selector.tune_mode() == TuneMode::online ? online_model_candidates : 1;
   return model::agree_on_verdict(
       state.context.comm(),
       [&] {
         return model::model_decision(*runtime.model, call, state.mapping.node_of_rank, candidates, native,
-                                     facts.commutative);
+                                     facts.commutative, ranked_exactly);
       },
       runtime.selector.choices(), native);
 }
-
-// How many of the model's best candidates online tuning tries besides native.
-constexpr std::size_t online_model_candidates = 3;
 
 // The session that settles a key no forcing variable fixed, on its communicator: created on the key's
 // first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)

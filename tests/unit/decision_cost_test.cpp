@@ -1,9 +1,11 @@
 // What makes the cost model's decision cheap without changing it (model_decision.hpp,
 // bench/model/decision_cost): one rank's own work is a lower bound of every prediction; a prediction
-// costed a few steps at a time is the prediction.
+// costed a few steps at a time is the prediction; the decision with pruning picks what costing every
+// candidate picks and ranks its fastest alike.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,8 @@
 #include "algorithms/registry.hpp"
 #include "model/call_prediction.hpp"
 #include "model/cost_model.hpp"
+#include "model/model_decision.hpp"
+#include "model/native_decision.hpp"
 #include "selector/tuning_candidates.hpp"
 
 namespace collshim::model {
@@ -150,6 +154,66 @@ TEST(DecisionCost, ASteppedPredictionIsThePrediction) {
       }
     }
   }
+}
+
+// A library that runs `stand_in` for every call of its collective.
+LibraryDecision runs(const std::string& stand_in) {
+  return [stand_in](Collective collective, int, long long, const LibraryPlacement&, bool) {
+    return NativeDecision{stand_in, collective, stand_in, ""};
+  };
+}
+
+TEST(DecisionCost, PruningKeepsThePickAndTheFastest) {
+  const AlgorithmChoice native = *make_choice("native", {}, Collective::allgather).choice;
+  int decisions = 0, pruned = 0;
+  for (const int p : {16, 24}) {
+    for (const std::vector<int>& nodes : {sequential(p, 4), round_robin(p, 4), sequential(p, 1)}) {
+      for (const Platform& platform : platforms()) {
+        for (const ModelCall& call : calls(p)) {
+          std::vector<AlgorithmChoice> owned = candidates_of(call.collective);
+          std::vector<const AlgorithmChoice*> candidates;
+          for (std::size_t i = 0; i < owned.size(); ++i) {
+            owned[i].id = static_cast<int>(i);
+            if (eligible(owned[i], p)) candidates.push_back(&owned[i]);
+          }
+          const std::vector<std::string> libraries =
+              call.collective == Collective::alltoall    ? std::vector<std::string>{"linear", "bruck"}
+              : call.collective == Collective::alltoallv ? std::vector<std::string>{"linear", "pairwise"}
+                                                         : std::vector<std::string>{"ring", "recursive_doubling"};
+          for (const std::string& library : libraries) {
+            if (!eligible(*parse_algorithm_spec(library, call.collective).choice, p)) continue;
+            for (const double margin : {0.0, 0.5}) {
+              const ModelSettings settings{platform, "test.yaml", runs(library), "test", margin};
+              const ModelVerdict every = model_decision(settings, call, nodes, candidates, &native, true,
+                                                        std::numeric_limits<std::size_t>::max());
+              ASSERT_TRUE(every.pruned.empty());
+              for (const std::size_t exactly : {std::size_t{1}, std::size_t{3}}) {
+                const ModelVerdict verdict = model_decision(settings, call, nodes, candidates, &native, true, exactly);
+                const std::string what = std::string(collective_name(call.collective)) + " p=" + std::to_string(p) +
+                                         " bytes=" + std::to_string(call.bytes) + " " + platform.name +
+                                         " native=" + library + " margin=" + std::to_string(margin);
+                ++decisions;
+                pruned += verdict.pruned.empty() ? 0 : 1;
+                EXPECT_EQ(verdict.pick, every.pick) << what;
+                EXPECT_EQ(verdict.native_us, every.native_us) << what;
+                ASSERT_EQ(verdict.ranked.size() + verdict.pruned.size(), every.ranked.size()) << what;
+                ASSERT_GE(verdict.ranked.size(), std::min(exactly, every.ranked.size())) << what;
+                for (std::size_t i = 0; i < std::min(exactly, every.ranked.size()); ++i) {
+                  EXPECT_EQ(verdict.ranked[i].choice, every.ranked[i].choice) << what << " rank " << i;
+                  EXPECT_EQ(verdict.ranked[i].us, every.ranked[i].us) << what << " rank " << i;
+                }
+                for (const CandidateCost& bound : verdict.pruned) {
+                  for (const CandidateCost& exact : every.ranked)
+                    if (exact.choice == bound.choice) EXPECT_LE(bound.us, exact.us) << what << " " << exact.choice->text();
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(pruned, decisions / 2) << "most decisions should skip some candidate";
 }
 
 }  // namespace
