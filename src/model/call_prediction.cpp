@@ -7,6 +7,7 @@
 
 #include "algorithms/call_layout.hpp"
 #include "algorithms/registry.hpp"
+#include "model/rank_orbits.hpp"
 
 namespace collshim::model {
 namespace {
@@ -26,16 +27,56 @@ BlockNaming naming_of(Collective collective) {
 // p = 16384.
 constexpr long long exact_rank_steps = 1LL << 22;
 
+// Whether `blocks` hold no segment or every segment of the vector once (block b holds segment b mod
+// p: each temp copy numbers its segments from c·p).
+bool none_or_all(const BlockList& blocks, int p) {
+  if (blocks.empty()) return true;
+  if (blocks.size() != static_cast<std::size_t>(p)) return false;
+  const std::vector<BlockList::Run>& runs = blocks.runs();
+  if (runs.size() == 1) return true;  // p consecutive blocks: every residue once
+  std::vector<bool> seen(static_cast<std::size_t>(p), false);
+  for (const std::int64_t block : blocks) {
+    if (seen[static_cast<std::size_t>(block % p)]) return false;
+    seen[static_cast<std::size_t>(block % p)] = true;
+  }
+  return true;  // p blocks, no segment twice
+}
+
+// Whether every message, copy and reduction of the schedules holds the whole vector or nothing, so
+// that every rank moves the same bytes however the vector splits into segments (recursive doubling
+// and multiplying): then the symmetry holds for any vector. Checked on one rank per orbit of the
+// declared symmetry (on one node, where every relabeling applies): the others are theirs relabeled,
+// with as many blocks per message (the unit tests check each declaration rank by rank), and p blocks
+// are all of them.
+bool moves_whole_vectors(int p, const RankSymmetry& symmetry, const std::function<Schedule(int)>& schedule_of) {
+  const RankOrbits orbits(symmetry, std::vector<int>(static_cast<std::size_t>(p), 0));
+  if (orbits.kind() == RankSymmetry::Kind::none) return false;
+  for (int orbit = 0; orbit < orbits.representatives(); ++orbit) {
+    for (const Step& step : schedule_of(orbits.representative_rank(orbit)).steps) {
+      for (const auto& transfers : {&step.sends, &step.recvs})
+        for (const Transfer& transfer : *transfers)
+          if (!none_or_all(transfer.region.blocks, p)) return false;
+      for (const LocalCopy& copy : step.copies)
+        if (!none_or_all(copy.from.blocks, p) || !none_or_all(copy.to.blocks, p)) return false;
+      for (const LocalReduce& reduce : step.reductions)
+        if (!none_or_all(reduce.from.blocks, p) || !none_or_all(reduce.into.blocks, p)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 // What cost() costs for `call`: the call, with the rank symmetry where every datum has one size. An
-// Allreduce vector that does not split into p equal segments breaks the symmetry; beyond a few
-// million rank-steps it is costed as the next vector that does, and marked approximated.
+// Allreduce vector that does not split into p equal segments breaks the symmetry, unless every
+// message holds the whole vector; beyond a few million rank-steps it is costed as the next vector
+// that does, and marked approximated.
 CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,
                    const RankSymmetry& symmetry, const std::string& label) {
   const int p = call.p;
-  const bool one_size = call.one_size();
   const bool reduction = collective_info(call.collective).shape == CallShape::reduction;
+  const bool one_size = call.one_size() || (reduction && symmetry.kind != RankSymmetry::Kind::none &&
+                                            moves_whole_vectors(p, symmetry, schedule_of));
   CostPlan plan;
   plan.rounded = reduction && !one_size && symmetry.kind != RankSymmetry::Kind::none &&
                  static_cast<long long>(schedule_of(0).steps.size()) * p > exact_rank_steps;

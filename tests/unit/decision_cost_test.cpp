@@ -1,7 +1,8 @@
 // What makes the cost model's decision cheap without changing it (model_decision.hpp,
 // bench/model/decision_cost): one rank's own work is a lower bound of every prediction; a prediction
 // costed a few steps at a time is the prediction; the decision with pruning picks what costing every
-// candidate picks and ranks its fastest alike.
+// candidate picks and ranks its fastest alike; an Allreduce vector that does not split evenly keeps
+// the symmetry of algorithms whose messages hold the whole vector.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -214,6 +215,37 @@ TEST(DecisionCost, PruningKeepsThePickAndTheFastest) {
     }
   }
   EXPECT_GT(pruned, decisions / 2) << "most decisions should skip some candidate";
+}
+
+TEST(DecisionCost, AnUnevenVectorKeepsTheSymmetryOfWholeVectorMessages) {
+  const Platform platform = platforms()[0];
+  int symmetric = 0;
+  for (const int p : {6, 8, 12, 16, 32}) {
+    for (const std::vector<int>& nodes : {sequential(p, 2), round_robin(p, 2), sequential(p, 1)}) {
+      for (const std::string& spec : {"recursive_doubling", "recursive_multiplying", "recursive_multiplying:k=3", "ring",
+                                       "rabenseifner"}) {
+        const AlgorithmChoice choice = *parse_algorithm_spec(spec, Collective::allreduce).choice;
+        if (!eligible(choice, p)) continue;
+        for (const long long elements : {1LL, 3LL, p - 1LL, p + 1LL, 3LL * p + 2}) {
+          const ModelCall call{Collective::allreduce, p, 8 * elements};
+          ASSERT_FALSE(call.one_size());
+          const CallPrediction by_plan = predict_algorithm(platform, call, nodes, choice);
+          CheckSetup setup = model_setup(call);
+          setup.every_size_known = false;
+          const Prediction every_rank =
+              predict(platform, setup, nodes, [&](int rank) { return generate_schedule(choice, nodes, rank); });
+          const std::string what = spec + " p=" + std::to_string(p) + " elements=" + std::to_string(elements);
+          EXPECT_NEAR(by_plan.prediction.us, every_rank.us, 1e-9 * every_rank.us) << what;
+          if (spec == "ring" || spec == "rabenseifner") {
+            EXPECT_EQ(by_plan.prediction.ranks_costed, p) << what << ": segments of different sizes";
+          } else if (by_plan.prediction.ranks_costed < p) {
+            ++symmetric;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(symmetric, 60) << "recursive doubling and multiplying should keep their symmetry";
 }
 
 }  // namespace
