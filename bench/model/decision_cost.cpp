@@ -111,26 +111,29 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// One key's call as the shim's model_call builds it: an Alltoallv's pattern is every origin's
-// non-empty blocks (uniform: all p), gathered up to max_gathered_procs ranks.
+// One key's call as the shim's model_call builds it: an Alltoallv's bytes per pair gathered up to
+// max_gathered_procs ranks (model::alltoall_blocks: uniform where every pair holds the same), the
+// average block beyond.
 model::ModelCall shim_call(Collective collective, int p, long long bytes, const std::string& pattern,
                            std::uint64_t seed, long long& block_bytes) {
   block_bytes = bytes;
   if (collective != Collective::alltoallv) return {collective, p, bytes};
+  const bool gathered = p <= max_gathered_procs;
+  std::vector<long long> bytes_by_pair(gathered ? static_cast<std::size_t>(p) * p : 0, 0);
   long long pairs = 0;
-  std::vector<std::vector<std::pair<int, long long>>> sending;
   for (int origin = 0; origin < p; ++origin) {
-    std::vector<int> to = bench::alltoallv_destinations(pattern, origin, p, seed);
-    std::sort(to.begin(), to.end());
-    to.erase(std::unique(to.begin(), to.end()), to.end());
-    pairs += static_cast<long long>(to.size());
-    sending.emplace_back();
-    for (const int destination : to) sending.back().emplace_back(destination, bytes);
+    for (const int destination : bench::alltoallv_destinations(pattern, origin, p, seed)) {
+      if (gathered) bytes_by_pair[static_cast<std::size_t>(origin) * p + destination] = bytes;
+      ++pairs;  // each destination is listed once
+    }
   }
   // The size the shim keys on: the average block over all p² pairs (agreed_block_bytes).
   block_bytes = bytes * pairs / (static_cast<long long>(p) * p);
   model::ModelCall call{collective, p, block_bytes};
-  if (p <= max_gathered_procs) call.pairs.sending = std::move(sending);
+  if (gathered) {
+    call.pairs = model::alltoall_blocks(bytes_by_pair, p);
+    if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
+  }
   return call;
 }
 

@@ -163,12 +163,9 @@ model::ModelCall model_call(const Entry& entry, CommState& state, long long bloc
       const bool root = state.context.rank() == 0;
       std::vector<long long> all(root ? static_cast<std::size_t>(p) * p : 0);
       PMPI_Gather(mine.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, state.context.comm());
-      for (int origin = 0; root && origin < p; ++origin) {
-        call.pairs.sending.emplace_back();
-        for (int destination = 0; destination < p; ++destination) {
-          const long long bytes = all[static_cast<std::size_t>(origin) * p + destination];
-          if (bytes > 0) call.pairs.sending.back().emplace_back(destination, bytes);
-        }
+      if (root) {
+        call.pairs = model::alltoall_blocks(all, p);
+        if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
       }
     }
   }

@@ -2,7 +2,8 @@
 // bench/model/decision_cost): one rank's own work is a lower bound of every prediction; a prediction
 // costed a few steps at a time is the prediction; the decision with pruning picks what costing every
 // candidate picks and ranks its fastest alike; an Allreduce vector that does not split evenly keeps
-// the symmetry of algorithms whose messages hold the whole vector.
+// the symmetry of algorithms whose messages hold the whole vector; an Alltoallv whose pairs all hold
+// the same bytes costs as the uniform call.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -246,6 +247,40 @@ TEST(DecisionCost, AnUnevenVectorKeepsTheSymmetryOfWholeVectorMessages) {
     }
   }
   EXPECT_GT(symmetric, 60) << "recursive doubling and multiplying should keep their symmetry";
+}
+
+TEST(DecisionCost, AnAlltoallvOfEqualPairsCostsAsTheUniformCall) {
+  const int p = 24;
+  std::vector<long long> equal(static_cast<std::size_t>(p) * p, 40);
+  const AlltoallBlocks blocks = alltoall_blocks(equal, p);
+  ASSERT_TRUE(blocks.uniform());
+  EXPECT_EQ(blocks.every_pair_bytes, 40);
+  std::vector<long long> holes = equal;
+  holes[5] = 0, holes[30] = 7;
+  const AlltoallBlocks irregular = alltoall_blocks(holes, p);
+  ASSERT_FALSE(irregular.uniform());
+  EXPECT_EQ(irregular.bytes(0, 5), 0);
+  EXPECT_EQ(irregular.bytes(1, 6), 7);
+  EXPECT_EQ(irregular.bytes(2, 2), 40);
+  EXPECT_EQ(irregular.sending[0].size(), static_cast<std::size_t>(p - 1));
+
+  // Every pair listed with the same bytes (what the shim gathered before) predicts what the uniform
+  // call does, at a fraction of the work.
+  ModelCall listed{Collective::alltoallv, p, 40};
+  for (int origin = 0; origin < p; ++origin) {
+    listed.pairs.sending.emplace_back();
+    for (int destination = 0; destination < p; ++destination) listed.pairs.sending.back().emplace_back(destination, 40);
+  }
+  const ModelCall uniform{Collective::alltoallv, p, 40};
+  for (const std::vector<int>& nodes : {sequential(p, 4), round_robin(p, 3)}) {
+    for (const Platform& platform : platforms()) {
+      for (const AlgorithmChoice& choice : candidates_of(Collective::alltoallv)) {
+        const double a = predict_algorithm(platform, listed, nodes, choice).prediction.us;
+        const double b = predict_algorithm(platform, uniform, nodes, choice).prediction.us;
+        EXPECT_NEAR(a, b, 1e-9 * b) << choice.text() << " " << platform.name;
+      }
+    }
+  }
 }
 
 }  // namespace
