@@ -97,8 +97,16 @@ std::string relabeling_mismatch(const RankOrbits& orbits, int model, const RankP
 }
 
 std::vector<int> numbered_nodes(const std::vector<int>& node_of_rank) {
-  std::map<int, int> index;  // node ids as given to 0..M-1
   std::vector<int> nodes;
+  nodes.reserve(node_of_rank.size());
+  const auto [low, high] = std::minmax_element(node_of_rank.begin(), node_of_rank.end());
+  if (low != node_of_rank.end() && *low >= 0 && *high < 4 * static_cast<long long>(node_of_rank.size()) + 64) {
+    std::vector<int> index(static_cast<std::size_t>(*high) + 1, -1);  // node ids as given to 0..M-1
+    int next = 0;
+    for (const int node : node_of_rank) nodes.push_back(index[node] < 0 ? index[node] = next++ : index[node]);
+    return nodes;
+  }
+  std::map<int, int> index;  // ids far apart or negative
   for (const int node : node_of_rank) nodes.push_back(index.try_emplace(node, static_cast<int>(index.size())).first->second);
   return nodes;
 }
