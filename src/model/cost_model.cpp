@@ -625,11 +625,12 @@ Prediction SteppedPrediction::prediction() const { return state_->model.predicti
 
 namespace {
 
-// The least L(m, τ) over every τ >= 1: transfer_time is linear in τ between the described points and
-// grows beyond the last, so the least is at τ = 1 or at a point.
-double least_transfer_time(const Channel& channel, long long bytes) {
-  double least = channel.transfer_time(bytes, 1.0);
-  for (const TransferPoint& point : channel.transfer) least = std::min(least, channel.transfer_time(bytes, point.tau));
+// The least L(m, τ) over every τ from `tau` on: transfer_time is linear in τ between the described
+// points and grows beyond the last, so the least is at `tau` or at a point beyond it.
+double least_transfer_time(const Channel& channel, long long bytes, double tau) {
+  double least = channel.transfer_time(bytes, tau);
+  for (const TransferPoint& point : channel.transfer)
+    if (point.tau > tau) least = std::min(least, channel.transfer_time(bytes, point.tau));
   return least;
 }
 
@@ -651,6 +652,23 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
     double t = 0, sends_done = 0, unpacked = 0;
     if (listed != profile.steps.end() && listed->step == s) {
       if (platform.reduce_gbytes_per_s > 0) t += static_cast<double>(listed->reduced_bytes) * 1e-3 / platform.reduce_gbytes_per_s;
+      // The rank's own messages share its node's channels in the step: a message's τ is at least
+      // theirs, Σ_j min(w_j, w) / w over its own on the same channel (memory, or the NIC leaving).
+      std::array<std::vector<double>, 2> own_work;  // inside the node, between nodes
+      for (std::uint32_t i = listed->first; i < listed->first + listed->count; ++i) {
+        const ProfileItem& item = profile.items[i];
+        if (item.kind == ProfileItem::Kind::copy && !platform.local_copies_free)
+          t += least_transfer_time(platform.shm, item.bytes, 1.0);
+        if (item.kind != ProfileItem::Kind::send) continue;
+        const bool inside = node_of_rank.at(static_cast<std::size_t>(item.peer)) == node;
+        const Channel& channel = inside ? platform.shm : platform.net;
+        own_work[inside ? 0 : 1].push_back(static_cast<double>(item.bytes) / channel.size_factor(item.bytes).bandwidth_factor);
+      }
+      const auto own_tau = [&](bool inside, double work) {
+        double shared = 0;
+        for (const double w : own_work[inside ? 0 : 1]) shared += work > 0 ? std::min(w, work) : 1.0;
+        return std::max(1.0, work > 0 ? shared / work : shared);
+      };
       for (std::uint32_t i = listed->first; i < listed->first + listed->count; ++i) {
         const ProfileItem& item = profile.items[i];
         if (item.kind != ProfileItem::Kind::send) continue;
@@ -658,10 +676,12 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
         const Channel& channel = inside ? platform.shm : platform.net;
         t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
         double done = t;
-        if (item.bytes >= channel.eager_threshold_bytes)
-          done += inside ? platform.shm_copies_per_message * least_transfer_time(platform.shm, item.bytes)
-                         : platform.nic_copies_per_message * least_transfer_time(platform.shm, item.bytes) +
-                               least_transfer_time(platform.net, item.bytes);
+        if (item.bytes >= channel.eager_threshold_bytes) {
+          const double tau = own_tau(inside, static_cast<double>(item.bytes) / channel.size_factor(item.bytes).bandwidth_factor);
+          done += inside ? platform.shm_copies_per_message * least_transfer_time(platform.shm, item.bytes, tau)
+                         : platform.nic_copies_per_message * least_transfer_time(platform.shm, item.bytes, tau) +
+                               least_transfer_time(platform.net, item.bytes, tau);
+        }
         sends_done = std::max(sends_done, done);
       }
       unpacked = pack_us(listed->unpacked_bytes);

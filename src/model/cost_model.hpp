@@ -136,10 +136,11 @@ class SteppedPrediction {
 };
 
 // A lower bound of every prediction of schedules that include `schedule`, rank `rank`'s, whatever the
-// other ranks do: the time the rank spends on its own work, step after step (reductions, each send's
-// overhead and packing, a send's delivery where it waits for it, each probe and message received with
-// its overhead, unpacking). One schedule instead of all the representatives': a decision can skip an
-// algorithm whose bound already loses. Local copies count nothing (their τ is not known).
+// other ranks do: the time the rank spends on its own work, step after step (reductions and copies,
+// each send's overhead and packing, a send's delivery where it waits for it, at the τ its own messages
+// give the channel at least, each probe and message received with its overhead, unpacking). One
+// schedule instead of all the representatives': a decision can skip an algorithm whose bound already
+// loses.
 double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                                 int rank, const Schedule& schedule);
 
