@@ -43,10 +43,16 @@ bool usable_as_allreduce_inter(const Algorithm& algorithm) {
 // already holds the node's combined vector.
 Region expand_region(const Region& inner, int q, int p) {
   Region outer{inner.buffer == Buffer::send ? Buffer::recv : inner.buffer, {}};
-  for (const std::int64_t block : inner.blocks) {
-    const std::int64_t copy = block / q, segment = block % q;
-    const std::int64_t first = segment * p / q, end = (segment + 1) * p / q;
-    outer.blocks.append_run(copy * p + first, end - first);
+  // A run of the leaders' segments within one copy is one run of the ranks' (the segments tile the
+  // vector): a whole vector among a thousand leaders is one run, not a thousand.
+  for (const BlockList::Run& run : inner.blocks.runs()) {
+    for (std::int64_t block = run.first; block < run.first + run.count;) {
+      const std::int64_t copy = block / q, segment = block % q;
+      const std::int64_t last = std::min(run.first + run.count, (copy + 1) * q) - 1;  // within this copy
+      const std::int64_t first = segment * p / q, end = (last % q + 1) * p / q;
+      outer.blocks.append_run(copy * p + first, end - first);
+      block = last + 1;
+    }
   }
   return outer;
 }

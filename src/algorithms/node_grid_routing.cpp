@@ -56,11 +56,11 @@ std::map<int, std::vector<std::int64_t>> NodeGridRouting::incoming(int phase, in
     for (int source_node = 0; source_node < nodes(); ++source_node) {
       int at = source_node;
       for (int i = 0; i < node_phase; ++i) at = nodes_.next_hop(i, at, node);
-      if (at == node) continue;
+      // A hop depends on its destination's part only, and [first, last) is one part: the bundles of
+      // this source for every destination there come here from `at`, or none do.
+      if (at == node || nodes_.next_hop(node_phase, at, first) != node) continue;
       for (int destination_node = first; destination_node < last; ++destination_node) {
-        if (destination_node == source_node || handler(node, source_node, destination_node) != rank ||
-            nodes_.next_hop(node_phase, at, destination_node) != node)
-          continue;
+        if (destination_node == source_node || handler(node, source_node, destination_node) != rank) continue;
         std::vector<std::int64_t>& items = result[handler(at, source_node, destination_node)];
         for (const int origin : layout_.members[source_node]) {
           for (const int destination : layout_.members[destination_node]) items.push_back(item(origin, destination));

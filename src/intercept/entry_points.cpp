@@ -179,28 +179,40 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
 template <CollectiveEntry Entry>
 model::ModelCall model_call(const Entry& entry, CommState& state, long long block_bytes) {
   const int p = state.context.size();
-  model::ModelCall call{Entry::collective, p, block_bytes};
+  model::ModelCall call;
+  call.collective = Entry::collective;
+  call.p = p;
+  call.bytes = block_bytes;
   if constexpr (requires { entry.block_bytes_by_rank(p); }) call.block_bytes = entry.block_bytes_by_rank(p);
   if constexpr (requires { entry.element_bytes(); }) call.element_bytes = entry.element_bytes();
   if constexpr (requires { entry.call.sendbuf; }) call.in_place = entry.call.sendbuf == MPI_IN_PLACE;
   if constexpr (requires { entry.call.op; }) call.builtin_op = predefined_operation(entry.call.op);
-  if constexpr (requires { entry.sent_bytes(p); })
+  if constexpr (requires { entry.sent_bytes(p); }) {
     call.pairs = model::gather_alltoall_pattern(state.context.comm(), entry.sent_bytes(p), block_bytes);
+    // Every pair holding the same bytes: the uniform call, costed by its symmetry.
+    if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
+  }
   return call;
 }
 
 // The cost model's verdict on a key, the same on every rank (collective over the shadow): rank 0
 // costs the candidates and native on the communicator's node map.
+// How many of the model's best candidates online tuning tries besides native.
+constexpr std::size_t online_model_candidates = 3;
+
 template <CollectiveEntry Entry>
 model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Entry& entry, const CallFacts& facts,
                                    const std::vector<const AlgorithmChoice*>& candidates) {
   const model::ModelCall call = model_call(entry, state, facts.block_bytes);
   const AlgorithmChoice* native = runtime.selector.native_choice();
+  // The model costs whole only the candidates that may be its pick or among the fastest the key
+  // needs: the fastest (the evidence's predicted best), or online tuning's few.
+  const std::size_t ranked_exactly = runtime.selector.tune_mode() == TuneMode::online ? online_model_candidates : 1;
   return model::agree_on_verdict(
       state.context.comm(),
       [&] {
         return model::model_decision(*runtime.model, call, state.mapping.node_of_rank, candidates, native,
-                                     facts.commutative);
+                                     facts.commutative, ranked_exactly);
       },
       runtime.selector.choices(), native);
 }

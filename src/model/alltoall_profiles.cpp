@@ -20,6 +20,24 @@ long long AlltoallBlocks::bytes(int origin, int destination) const {
   return at != row.end() && at->first == destination ? at->second : 0;
 }
 
+AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int p) {
+  AlltoallBlocks blocks;
+  const auto pairs = static_cast<std::size_t>(p) * static_cast<std::size_t>(p);
+  if (p > 0 && bytes_by_pair.size() == pairs &&
+      std::all_of(bytes_by_pair.begin(), bytes_by_pair.end(), [&](long long b) { return b == bytes_by_pair.front(); })) {
+    blocks.every_pair_bytes = bytes_by_pair.front();
+    return blocks;
+  }
+  for (int origin = 0; origin < p; ++origin) {
+    blocks.sending.emplace_back();
+    for (int destination = 0; destination < p; ++destination) {
+      const long long bytes = bytes_by_pair[static_cast<std::size_t>(origin) * p + destination];
+      if (bytes > 0) blocks.sending.back().emplace_back(destination, bytes);
+    }
+  }
+  return blocks;
+}
+
 namespace {
 
 // A forwarding schedule's shape, per rank and step: its local copies (step 0: its own block, then

@@ -1,11 +1,13 @@
 #include "model/call_prediction.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <numeric>
 
 #include "algorithms/call_layout.hpp"
 #include "algorithms/registry.hpp"
+#include "model/rank_orbits.hpp"
 
 namespace collshim::model {
 namespace {
@@ -25,33 +27,86 @@ BlockNaming naming_of(Collective collective) {
 // p = 16384.
 constexpr long long exact_rank_steps = 1LL << 22;
 
-// Costs `schedule_of` for `call`, with the rank symmetry where every datum has one size. An Allreduce
-// vector that does not split into p equal segments breaks the symmetry; beyond a few million
-// rank-steps it is costed as the next vector that does, and marked approximated.
+// Whether `blocks` hold no segment or every segment of the vector once (block b holds segment b mod
+// p: each temp copy numbers its segments from c·p).
+bool none_or_all(const BlockList& blocks, int p) {
+  if (blocks.empty()) return true;
+  if (blocks.size() != static_cast<std::size_t>(p)) return false;
+  const std::vector<BlockList::Run>& runs = blocks.runs();
+  if (runs.size() == 1) return true;  // p consecutive blocks: every residue once
+  std::vector<bool> seen(static_cast<std::size_t>(p), false);
+  for (const std::int64_t block : blocks) {
+    if (seen[static_cast<std::size_t>(block % p)]) return false;
+    seen[static_cast<std::size_t>(block % p)] = true;
+  }
+  return true;  // p blocks, no segment twice
+}
+
+// Whether every message, copy and reduction of the schedules holds the whole vector or nothing, so
+// that every rank moves the same bytes however the vector splits into segments (recursive doubling
+// and multiplying): then the symmetry holds for any vector. Checked on one rank per orbit of the
+// declared symmetry (on one node, where every relabeling applies): the others are theirs relabeled,
+// with as many blocks per message (the unit tests check each declaration rank by rank), and p blocks
+// are all of them.
+bool moves_whole_vectors(int p, const RankSymmetry& symmetry, const std::function<Schedule(int)>& schedule_of) {
+  const RankOrbits orbits(symmetry, std::vector<int>(static_cast<std::size_t>(p), 0));
+  if (orbits.kind() == RankSymmetry::Kind::none) return false;
+  for (int orbit = 0; orbit < orbits.representatives(); ++orbit) {
+    for (const Step& step : schedule_of(orbits.representative_rank(orbit)).steps) {
+      for (const auto& transfers : {&step.sends, &step.recvs})
+        for (const Transfer& transfer : *transfers)
+          if (!none_or_all(transfer.region.blocks, p)) return false;
+      for (const LocalCopy& copy : step.copies)
+        if (!none_or_all(copy.from.blocks, p) || !none_or_all(copy.to.blocks, p)) return false;
+      for (const LocalReduce& reduce : step.reductions)
+        if (!none_or_all(reduce.from.blocks, p) || !none_or_all(reduce.into.blocks, p)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// What cost() costs for `call`: the call, with the rank symmetry where every datum has one size. An
+// Allreduce vector that does not split into p equal segments breaks the symmetry, unless every
+// message holds the whole vector; beyond a few million rank-steps it is costed as the next vector
+// that does, and marked approximated.
+CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,
+                   const RankSymmetry& symmetry, const std::string& label) {
+  const int p = call.p;
+  const bool reduction = collective_info(call.collective).shape == CallShape::reduction;
+  const bool one_size = call.one_size() || (reduction && symmetry.kind != RankSymmetry::Kind::none &&
+                                            moves_whole_vectors(p, symmetry, schedule_of));
+  CostPlan plan;
+  plan.rounded = reduction && !one_size && symmetry.kind != RankSymmetry::Kind::none &&
+                 static_cast<long long>(schedule_of(0).steps.size()) * p > exact_rank_steps;
+  ModelCall costed = call;
+  if (plan.rounded) {
+    const long long element = std::max<long long>(1, call.element_bytes);
+    const long long elements = call.bytes / element, even_elements = (elements + p - 1) / p * p;
+    costed.bytes = even_elements * element;
+    plan.note = label + " at p = " + std::to_string(p) + ": a vector of " + std::to_string(elements) +
+                " elements is costed as " + std::to_string(even_elements) + " (p equal segments), approximated";
+  }
+  plan.setup = model_setup(costed);
+  plan.setup.every_size_known = every_size_known;
+  plan.symmetry = one_size || plan.rounded ? symmetry : RankSymmetry{};
+  return plan;
+}
+
+namespace {
+
 CallPrediction cost(const Platform& platform, const ModelCall& call, bool every_size_known,
                     const std::vector<int>& node_of_rank, const std::function<Schedule(int)>& schedule_of,
                     const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& counted,
                     const std::vector<double>& start_us, const std::string& label) {
-  const int p = call.p;
-  const bool one_size = call.one_size();
-  const bool reduction = collective_info(call.collective).shape == CallShape::reduction;
-  const bool rounded = reduction && !one_size && symmetry.kind != RankSymmetry::Kind::none &&
-                       static_cast<long long>(schedule_of(0).steps.size()) * p > exact_rank_steps;
-  ModelCall costed = call;
-  CallPrediction result;
-  if (rounded) {
-    const long long element = std::max<long long>(1, call.element_bytes);
-    const long long elements = call.bytes / element, even_elements = (elements + p - 1) / p * p;
-    costed.bytes = even_elements * element;
-    result.note = label + " at p = " + std::to_string(p) + ": a vector of " + std::to_string(elements) +
-                  " elements is costed as " + std::to_string(even_elements) + " (p equal segments), approximated";
-  }
-  CheckSetup setup = model_setup(costed);
-  setup.every_size_known = every_size_known;
-  result.prediction = predict(
-      platform, setup, node_of_rank, [&](int rank) { return rank_profile(setup, rank, schedule_of(rank)); }, start_us,
-      one_size || rounded ? symmetry : RankSymmetry{}, counted);
-  result.prediction.approximated = result.prediction.approximated || rounded;
+  const CostPlan plan = plan_cost(call, every_size_known, schedule_of, symmetry, label);
+  CallPrediction result{predict(
+                            platform, plan.setup, node_of_rank,
+                            [&](int rank) { return rank_profile(plan.setup, rank, schedule_of(rank)); }, start_us,
+                            plan.symmetry, counted),
+                        plan.note};
+  result.prediction.approximated = result.prediction.approximated || plan.rounded;
   return result;
 }
 
@@ -100,19 +155,63 @@ CheckSetup model_setup(const ModelCall& call) {
   return uniform_setup(naming, p, call.bytes);
 }
 
+namespace {
+
+std::function<Schedule(int)> algorithm_schedules(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank) {
+  return [&choice, &node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); };
+}
+
+// A forwarding Alltoall's schedules list every block they move: their profiles come from counts.
+std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call, const std::vector<int>& node_of_rank,
+                                                           const AlgorithmChoice& choice) {
+  if (naming_of(call.collective) != BlockNaming::alltoall) return {};
+  return [&call, &node_of_rank, &choice] {
+    return counted_alltoall_profiles(choice, node_of_rank,
+                                     call.pairs.uniform() ? AlltoallBlocks{call.bytes, {}} : call.pairs);
+  };
+}
+
+}  // namespace
+
 CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
                                  const AlgorithmChoice& choice, const std::vector<double>& start_us) {
-  const std::function<Schedule(int)> schedule_of = [&](int rank) { return generate_schedule(choice, node_of_rank, rank); };
-  // A forwarding Alltoall's schedules list every block they move: their profiles come from counts.
-  std::function<std::vector<RankProfile>()> counted;
-  if (naming_of(call.collective) == BlockNaming::alltoall) {
-    counted = [&] {
-      return counted_alltoall_profiles(choice, node_of_rank,
-                                       call.pairs.uniform() ? AlltoallBlocks{call.bytes, {}} : call.pairs);
-    };
-  }
-  return cost(platform, call, false, node_of_rank, schedule_of, rank_symmetry(choice, node_of_rank), counted, start_us,
+  return cost(platform, call, false, node_of_rank, algorithm_schedules(choice, node_of_rank),
+              rank_symmetry(choice, node_of_rank), counted_profiles(call, node_of_rank, choice), start_us,
               choice.text());
+}
+
+AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& call,
+                                   const std::vector<int>& node_of_rank, const AlgorithmChoice& choice)
+    : platform_(platform), call_(call), node_of_rank_(node_of_rank), choice_(choice) {
+  const std::function<Schedule(int)> schedule_of = algorithm_schedules(choice_, node_of_rank_);
+  plan_ = plan_cost(call_, false, schedule_of, rank_symmetry(choice_, node_of_rank_), choice_.text());
+  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, schedule_of(0));
+}
+
+AlgorithmCosting::AlgorithmCosting(AlgorithmCosting&&) noexcept = default;
+AlgorithmCosting::~AlgorithmCosting() = default;
+
+double AlgorithmCosting::lower_bound_us() const {
+  return stepped_ ? std::max(bound_us_, stepped_->elapsed_us()) : bound_us_;
+}
+
+bool AlgorithmCosting::advance(double give_up_above_us) {
+  if (!stepped_) {
+    const std::function<Schedule(int)> schedule_of = algorithm_schedules(choice_, node_of_rank_);
+    stepped_.emplace(
+        platform_, plan_.setup, node_of_rank_,
+        [&](int rank) { return rank_profile(plan_.setup, rank, schedule_of(rank)); }, std::vector<double>{},
+        plan_.symmetry, counted_profiles(call_, node_of_rank_, choice_));
+  }
+  return stepped_->advance(give_up_above_us);
+}
+
+CallPrediction AlgorithmCosting::prediction() const {
+  CallPrediction result{stepped_ ? stepped_->prediction() : Prediction{}, plan_.note};
+  if (!stepped_) result.prediction.lower_bound = true;
+  result.prediction.us = std::max(result.prediction.us, result.prediction.lower_bound ? bound_us_ : 0.0);
+  result.prediction.approximated = result.prediction.approximated || plan_.rounded;
+  return result;
 }
 
 std::optional<CallPrediction> predict_library(const Platform& platform, const ModelCall& call,

@@ -3,6 +3,7 @@
 // stand-in, native_decision.hpp) cost on a node map, for the data the call moves. The one place that
 // turns a call into the cost model's inputs: collshim-model, collshim-config explain, collshim-bench
 // and the shim's model step all cost through it.
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,46 @@ struct CallPrediction {
 // (Algorithm::make_schedule). `start_us`: each rank's start (empty: all at 0).
 CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
                                  const AlgorithmChoice& choice, const std::vector<double>& start_us = {});
+
+// What the model costs for a call (predict_algorithm, predict_library): the call, or where an
+// Allreduce vector breaks the rank symmetry at large p, the next one that splits evenly (rounded,
+// with a note), and the symmetry that applies.
+struct CostPlan {
+  CheckSetup setup;
+  RankSymmetry symmetry;
+  bool rounded = false;
+  std::string note;
+};
+CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,
+                   const RankSymmetry& symmetry, const std::string& label);
+
+// predict_algorithm's prediction (all ranks starting together), a few steps at a time, for a
+// decision that stops costing an algorithm once it is certain to lose (model_decision). Construction
+// builds rank 0's schedule only, for a first lower bound (rank_work_lower_bound_us); the first
+// advance() takes every representative's profile. Keeps references to its arguments.
+class AlgorithmCosting {
+ public:
+  AlgorithmCosting(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
+                   const AlgorithmChoice& choice);
+  AlgorithmCosting(AlgorithmCosting&&) noexcept;
+  ~AlgorithmCosting();
+
+  // A lower bound of the prediction: rank 0's own work, then also the longest any rank has spent.
+  double lower_bound_us() const;
+  // Costs on until done (true) or until the prediction is certain to exceed `give_up_above_us`.
+  bool advance(double give_up_above_us);
+  // Once done, predict_algorithm's; before, a lower bound (Prediction::lower_bound).
+  CallPrediction prediction() const;
+
+ private:
+  const Platform& platform_;
+  const ModelCall& call_;
+  const std::vector<int>& node_of_rank_;
+  const AlgorithmChoice& choice_;
+  CostPlan plan_;
+  double bound_us_ = 0;
+  std::optional<SteppedPrediction> stepped_;
+};
 
 // The library's decision, costed by its stand-in (nothing where it has none: decision.stand_in empty).
 // The library knows every block's size, so its forwarded blocks carry no size headers.

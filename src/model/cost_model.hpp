@@ -28,6 +28,8 @@
 // as 0). An in-place call's saved copy is not modelled.
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,9 @@ struct Prediction {
   std::vector<StepPrediction> steps;
   bool approximated = false;  // some step was an opaque phase
   int ranks_costed = 0;       // one per orbit of the rank symmetry used (p without one)
+  // Costing stopped before the last step (SteppedPrediction): `us` is only a lower bound of the
+  // prediction, and `steps` and `approximated` cover the steps costed.
+  bool lower_bound = false;
 };
 
 // A rank's schedule as the model costs it: per step its local copies (bytes), its messages (peer,
@@ -102,6 +107,42 @@ Prediction predict(const Platform& platform, const CheckSetup& call, const std::
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
                    const RankSymmetry& symmetry = {},
                    const std::function<std::vector<RankProfile>()>& every_profile = {});
+
+// The same prediction a few steps at a time, for a decision that only needs to know that an
+// algorithm loses: the profiles are taken at construction (profile_of is not kept), the steps costed
+// by advance(). Keeps a reference to `platform`.
+class SteppedPrediction {
+ public:
+  SteppedPrediction(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
+                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
+                    const RankSymmetry& symmetry = {},
+                    const std::function<std::vector<RankProfile>()>& every_profile = {});
+  SteppedPrediction(SteppedPrediction&&) noexcept;
+  SteppedPrediction& operator=(SteppedPrediction&&) noexcept;
+  ~SteppedPrediction();
+
+  // Costs the next steps, until the last (true) or until the prediction is certain to exceed
+  // `give_up_above_us` (false): some rank has spent longer, and clocks never go back. A later call
+  // goes on from there.
+  bool advance(double give_up_above_us = std::numeric_limits<double>::infinity());
+  // The longest any rank has spent so far: a lower bound of the prediction, the prediction once done.
+  double elapsed_us() const;
+  // Once done, the prediction; before, Prediction::lower_bound and the steps costed so far.
+  Prediction prediction() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// A lower bound of every prediction of schedules that include `schedule`, rank `rank`'s, whatever the
+// other ranks do: the time the rank spends on its own work, step after step (reductions and copies,
+// each send's overhead and packing, a send's delivery where it waits for it, at the τ its own messages
+// give the channel at least, each probe and message received with its overhead, unpacking). One
+// schedule instead of all the representatives': a decision can skip an algorithm whose bound already
+// loses.
+double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
+                                int rank, const Schedule& schedule);
 
 // Where `symmetry` fails for these schedules: the first rank whose messages and copies, as the model
 // costs them (packing aside), are not its representative's relabeled (on one node, so every relabeling applies), or

@@ -3,6 +3,9 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <ctime>
+#include <deque>
+#include <limits>
 #include <numeric>
 
 namespace collshim::model {
@@ -31,7 +34,7 @@ LibraryFacts library_facts(const ModelCall& call, const std::vector<int>& node_o
 
 ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,
                             const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native,
-                            bool commutative) {
+                            bool commutative, std::size_t ranked_exactly) {
   ModelVerdict verdict;
   verdict.pick = native;
   if (!settings.library) {
@@ -40,19 +43,105 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   }
   const NativeDecision decision = settings.library(call.collective, library_facts(call, node_of_rank, commutative));
   verdict.native_algorithm = decision.library_algorithm;
+  // Processor time, not wall time: what costing took of a core, whatever else the machine runs.
+  const auto seconds_since = [](std::clock_t start) {
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  };
+  const std::clock_t native_start = std::clock();
   const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
+  verdict.native_seconds = seconds_since(native_start);
   if (!library) {
     verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
     return verdict;
   }
   verdict.native_us = library->prediction.us;
-  for (const AlgorithmChoice* candidate : candidates) {
+
+  // Branch and bound, best first: every candidate starts with a lower bound from rank 0's schedule
+  // alone; the one with the lowest bound is costed on until it is done or its bound (the longest a
+  // rank has spent so far) passes the next lowest well, and so on, until the lowest bound left is
+  // certain to lose. Only candidates that might win are costed whole.
+  struct Pending {
+    const AlgorithmChoice* choice;
+    std::size_t order;  // in `candidates`: ties in `ranked` keep it
+    AlgorithmCosting costing;
+    double seconds;
+    bool open;
+  };
+  std::deque<Pending> pending;  // a deque: an AlgorithmCosting does not move once made
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const AlgorithmChoice* candidate = candidates[i];
     if (candidate->algorithm->passes_through || !candidate->algorithm->make_schedule) continue;
-    const CallPrediction costed = predict_algorithm(settings.platform, call, node_of_rank, *candidate);
-    verdict.ranked.push_back({candidate, costed.prediction.us, costed.prediction.approximated});
+    const std::clock_t start = std::clock();
+    pending.push_back({candidate, i, AlgorithmCosting(settings.platform, call, node_of_rank, *candidate), 0, true});
+    pending.back().seconds = seconds_since(start);
   }
-  std::stable_sort(verdict.ranked.begin(), verdict.ranked.end(),
-                   [](const CandidateCost& a, const CandidateCost& b) { return a.us < b.us; });
+
+  ranked_exactly = std::max<std::size_t>(ranked_exactly, 1);
+  std::vector<double> fastest;  // the `ranked_exactly` fastest exact predictions so far, ascending
+  double best_qualified = std::numeric_limits<double>::infinity();  // the fastest that beats native by the margin
+  // Whether a candidate whose prediction is at least `bound` is certain to be neither the pick nor among
+  // the `ranked_exactly` fastest. The margin is the smaller one of exact predictions, so it holds for
+  // approximated ones too; ties are kept (the earlier candidate wins them). Monotone in `bound`.
+  const auto loses = [&](double bound) {
+    const bool outranked = fastest.size() >= ranked_exactly && bound > fastest.back();
+    return outranked && (bound * (1 + settings.margin) > verdict.native_us || bound > best_qualified);
+  };
+  // Where loses() starts to hold, or about (loses() decides).
+  const auto give_up_above = [&] {
+    const double pick_limit = std::min(verdict.native_us / (1 + settings.margin), best_qualified);
+    return fastest.size() >= ranked_exactly ? std::max(fastest.back(), pick_limit) : std::numeric_limits<double>::infinity();
+  };
+  std::vector<std::size_t> order_of;  // per ranked entry, its order in `candidates`
+  for (;;) {
+    Pending* lowest = nullptr;
+    double lowest_bound = 0, next_bound = std::numeric_limits<double>::infinity();
+    for (Pending& candidate : pending) {
+      if (!candidate.open) continue;
+      const double bound = candidate.costing.lower_bound_us();
+      if (!lowest || bound < lowest_bound) {
+        if (lowest) next_bound = lowest_bound;
+        lowest = &candidate, lowest_bound = bound;
+      } else {
+        next_bound = std::min(next_bound, bound);
+      }
+    }
+    if (!lowest) break;
+    if (loses(lowest_bound)) {  // and so does every other one left
+      for (Pending& candidate : pending) {
+        if (!candidate.open) continue;
+        const CallPrediction bound = candidate.costing.prediction();
+        verdict.pruned.push_back({candidate.choice, bound.prediction.us, bound.prediction.approximated, candidate.seconds});
+        candidate.open = false;
+      }
+      break;
+    }
+    const std::clock_t start = std::clock();
+    // Taking a candidate's profiles costs more than a step: it is costed on until it loses or its
+    // bound is twice the next one's. At least one step: the limit is never below its bound.
+    const double limit = std::max(std::min(give_up_above(), 2 * next_bound), lowest_bound);
+    const bool done = lowest->costing.advance(limit);
+    lowest->seconds += seconds_since(start);
+    if (!done) continue;
+    const CallPrediction costed = lowest->costing.prediction();
+    const CandidateCost cost{lowest->choice, costed.prediction.us, costed.prediction.approximated, lowest->seconds};
+    lowest->open = false;
+    verdict.ranked.push_back(cost);
+    order_of.push_back(lowest->order);
+    fastest.insert(std::upper_bound(fastest.begin(), fastest.end(), cost.us), cost.us);
+    if (fastest.size() > ranked_exactly) fastest.pop_back();
+    const double margin = settings.margin * (cost.approximated ? 2 : 1);
+    if (cost.us * (1 + margin) <= verdict.native_us) best_qualified = std::min(best_qualified, cost.us);
+  }
+  // Fastest first; ties in the order of `candidates`.
+  std::vector<std::size_t> index(verdict.ranked.size());
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
+  std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) {
+    const double x = verdict.ranked[a].us, y = verdict.ranked[b].us;
+    return x != y ? x < y : order_of[a] < order_of[b];
+  });
+  std::vector<CandidateCost> ranked;
+  for (const std::size_t i : index) ranked.push_back(verdict.ranked[i]);
+  verdict.ranked = std::move(ranked);
   for (const CandidateCost& candidate : verdict.ranked) {
     const double margin = settings.margin * (candidate.approximated ? 2 : 1);
     if (candidate.us * (1 + margin) <= verdict.native_us) {
@@ -71,6 +160,8 @@ std::string verdict_text(const ModelVerdict& verdict, std::size_t count) {
   }
   if (verdict.why_native.empty())
     text += fmt::format("{}native ({}) {:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm, verdict.native_us);
+  if (!verdict.pruned.empty())
+    text += fmt::format(", {} more shown to lose by a lower bound", verdict.pruned.size());
   else
     text += std::string(text.empty() ? "" : "; ") + verdict.why_native;
   return text;

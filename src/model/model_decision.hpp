@@ -40,11 +40,16 @@ struct CandidateCost {
   const AlgorithmChoice* choice = nullptr;
   double us = 0;
   bool approximated = false;
+  double seconds = 0;  // processor time costing it took (bench/model/decision_cost)
 };
 
 struct ModelVerdict {
   std::vector<CandidateCost> ranked;  // the costed candidates, fastest first (native not among them)
+  // Candidates shown to lose without costing them whole (model_decision): `us` is a lower bound of
+  // their prediction, one they cannot win or rank with.
+  std::vector<CandidateCost> pruned;
   double native_us = 0;               // the library's choice; 0 where not costed
+  double native_seconds = 0;          // processor time costing it took
   std::string native_algorithm;       // its name in the library ("recursive_doubling")
   const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
   std::string why_native;  // where native is picked without costing it: why ("" where it was costed)
@@ -53,11 +58,19 @@ struct ModelVerdict {
 // `candidates`: the eligible tuning candidates for the call (native among them or not; it is never
 // costed as a candidate); `native`: the choice that passes through. Candidates whose schedules need
 // MPI state (no make_schedule) are left out.
+//
+// The pick is that of costing every candidate, and so are the `ranked_exactly` (at least 1) fastest
+// candidates at the front of `ranked`, with their predictions; candidates a lower bound shows to be
+// neither are not costed whole (branch and bound): each candidate's bound from one rank's own work
+// (algorithm_lower_bound_us) orders them, one above what it must beat is skipped, and costing stops
+// once a candidate's prediction is certain to exceed it (predict's give_up_above_us). They are listed
+// in `pruned` with their bound. SIZE_MAX costs every candidate whole.
 ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,
                             const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native,
-                            bool commutative = true);
+                            bool commutative = true, std::size_t ranked_exactly = 1);
 
-// "bruck:radix=8 238.1 us, native (ring) 1283.0 us, ...": the top `count` candidates and native.
+// "bruck:radix=8 238.1 us, native (ring) 1283.0 us, ...": the top `count` candidates and native (and
+// how many were pruned).
 std::string verdict_text(const ModelVerdict& verdict, std::size_t count = 3);
 
 }  // namespace collshim::model

@@ -81,14 +81,7 @@ AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long lon
   if (p > max_gathered_procs || static_cast<int>(sent_bytes.size()) != p) return pattern;
   std::vector<long long> all(rank == 0 ? static_cast<std::size_t>(p) * p : 0);
   PMPI_Gather(sent_bytes.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, comm);
-  for (int origin = 0; rank == 0 && origin < p; ++origin) {
-    pattern.sending.emplace_back();
-    for (int destination = 0; destination < p; ++destination) {
-      const long long bytes = all[static_cast<std::size_t>(origin) * p + destination];
-      if (bytes > 0) pattern.sending.back().emplace_back(destination, bytes);
-    }
-  }
-  return pattern;
+  return rank == 0 ? alltoall_blocks(all, p) : pattern;
 }
 
 bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native) {

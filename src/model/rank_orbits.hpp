@@ -12,6 +12,7 @@
 // round-robin placement t = 1. Without a symmetry, or where none keeps the nodes, every rank.
 // Nodes fall into orbits of G too: a count of events at a node (τ's messages) is the count of the
 // representatives' events in the node's orbit times |G| / (orbit size).
+#include <functional>
 #include <vector>
 
 #include "algorithms/schedule.hpp"
@@ -54,13 +55,16 @@ class RankOrbits {
   // that starts when it does.
   bool keeps(int x, const std::vector<int>& node_of_rank, const std::vector<double>& start_us,
              const std::vector<int>& switch_of_rank) const;
-  // Whether g_x maps the classes of `class_of_rank` onto classes one to one.
-  bool keeps_classes(int x, const std::vector<int>& class_of_rank) const;
+  // Whether the relabeling maps the classes of `class_of_rank` onto classes one to one.
+  bool keeps_classes(const std::function<int(int)>& image, const std::vector<int>& class_of_rank) const;
+  // g_x for a generator x (a rotation's shift, or a multiple of one digit's place below the next).
+  std::function<int(int)> generator(int x) const;
 
   RankSymmetry::Kind kind_ = RankSymmetry::Kind::none;
   int p_ = 1;
   std::vector<int> radices_, places_;  // digits: radix and place value, least significant first
   std::vector<int> steps_;             // digits: G adds multiples of this there (0: nothing)
+  bool power_of_two_radices_ = true;   // digits: every radix a power of two (add() by masks)
   std::vector<int> ranks_;             // orbit -> its representative
   std::vector<int> orbit_of_;          // rank -> orbit
   std::vector<int> node_orbit_;        // node -> orbit 0..K-1

@@ -3,6 +3,8 @@
 // cannot be costed.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "algorithms/algorithm_spec.hpp"
 #include "model/model_decision.hpp"
 
@@ -65,7 +67,9 @@ TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
   Candidates c({"ring", "bruck", "sparbit"});
   ModelSettings settings{two_level_platform(), "test.yaml", runs("ring"), "test", 0.0};
   const ModelCall call{Collective::allgather, 64, 8};
-  const ModelVerdict free_margin = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native);
+  // Every candidate costed whole, to see them all (by default only those that may win are).
+  const ModelVerdict free_margin = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native, true,
+                                                  std::numeric_limits<std::size_t>::max());
   ASSERT_TRUE(free_margin.why_native.empty()) << free_margin.why_native;
   ASSERT_EQ(free_margin.ranked.size(), 3u);
   for (std::size_t i = 1; i < free_margin.ranked.size(); ++i)

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <iomanip>
+#include <limits>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -75,8 +76,10 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
   std::vector<int> node_of_rank(facts.procs);
   for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
   const model::ModelCall call{facts.collective, facts.procs, facts.block_bytes};
-  const model::ModelVerdict verdict = model::model_decision(settings, call, node_of_rank, selector.tuning_candidates(facts),
-                                                           selector.native_choice(), facts.commutative);
+  // Every candidate costed whole, to list them all (the shim costs only those that may win).
+  const model::ModelVerdict verdict =
+      model::model_decision(settings, call, node_of_rank, selector.tuning_candidates(facts), selector.native_choice(),
+                            facts.commutative, std::numeric_limits<std::size_t>::max());
   std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
             << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
   if (!verdict.why_native.empty()) {

@@ -1,0 +1,295 @@
+// decision_cost: how long the shim's cost-model decision takes per key (collective, size), on one
+// core, as the shim makes it: a Selector from an EnvironmentSettings with a platform, its
+// tuning_candidates(facts), Open MPI's own choice as native (library_decisions_for), the call built
+// as entry_points.cpp's model_call builds it, and model::model_decision timed around. Per key: the
+// median and the spread of --repeat runs (wall clock), the median CPU time of the thread, the
+// candidates costed whole and pruned, and the slowest one to cost.
+//
+//   build/bench/decision_cost --platform config/platforms/fattree-contending.yaml --procs 1024
+//       --placement sequential:16 cyclic:16 sequential:1 --bytes 8 1KiB 64KiB --repeat 5
+//
+// Times are wall-clock: pin it to one core (taskset -c 1) on a quiet machine. Nothing here is a
+// threshold; bench/README.md says what the targets are.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/collective.hpp"
+#include "bench_case.hpp"
+#include "model/model_decision.hpp"
+#include "model/model_settings.hpp"
+#include "selector/environment.hpp"
+#include "selector/mapping.hpp"
+#include "selector/rule_table.hpp"
+#include "selector/selector.hpp"
+
+namespace {
+
+using namespace collshim;
+
+// The shim gathers an Alltoallv's pattern only up to this many ranks (entry_points.cpp's
+// max_gathered_procs); beyond it the pattern is costed as every pair holding the average block.
+constexpr int max_gathered_procs = 4096;
+
+struct Placement {
+  std::string name;
+  MappingClass mapping = MappingClass::sequential;
+  int ppn = 1;
+};
+
+std::optional<Placement> parse_placement(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const std::optional<MappingClass> mapping = parse_mapping(text.substr(0, colon));
+  int ppn = 0;
+  try {
+    ppn = std::stoi(text.substr(colon + 1));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (!mapping || ppn < 1) return std::nullopt;
+  return Placement{text, *mapping, ppn};
+}
+
+struct Options {
+  std::vector<std::string> platforms;
+  std::vector<int> procs{1024};
+  std::vector<std::string> placements{"sequential:16", "cyclic:16", "sequential:1"};
+  std::vector<std::string> collectives{"allgather", "allgatherv", "alltoall", "alltoallv", "allreduce"};
+  std::vector<std::string> patterns{"uniform", "sparse_8", "power_law"};
+  std::vector<std::string> sizes{"8", "1KiB", "64KiB"};
+  std::uint64_t seed = 1;
+  int repeat = 3;
+  bool csv = false;
+  bool assume_native = true;
+  bool detail = false;
+  std::size_t ranked_exactly = 1;  // as the shim asks: 1, or online tuning's 3
+};
+
+// Where the library's decision is not modelled (Open MPI's Allgatherv and Alltoallv here, its
+// reduce-then-broadcast Allreduce for small vectors), the shim leaves native without costing a
+// candidate. To time what costing them takes, assume what Open MPI 4.1 would run there: its
+// Allgather decision for Allgatherv (its Allgatherv rules pick among the same algorithms), basic
+// linear for Alltoallv (collshim's `linear` stands in), recursive doubling for Allreduce.
+model::LibraryDecision assuming_native(model::LibraryDecision library) {
+  return [library = std::move(library)](Collective collective, const model::LibraryFacts& facts) {
+    model::NativeDecision decision = library(collective, facts);
+    if (!decision.stand_in.empty()) return decision;
+    if (collective == Collective::allgatherv) {
+      decision = library(Collective::allgather, facts);
+      if (decision.costed_as == Collective::allgather) decision.costed_as = Collective::allgatherv;
+    } else {
+      const std::string stand_in = collective == Collective::allreduce ? "recursive_doubling"
+                                   : collective == Collective::allgather ? "bruck"
+                                                                         : "linear";
+      decision = {stand_in, collective, stand_in, ""};
+    }
+    decision.library_algorithm = "assumed " + decision.library_algorithm;
+    return decision;
+  };
+}
+
+// This thread's CPU time: what the decision costs one core, whatever else the machine runs (its wall
+// time grows with the load; this does much less).
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// One key's call as the shim's model_call builds it: an Alltoallv's bytes per pair gathered up to
+// max_gathered_procs ranks (model::alltoall_blocks: uniform where every pair holds the same), the
+// average block beyond.
+model::ModelCall shim_call(Collective collective, int p, long long bytes, const std::string& pattern,
+                           std::uint64_t seed, long long& block_bytes) {
+  block_bytes = bytes;
+  if (collective != Collective::alltoallv) return {collective, p, bytes};
+  const bool gathered = p <= max_gathered_procs;
+  std::vector<long long> bytes_by_pair(gathered ? static_cast<std::size_t>(p) * p : 0, 0);
+  long long pairs = 0;
+  for (int origin = 0; origin < p; ++origin) {
+    for (const int destination : bench::alltoallv_destinations(pattern, origin, p, seed)) {
+      if (gathered) bytes_by_pair[static_cast<std::size_t>(origin) * p + destination] = bytes;
+      ++pairs;  // each destination is listed once
+    }
+  }
+  // The size the shim keys on: the average block over all p² pairs (agreed_block_bytes).
+  block_bytes = bytes * pairs / (static_cast<long long>(p) * p);
+  model::ModelCall call{collective, p, block_bytes};
+  if (gathered) {
+    call.pairs = model::alltoall_blocks(bytes_by_pair, p);
+    if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
+  }
+  return call;
+}
+
+int run(const Options& options) {
+  std::vector<Placement> placements;
+  for (const std::string& text : options.placements) {
+    const std::optional<Placement> placement = parse_placement(text);
+    if (!placement) {
+      std::cerr << "decision_cost: bad --placement '" << text << "', expected MAPPING:PPN, e.g. sequential:16\n";
+      return 2;
+    }
+    placements.push_back(*placement);
+  }
+  std::vector<long long> sizes;
+  for (const std::string& text : options.sizes) {
+    const std::optional<long long> bytes = parse_byte_size(text);
+    if (!bytes) {
+      std::cerr << "decision_cost: bad --bytes '" << text << "'\n";
+      return 2;
+    }
+    sizes.push_back(*bytes);
+  }
+  if (options.csv)
+    std::printf("platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
+                "slowest,slowest_s,native_s,pick,native_algorithm\n");
+  else
+    std::printf("%-20s %6s %-14s %-10s %-9s %7s %4s %5s %6s %9s %9s %9s %9s  %-34s %9s  %s\n", "platform", "p",
+                "placement", "collective", "pattern", "bytes", "cand", "exact", "pruned", "median_s", "min_s", "max_s",
+                "cpu_s", "slowest candidate", "its_s", "pick");
+  for (const std::string& platform_file : options.platforms) {
+    // The shim's settings (load_model_settings) with Open MPI's decisions as native, as
+    // COLLSHIM_MPI_LIBRARY=ompi gives them, without asking an MPI library for its version.
+    EnvironmentSettings environment;
+    environment.platform = platform_file;
+    std::optional<model::ModelSettings> settings{std::in_place};
+    try {
+      settings->platform = model::load_platform(platform_file);
+    } catch (const model::PlatformError& e) {
+      std::cerr << "decision_cost: " << e.what() << "\n";
+      return 2;
+    }
+    settings->platform_file = platform_file;
+    settings->margin = environment.model_margin;
+    settings->library = model::library_decisions_for(ProcessLibrary{"Open MPI (decision_cost)", "", {}},
+                                                     std::string("ompi"), settings->library_name);
+    if (options.assume_native) settings->library = assuming_native(std::move(settings->library));
+    std::vector<RuleDiagnostic> diagnostics;
+    const Selector selector(environment, diagnostics);
+    for (const int p : options.procs) {
+      for (const Placement& placement : placements) {
+        const TopologyOverride topology{std::max(1, (p + placement.ppn - 1) / placement.ppn), placement.mapping,
+                                        std::nullopt};
+        std::vector<int> node_of_rank;
+        for (int r = 0; r < p; ++r) node_of_rank.push_back(topology.node_of_world_rank(r, p));
+        const CommMapping mapping = classify_mapping(node_of_rank, false);
+        for (const std::string& collective_name : options.collectives) {
+          const std::optional<Collective> collective = find_collective(collective_name);
+          if (!collective || !selector.model_decides(*collective)) {
+            std::cerr << "decision_cost: --collective " << collective_name << " is not one the model decides\n";
+            return 2;
+          }
+          const std::vector<std::string> patterns =
+              *collective == Collective::alltoallv ? options.patterns : std::vector<std::string>{""};
+          for (const std::string& pattern : patterns) {
+            for (const long long bytes : sizes) {
+              long long block_bytes = 0;
+              const model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, block_bytes);
+              // An integer sum for Allreduce: commutative, and every candidate may reorder it.
+              const CallFacts facts{*collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn};
+              const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
+              std::vector<double> seconds, cpu_seconds;
+              model::ModelVerdict verdict;
+              for (int i = 0; i < options.repeat; ++i) {
+                const double cpu_start = thread_cpu_seconds();
+                const auto start = std::chrono::steady_clock::now();
+                verdict = model::model_decision(*settings, call, node_of_rank, candidates, selector.native_choice(),
+                                                facts.commutative, options.ranked_exactly);
+                seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                cpu_seconds.push_back(thread_cpu_seconds() - cpu_start);
+              }
+              // The last run's slowest candidate (each run costs the same candidates), whole or pruned.
+              std::vector<const model::CandidateCost*> costed;
+              for (const auto* list : {&verdict.ranked, &verdict.pruned})
+                for (const model::CandidateCost& c : *list) costed.push_back(&c);
+              std::sort(costed.begin(), costed.end(), [](const auto* a, const auto* b) { return a->seconds > b->seconds; });
+              const model::CandidateCost* slowest = costed.empty() ? nullptr : costed.front();
+              const std::string slowest_name = slowest ? slowest->choice->text() : "-";
+              const double slowest_seconds = slowest ? slowest->seconds : 0;
+              const std::string shown_pattern =
+                  pattern.empty() ? "-" : p > max_gathered_procs && pattern != "uniform" ? pattern + "~avg" : pattern;
+              const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
+              if (options.csv) {
+                std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s\n",
+                            bench::csv_field(platform_file).c_str(), p, placement.name.c_str(),
+                            std::string(mapping_name(mapping.mapping)).c_str(), collective_name.c_str(),
+                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
+                            verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
+                            bench::csv_field(slowest_name).c_str(), slowest_seconds,
+                            verdict.native_seconds, bench::csv_field(verdict.pick->text()).c_str(),
+                            bench::csv_field(verdict.native_algorithm).c_str());
+              } else {
+                const std::string pick =
+                    verdict.pick == selector.native_choice()
+                        ? "native (" + (verdict.why_native.empty() ? verdict.native_algorithm : "not costed") + ")"
+                        : verdict.pick->text();
+                std::printf("%-20s %6d %-14s %-10s %-9s %7lld %4zu %5zu %6zu %9.4f %9.4f %9.4f %9.4f  %-34s %9.4f  %s\n",
+                            settings->platform.name.c_str(), p, placement.name.c_str(), collective_name.c_str(),
+                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
+                            verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
+                            slowest_name.c_str(), slowest_seconds, pick.c_str());
+              }
+              if (options.detail) {  // every candidate of the last run, slowest to cost first
+                std::printf("#   native %s: %.4f s, %.2f us\n", verdict.native_algorithm.c_str(), verdict.native_seconds,
+                            verdict.native_us);
+                for (const model::CandidateCost* c : costed) {
+                  const bool pruned = c >= verdict.pruned.data() && c < verdict.pruned.data() + verdict.pruned.size();
+                  std::printf("#   %-50s %.4f s, %s%.2f us%s\n", c->choice->text().c_str(), c->seconds,
+                              pruned ? "pruned, at least " : "", c->us, c->approximated ? "~" : "");
+                }
+              }
+              std::fflush(stdout);
+            }
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Times the shim's cost-model decision per key (model_decision with the selector's candidates)",
+               "decision_cost"};
+  Options options;
+  app.add_option("--platform", options.platforms, "platform descriptions (YAML)")->required()->check(CLI::ExistingFile);
+  app.add_option("--procs", options.procs, "process counts")->check(CLI::Range(2, 1 << 20))->capture_default_str();
+  app.add_option("--placement", options.placements, "MAPPING:PPN, e.g. sequential:16 cyclic:16 sequential:1")
+      ->capture_default_str();
+  app.add_option("--collective", options.collectives, "allgather, allgatherv, alltoall, alltoallv, allreduce")
+      ->capture_default_str();
+  app.add_option("--pattern", options.patterns, "Alltoallv patterns, as collshim-bench --pattern")->capture_default_str();
+  app.add_option("--bytes", options.sizes, "block per rank / per pair, Allreduce's vector")->capture_default_str();
+  app.add_option("--seed", options.seed, "seed of the random patterns")->capture_default_str();
+  app.add_option("--repeat", options.repeat, "decisions per key (the median is reported)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_flag("--csv", options.csv, "CSV rows instead of the table");
+  app.add_option("--ranked-exactly", options.ranked_exactly,
+                 "how many of the fastest candidates the decision must cost exactly (the shim: 1; 3 under "
+                 "COLLSHIM_TUNE=online; a large number costs all)")
+      ->capture_default_str();
+  app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
+  app.add_flag("!--shim-natives-only", options.assume_native,
+               "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "
+               "Alltoallv then cost nothing); by default native is assumed for them (README)");
+  CLI11_PARSE(app, argc, argv);
+  return run(options);
+}
