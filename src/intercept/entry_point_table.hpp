@@ -1,4 +1,6 @@
 #pragma once
+#include <mpi.h>  // MPI_VERSION: which rows the library has
+
 // Every intercepted MPI function, declared once: its name, the call shape that reads its arguments
 // (entry_points.cpp's *Entry structs, one per shape), its C parameter list and the same names as an
 // argument list. entry_points.cpp generates from each row the exported MPI_<Name>, its fast path
@@ -34,3 +36,109 @@
     (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,       \
      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                                              \
     (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+// The nonblocking and persistent variants, intercepted only to be passed on to the library as they
+// are and counted for the report ("passed through, not handled"): running a multi-step schedule
+// nonblocking would need progress inside every blocking call the application makes. Each row names
+// the blocking shape whose arguments it shares (to count its bytes as the report counts the blocking
+// call's), the parameters, the shape's arguments, and every argument.
+//
+// X(Name, Shape, (parameters), (shape arguments), (arguments))
+#define COLLSHIM_NONBLOCKING_ENTRY_POINTS(X)                                                                      \
+  X(Iallgather, AllgatherEntry,                                                                                   \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,                     \
+     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),                                                 \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                                           \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))                                  \
+  X(Iallgatherv, AllgathervEntry,                                                                                 \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],             \
+     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),                             \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),                                  \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))                         \
+  X(Ialltoallv, AlltoallvEntry,                                                                                   \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,      \
+     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),    \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),                       \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request))              \
+  X(Ialltoall, AlltoallEntry,                                                                                     \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,                     \
+     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request),                                                 \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                                           \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))                                  \
+  X(Iallreduce, AllreduceEntry,                                                                                   \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,              \
+     MPI_Request* request),                                                                                       \
+    (sendbuf, recvbuf, count, datatype, op, comm), (sendbuf, recvbuf, count, datatype, op, comm, request))        \
+  X(Igatherv, GathervEntry,                                                                                       \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],             \
+     const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request),                   \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),                            \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request))                   \
+  X(Iscatterv, ScattervEntry,                                                                                     \
+    (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,       \
+     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request),                        \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),                            \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+
+// MPI-4's persistent collectives, where the library declares them (MPICH 4; not Open MPI 4.1).
+#if MPI_VERSION >= 4
+#define COLLSHIM_PERSISTENT_ENTRY_POINTS(X)                                                                       \
+  X(Allgather_init, AllgatherEntry,                                                                               \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,                     \
+     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request),                                  \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                                           \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))                            \
+  X(Allgatherv_init, AllgathervEntry,                                                                             \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],             \
+     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request),              \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),                                  \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))                   \
+  X(Alltoallv_init, AlltoallvEntry,                                                                               \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,      \
+     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,            \
+     MPI_Request* request),                                                                                       \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),                       \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request))        \
+  X(Alltoall_init, AlltoallEntry,                                                                                 \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,                     \
+     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request),                                  \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),                                           \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))                            \
+  X(Allreduce_init, AllreduceEntry,                                                                               \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,              \
+     MPI_Info info, MPI_Request* request),                                                                        \
+    (sendbuf, recvbuf, count, datatype, op, comm), (sendbuf, recvbuf, count, datatype, op, comm, info, request))  \
+  X(Gatherv_init, GathervEntry,                                                                                   \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],             \
+     const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request),    \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm),                            \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request))             \
+  X(Scatterv_init, ScattervEntry,                                                                                 \
+    (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,       \
+     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request),         \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm),                            \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+#else
+#define COLLSHIM_PERSISTENT_ENTRY_POINTS(X)
+#endif
+
+// Every variant the shim passes on unhandled.
+#define COLLSHIM_UNHANDLED_ENTRY_POINTS(X) COLLSHIM_NONBLOCKING_ENTRY_POINTS(X) COLLSHIM_PERSISTENT_ENTRY_POINTS(X)
+
+namespace collshim {
+
+// The unhandled variants by index: the report's counters (Profile::count_unhandled) and their names.
+enum class UnhandledFunction {
+#define COLLSHIM_UNHANDLED_INDEX(Name, ...) Name,
+  COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_INDEX)
+#undef COLLSHIM_UNHANDLED_INDEX
+      count
+};
+
+inline constexpr const char* unhandled_function_names[] = {
+#define COLLSHIM_UNHANDLED_NAME(Name, ...) "MPI_" #Name,
+    COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_NAME)
+#undef COLLSHIM_UNHANDLED_NAME
+};
+
+}  // namespace collshim

@@ -25,11 +25,12 @@ namespace {
 // The next definition, in load order, of every MPI function the shim defines: looked up when the
 // library is loaded (every object is mapped by then), PMPI_* where there is none.
 struct NextFunctions {
-#define COLLSHIM_NEXT_MEMBER(Name, Shape, parameters, arguments) decltype(&PMPI_##Name) Name = &PMPI_##Name;
+#define COLLSHIM_NEXT_MEMBER(Name, ...) decltype(&PMPI_##Name) Name = &PMPI_##Name;
   COLLSHIM_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
-  COLLSHIM_NEXT_MEMBER(Init, , , )
-  COLLSHIM_NEXT_MEMBER(Init_thread, , , )
-  COLLSHIM_NEXT_MEMBER(Finalize, , , )
+  COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
+  COLLSHIM_NEXT_MEMBER(Init)
+  COLLSHIM_NEXT_MEMBER(Init_thread)
+  COLLSHIM_NEXT_MEMBER(Finalize)
 #undef COLLSHIM_NEXT_MEMBER
 };
 NextFunctions next_mpi;
@@ -601,6 +602,22 @@ template <typename Shape, auto library, typename... Args>
   return run_collective(*runtime, comm, entry);
 }
 
+// A nonblocking or persistent call, passed on unhandled: counted for the report with the bytes the
+// blocking call of its shape would receive (0 where its arguments are not usable, or on an
+// intercommunicator). Only with COLLSHIM_REPORT; out of line, off the pass-through.
+template <typename Shape, typename... Args>
+[[gnu::noinline, gnu::cold]] void count_unhandled(Runtime& runtime, UnhandledFunction function, MPI_Comm comm,
+                                                  Args... args) {
+  long long bytes = 0;
+  int p = 0;
+  if (comm != MPI_COMM_NULL && usable_comm(comm) && PMPI_Comm_size(comm, &p) == MPI_SUCCESS) {
+    Shape entry(args...);
+    if constexpr (requires { entry.rank; }) entry.rank = rank_in(runtime, comm);
+    if (entry.arguments_usable(p)) bytes = entry.received_bytes(p);
+  }
+  runtime.profile->count_unhandled(static_cast<int>(function), bytes);
+}
+
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
 // handler (where MPI 3.1 raises errors that have no valid communicator): Open MPI 4.1.4's own
 // MPI_Allgather dereferences it and crashes, even under MPI_ERRORS_RETURN.
@@ -651,13 +668,22 @@ COLLSHIM_EXPORT int MPI_Finalize() {
   }
 COLLSHIM_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
+#define COLLSHIM_UNHANDLED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments)                      \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                    \
+    if (Runtime* runtime = Runtime::active(); runtime != nullptr && runtime->profile)                            \
+      count_unhandled<Shape>(*runtime, UnhandledFunction::Name, comm, COLLSHIM_ARGUMENTS shape_arguments);       \
+    return next_mpi.Name arguments;                                                                              \
+  }
+COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_ENTRY_POINT)
+
 // Runs when the library is loaded, before the program's main.
 [[gnu::constructor]] static void collshim_look_up_next_functions() {
-#define COLLSHIM_LOOK_UP(Name, Shape, parameters, arguments) \
+#define COLLSHIM_LOOK_UP(Name, ...) \
   look_up_next(next_mpi.Name, "MPI_" #Name, reinterpret_cast<const void*>(&MPI_##Name));
   COLLSHIM_ENTRY_POINTS(COLLSHIM_LOOK_UP)
-  COLLSHIM_LOOK_UP(Init, , , )
-  COLLSHIM_LOOK_UP(Init_thread, , , )
-  COLLSHIM_LOOK_UP(Finalize, , , )
+  COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_LOOK_UP)
+  COLLSHIM_LOOK_UP(Init)
+  COLLSHIM_LOOK_UP(Init_thread)
+  COLLSHIM_LOOK_UP(Finalize)
 #undef COLLSHIM_LOOK_UP
 }

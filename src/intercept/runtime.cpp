@@ -1,5 +1,6 @@
 #include "intercept/runtime.hpp"
 
+#include "intercept/entry_point_table.hpp"
 #include "profile/report.hpp"
 #include "profile/report_exchange.hpp"
 
@@ -63,7 +64,7 @@ Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic
   model = model::load_model_settings(settings, library, model_errors);
   for (const std::string& error : model_errors) diagnostics.push_back({{error, 0, 0}, {}, true});
   if (settings.report && !settings.report->empty()) {
-    profile = std::make_unique<Profile>();
+    profile = std::make_unique<Profile>(static_cast<int>(UnhandledFunction::count));
     report_target = *settings.report;
   }
   for (int c = 0; c < collective_count; ++c)
@@ -74,6 +75,7 @@ void Runtime::write_report() {
   CommState* world = comms.state(MPI_COMM_WORLD, placement);
   if (world == nullptr) return;
   const auto per_rank = gather_records(profile->rows(), world->context.comm());
+  const auto unhandled_per_rank = gather_records(profile->unhandled(), world->context.comm());
   if (world->context.rank() != 0) return;
 
   ReportHeader header;
@@ -90,7 +92,10 @@ void Runtime::write_report() {
 
   const bool json = report_target.size() >= 5 && report_target.ends_with(".json");
   const std::vector<MergedRow> rows = merge_rows(per_rank);
-  const std::string text = json ? format_json_report(header, rows, names) : format_text_report(header, rows, names);
+  const std::vector<MergedUnhandled> unhandled = merge_unhandled(
+      unhandled_per_rank, {std::begin(unhandled_function_names), std::end(unhandled_function_names)});
+  const std::string text = json ? format_json_report(header, rows, names, unhandled)
+                                : format_text_report(header, rows, names, unhandled);
   if (report_target == "stderr") {
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);

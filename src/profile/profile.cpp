@@ -37,4 +37,13 @@ std::vector<ProfileRow> Profile::rows() const {
   return rows_;
 }
 
+std::vector<UnhandledRow> Profile::unhandled() const {
+  std::vector<UnhandledRow> rows;
+  for (std::size_t f = 0; f < unhandled_calls_.size(); ++f) {
+    const long long calls = unhandled_calls_[f].load(std::memory_order_relaxed);
+    if (calls > 0) rows.push_back({static_cast<int>(f), calls, unhandled_bytes_[f].load(std::memory_order_relaxed)});
+  }
+  return rows;
+}
+
 }  // namespace collshim

@@ -2,6 +2,7 @@
 // Counters for the end-of-run report: one row per (communicator size, collective, algorithm, rule,
 // block-size bucket). Recording is enabled by COLLSHIM_REPORT only; a row is allocated the first
 // time its key is seen, after which recording a call allocates nothing.
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -35,14 +36,30 @@ int size_bucket(long long block_bytes);
 // "1KiB-2KiB", or "0B" for the empty bucket.
 std::string bucket_text(int bucket);
 
+// Calls of a function the shim passes on unhandled (a nonblocking or persistent collective), by its
+// index in the entry point table's list. Fixed layout, exchanged like ProfileRow.
+struct UnhandledRow {
+  int function = 0;
+  long long calls = 0;
+  long long bytes = 0;  // bytes this rank receives, counted as for the blocking call
+};
+
 class Profile {
  public:
+  explicit Profile(int unhandled_functions = 0) : unhandled_calls_(unhandled_functions), unhandled_bytes_(unhandled_functions) {}
   void record(const ProfileKey& key, long long bytes, double seconds);
   std::vector<ProfileRow> rows() const;
+  // Two relaxed increments, no lock: the whole cost of counting a call the shim does not handle.
+  void count_unhandled(int function, long long bytes) {
+    unhandled_calls_[function].fetch_add(1, std::memory_order_relaxed);
+    unhandled_bytes_[function].fetch_add(bytes, std::memory_order_relaxed);
+  }
+  std::vector<UnhandledRow> unhandled() const;  // the functions called at least once
 
  private:
   mutable std::mutex mutex_;  // collectives on different communicators may run in several threads
   std::vector<ProfileRow> rows_;
+  std::vector<std::atomic<long long>> unhandled_calls_, unhandled_bytes_;
 };
 
 }  // namespace collshim

@@ -82,7 +82,25 @@ std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& pe
   return result;
 }
 
-std::string format_text_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names) {
+std::vector<MergedUnhandled> merge_unhandled(const std::vector<std::vector<UnhandledRow>>& per_rank,
+                                             const std::vector<std::string>& functions) {
+  std::vector<MergedUnhandled> merged(functions.size());
+  for (std::size_t f = 0; f < functions.size(); ++f) merged[f].function = functions[f];
+  for (const auto& rows : per_rank) {
+    for (const UnhandledRow& row : rows) {
+      if (row.function < 0 || row.function >= static_cast<int>(merged.size())) continue;
+      MergedUnhandled& m = merged[row.function];
+      m.calls_max = std::max(m.calls_max, row.calls);
+      m.calls_total += row.calls;
+      m.bytes += row.bytes;
+    }
+  }
+  std::erase_if(merged, [](const MergedUnhandled& m) { return m.calls_total == 0; });
+  return merged;
+}
+
+std::string format_text_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names,
+                               const std::vector<MergedUnhandled>& unhandled) {
   std::string files;
   for (const auto& f : h.rule_files) files += (files.empty() ? "" : ", ") + f;
   std::string out = fmt::format(
@@ -123,10 +141,18 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
                        cost.calls, cost.seconds);
   out += "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
          "time: inside the calls, summed over ranks and the largest single rank\n";
+  if (!unhandled.empty()) {
+    out += "passed through, not handled (nonblocking and persistent collectives go to the MPI library as they are):\n";
+    std::size_t name_width = 0;
+    for (const MergedUnhandled& u : unhandled) name_width = std::max(name_width, u.function.size());
+    for (const MergedUnhandled& u : unhandled)
+      out += fmt::format("  {:<{}}  calls {}  bytes {}\n", u.function, name_width, u.calls_max, u.bytes);
+  }
   return out;
 }
 
-std::string format_json_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names) {
+std::string format_json_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names,
+                               const std::vector<MergedUnhandled>& unhandled) {
   std::string files;
   for (const auto& f : h.rule_files) files += (files.empty() ? "" : ", ") + json_string(f);
   std::string out = fmt::format(
@@ -147,7 +173,14 @@ std::string format_json_report(const ReportHeader& h, const std::vector<MergedRo
   }
   const TuningCost cost = tuning_cost(rows);
   out += rows.empty() ? "]" : "\n  ]";
-  out += fmt::format(",\n  \"tuning\": {{\"trial_calls\": {}, \"trial_time_s\": {:.9f}}}\n}}\n", cost.calls, cost.seconds);
+  out += fmt::format(",\n  \"tuning\": {{\"trial_calls\": {}, \"trial_time_s\": {:.9f}}},\n  \"not_handled\": [",
+                     cost.calls, cost.seconds);
+  for (std::size_t i = 0; i < unhandled.size(); ++i) {
+    const MergedUnhandled& u = unhandled[i];
+    out += fmt::format("{}\n    {{\"function\": {}, \"calls\": {}, \"calls_total\": {}, \"bytes\": {}}}", i ? "," : "",
+                       json_string(u.function), u.calls_max, u.calls_total, u.bytes);
+  }
+  out += unhandled.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
 }
 

@@ -34,10 +34,23 @@ struct MergedRow {
   double seconds_max = 0;     // the largest per-rank total
 };
 
+// A nonblocking or persistent collective the shim passed on unhandled, over every rank.
+struct MergedUnhandled {
+  std::string function;       // "MPI_Iallgatherv"
+  long long calls_max = 0;    // most calls any one rank made
+  long long calls_total = 0;  // summed over ranks
+  long long bytes = 0;        // bytes received, summed over ranks
+};
+
 // Merges the rows of every rank (index = rank), sorted by communicator size, collective, bucket.
 std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank);
+// The same for unhandled calls, in the order of `functions` (names by UnhandledRow::function).
+std::vector<MergedUnhandled> merge_unhandled(const std::vector<std::vector<UnhandledRow>>& per_rank,
+                                             const std::vector<std::string>& functions);
 
-std::string format_text_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names);
-std::string format_json_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names);
+std::string format_text_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names,
+                               const std::vector<MergedUnhandled>& unhandled = {});
+std::string format_json_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names,
+                               const std::vector<MergedUnhandled>& unhandled = {});
 
 }  // namespace collshim
