@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs two collshim-model binaries over one grid of predictions and says whether every prediction is
-equal: the check that a speed-up of the cost model changed no prediction (bench/README.md).
+equal: the check that a speed-up of the cost model changed no prediction (docs/cost-model.md).
 
     bench/model/compare_predictions.py OLD/collshim-model build/collshim-model [--quick] [--jobs 2]
 

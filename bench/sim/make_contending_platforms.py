@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the contending versions of the bench/sim clusters (DESIGN.md, SMPI caveats): SimGrid's
+"""Writes the contending versions of the bench/sim clusters (docs/simulation.md, caveats): SimGrid's
 <cluster> loopback is a fat pipe, so ranks of one node never contend there. Here every node is a
 zone of one host per core whose backbone is a SHARED link of the node's memory bandwidth (every
 transfer inside the node, and every transfer in or out of it, crosses it), and the node reaches the

@@ -1,6 +1,6 @@
 // The message pattern of an Alltoall schedule's steps alone, timed under SMPI, to see what the
-// simulator does with it apart from collshim's engine (bench/sim/RESULTS.md, "A probed message moves
-// only once it is probed"). Per step every rank posts its sends, then its receives (with `probe`,
+// simulator does with it apart from collshim's engine (docs/simulation.md, "Probes see messages
+// early"). Per step every rank posts its sends, then its receives (with `probe`,
 // each receive after step 0 waits in MPI_Probe first, as the engine does for forwarded blocks), then
 // waits for all. Prints the slowest rank's time at the end of each step, from its barrier exit.
 //

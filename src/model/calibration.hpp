@@ -1,6 +1,6 @@
 #pragma once
 // A platform description from measurements on a real allocation, after the τ-Lop thesis's method
-// (../shared/papers/003_taulop.md, chapter 7): zero-byte round trips give the overhead, ring
+// (Rico Gallego, τ-Lop, PhD thesis, 2015, chapter 7): zero-byte round trips give the overhead, ring
 // operations with τ concurrent transfers give L(m, τ) per channel. `collshim-bench --calibrate` takes
 // the measurements (it needs MPI); fitting them is here, so it can be tested without MPI.
 //

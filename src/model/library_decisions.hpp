@@ -2,7 +2,7 @@
 // The MPI libraries' own collective decisions as data (config/libraries/*.yaml, compiled in), read by
 // one interpreter: per library and version, per collective, an ordered list of rules over the facts
 // the library tests (first match wins), naming the library's algorithm and the collshim schedule
-// that stands for it, or why none does. README, "The library's own choice", describes the format.
+// that stands for it, or why none does. docs/cost-model.md, "The library's own choice", describes the format.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,7 +23,7 @@ class LibraryTableError : public std::runtime_error {
 // What a library's decision may test about one call. `bytes` is the size the model states: the block
 // per rank (Allgather; Allgatherv, Gatherv, Scatterv: the sum over ranks / p, rounded down as Open
 // MPI's per_rank_dsize is), per pair (Alltoall; Alltoallv: the average), the vector (Allreduce).
-// Each table says which of the derived facts below its library computes (README).
+// Each table says which of the derived facts below its library computes (docs/cost-model.md).
 struct LibraryFacts {
   int p = 1;
   long long bytes = 0;

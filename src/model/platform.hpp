@@ -1,5 +1,5 @@
 #pragma once
-// A machine for the cost model, in the τ-Lop thesis's terms (../shared/papers/003_taulop.md): per
+// A machine for the cost model, in the τ-Lop thesis's terms (Rico Gallego, 2015): per
 // communication channel, the overhead o(m) and the transfer time L(m, τ) of m bytes while τ
 // transfers share the channel. Channel `shm` is a node's memory (messages inside a node, local copies
 // and the copies to and from the NIC), channel `net` the network between nodes.

@@ -1,6 +1,6 @@
 #pragma once
 // The end-of-run report: rows of every rank merged, formatted as an aligned text table or as JSON
-// (format documented in README.md, "Report"). Pure functions; the exchange between ranks is in
+// (format documented in docs/rules-and-tuning.md, "Report"). Pure functions; the exchange between ranks is in
 // report_exchange.hpp.
 #include <string>
 #include <vector>

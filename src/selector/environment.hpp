@@ -1,5 +1,5 @@
 #pragma once
-// The per-job environment variables of DESIGN.md, read once at MPI_Init and validated there.
+// The per-job environment variables of README.md, read once at MPI_Init and validated there.
 #include <array>
 #include <cstdlib>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Which MPI library a job runs on, as rules name it (`library: "ompi 4.1-5.0"`, README "Rule
+// Which MPI library a job runs on, as rules name it (`library: "ompi 4.1-5.0"`, docs/rules-and-tuning.md "Rule
 // tables"): read once per process from MPI_Get_library_version (under SimGrid SMPI with its
 // smpi/coll-selector, the selector playing the library), or named by COLLSHIM_MPI_LIBRARY. The cost
 // model's identify_library (src/model/library_decisions.hpp) builds on the same identification.

@@ -1,5 +1,5 @@
 #pragma once
-// Online tuning (COLLSHIM_TUNE=online, README "Online tuning"): a communicator's first calls of each
+// Online tuning (COLLSHIM_TUNE=online, docs/rules-and-tuning.md): a communicator's first calls of each
 // (collective, size bucket, operation properties) try the tuning candidates in one order that every
 // rank knows, a few calls each, and the fastest runs the rest of the job. Only the state machine is
 // here, free of MPI: the entry points time each trial and agree on its time (the slowest rank's,

@@ -77,7 +77,7 @@ TEST(AllgatherAlgorithms, ParametersAreValidatedAndPrintedCanonically) {
     EXPECT_FALSE(parse_algorithm_spec(bad, Collective::allgather).choice) << bad;
 }
 
-// (distance, blocks sent) per step, from the thesis summary (shared/papers/000_sparbit.md, 1.6), which
+// (distance, blocks sent) per step, from a summary of Loch's Sparbit thesis (2021), which
 // lists them from an independent simulation of Algorithm 1.
 TEST(AllgatherAlgorithms, SparbitStepsMatchTheThesis) {
   using Steps = std::vector<std::pair<int, int>>;

@@ -1,5 +1,5 @@
 // collshim-bench case for MPI_Alltoallv in bytes (MPI_BYTE). The sweep's size is the bytes each
-// sending pair exchanges; --pattern says which pairs send (README "Alltoallv patterns"). Every rank
+// sending pair exchanges; --pattern says which pairs send (docs/rules-and-tuning.md, "Measuring"). Every rank
 // derives its own row of the pattern from --seed; one PMPI_Alltoall at set-up tells every rank whom it
 // receives from, so no rank ever builds the whole p x p matrix (which a simulated 1024-rank run could
 // not afford 1024 times over).

@@ -38,7 +38,7 @@ inline unsigned char pattern_byte(int owner, int peer, long long offset, int sal
 struct SizeStep {
   long long bytes = 0;        // the sweep's size: the block, vector or per-pair size the user asked for
   long long total_bytes = 0;  // the table's "total" column: what the collective moves (see the case)
-  long long block_bytes = 0;  // the size rules test (block_bytes of DESIGN.md's rule table)
+  long long block_bytes = 0;  // the size rules test (block_bytes of docs/rules-and-tuning.md)
 };
 
 // Send and receive storage of one size step. Under SMPI, sizes whose buffers summed over all
@@ -111,8 +111,8 @@ const CaseInfo* find_bench_case(Collective collective);
 CaseInfo allgather_case();
 CaseInfo allgatherv_case();
 CaseInfo alltoallv_case();
-// The ranks `rank` sends to in an Alltoallv pattern (the case's variants, README "Alltoallv
-// patterns"), each once: a pure function of (pattern, rank, p, seed), so the cost model can cost the
+// The ranks `rank` sends to in an Alltoallv pattern (the case's variants, docs/rules-and-tuning.md,
+// "Measuring"), each once: a pure function of (pattern, rank, p, seed), so the cost model can cost the
 // same traffic.
 std::vector<int> alltoallv_destinations(const std::string& pattern, int rank, int p, std::uint64_t seed);
 CaseInfo gatherv_case();

@@ -2,7 +2,7 @@
 // run, over a sweep of block sizes, the way the OSU micro-benchmarks do (warm-up calls,
 // then timed calls each preceded by a barrier; time per call averaged over the calls, then min/avg/max
 // over ranks). The CSV form adds, per call, the time of the slowest rank, and its median and
-// interquartile range over the timed calls: the input of `collshim-tune rules` (README "Tuning").
+// interquartile range over the timed calls: the input of `collshim-tune rules` (docs/rules-and-tuning.md).
 //
 // What is timed for each collective is a case (bench_case.hpp, one file per collective). Native is
 // the PMPI_ function, so a preloaded shim cannot intercept it. The algorithms run in this

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws the heat maps of `collshim-tune plot` (README "Tuning"): for each sweep in the JSON file that
+"""Draws the heat maps of `collshim-tune plot` (docs/rules-and-tuning.md): for each sweep in the JSON file that
 collshim-tune writes, the winner map (which implementation was fastest per process count x block
 size) and the speed-up of that winner over native, as PNG files in the output directory, the way the
 Sparbit thesis presents its results. Needs python3-matplotlib (Debian).

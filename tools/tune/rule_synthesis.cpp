@@ -485,7 +485,7 @@ void count_cells(const std::vector<MeasuredCell>& covered, SynthesizedRule& rule
 }
 
 // The rules of one sweep (its cells that the library was judged in, in size order). Greedy over the
-// sizes (README "Synthesis"): where a cell needs a rule (native is not acceptable), the acceptable
+// sizes (docs/rules-and-tuning.md, "Synthesis"): where a cell needs a rule (native is not acceptable), the acceptable
 // algorithm whose run of allowed cells from there is longest starts one (ties: the faster here), and
 // the range goes on while that algorithm stays allowed, through cells where native would also do.
 // That gives the fewest ranges for the sweep from those starts; widen_rules merges further.
@@ -550,7 +550,7 @@ Range hull(const std::optional<Range>& a, const std::optional<Range>& b) {
   return {std::min(a->low, b->low), std::max(a->high, b->high)};
 }
 
-// Widening (README "Synthesis"): two rules of the same collective and mapping become one over the
+// Widening (docs/rules-and-tuning.md, "Synthesis"): two rules of the same collective and mapping become one over the
 // hull of their procs, nodes, ppn and block_bytes ranges, running either one's algorithm, when the
 // data supports it: every measured cell inside the hull, on every platform and sweep, allows that
 // algorithm (never below the library's native, within the tolerance of the cell's best), and the

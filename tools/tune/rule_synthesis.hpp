@@ -1,5 +1,5 @@
 #pragma once
-// Rule synthesis for `collshim-tune rules` (issue 18; README "Tuning"): measurements in, the smallest
+// Rule synthesis for `collshim-tune rules` (docs/rules-and-tuning.md): measurements in, the smallest
 // rule table that keeps every measured cell within a tolerance of its best out. Pure data in and
 // text out, no MPI, so unit tests drive it with synthetic measurements.
 #include <istream>
@@ -52,7 +52,7 @@ struct CsvReadResult {
   std::vector<std::string> notes;   // rows left out on purpose (mismatches, one-process cells)
 };
 
-// Reads collshim-bench --csv output (README "Tuning" lists the columns). `file` names the input in
+// Reads collshim-bench --csv output (docs/rules-and-tuning.md lists the columns). `file` names the input in
 // messages; `platform` fills rows whose platform column is absent or empty.
 void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
                        CsvReadResult& result);
