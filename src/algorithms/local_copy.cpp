@@ -94,9 +94,14 @@ int copy_typed(const void* source, int send_count, MPI_Datatype send_type, void*
                  static_cast<std::size_t>(type_size(send_type)) * static_cast<std::size_t>(send_count));
     return MPI_SUCCESS;
   }
-  // Different layouts: let the MPI library do the type conversion through a message to self.
-  return PMPI_Sendrecv(source, send_count, send_type, self_rank, self_tag, destination, recv_count, recv_type,
-                       self_rank, self_tag, comm, MPI_STATUS_IGNORE);
+  // Different layouts: let the MPI library do the type conversion through a message to self. A
+  // message longer than its receive is a truncation, reported as a message from another rank would be
+  // (Open MPI's self Sendrecv cuts it silently); what fits is still copied.
+  const int rc = PMPI_Sendrecv(source, send_count, send_type, self_rank, self_tag, destination, recv_count, recv_type,
+                               self_rank, self_tag, comm, MPI_STATUS_IGNORE);
+  if (rc == MPI_SUCCESS && send_count * type_size(send_type) > recv_count * type_size(recv_type))
+    return MPI_ERR_TRUNCATE;
+  return rc;
 }
 
 int pack_elements(const void* buffer, int count, MPI_Datatype type, std::byte* out, MPI_Comm comm, int self_rank) {

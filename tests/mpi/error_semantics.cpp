@@ -145,6 +145,75 @@ int truncation_in_every_collective(int rank, int p, int short_rank) {
   return failures;
 }
 
+// `--own-block [RANK]`: each collective where only rank RANK's copy of its own block truncates: it
+// sends 4 ints and expects 2 of its own (Allgatherv, Alltoallv, Gatherv at the root, Scatterv at
+// the root); every other block is consistent. That rank must fail through its handler with
+// MPI_ERR_TRUNCATE, as Open MPI's own Gatherv does; nobody may hang. An Allreduce
+// has one count and type, so its own-block copy cannot truncate: in place or not, it must succeed.
+int own_block_truncation(int rank, int p, int short_rank) {
+  int failures = 0;
+  MPI_Errhandler handler;
+  MPI_Comm_create_errhandler(count_error, &handler);
+  std::vector<int> out(4 * p, rank), in(4 * p), counts(p, 4), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = 4 * i;
+  const bool short_here = rank == short_rank;
+  std::vector<int> own_short = counts;  // this rank's view: its own block 2 ints on the short rank
+  if (short_here) own_short[rank] = 2;
+  struct Case {
+    const char* name;
+    std::function<int(MPI_Comm)> call;
+    bool fails_here;
+    bool erroneous_elsewhere = true;
+  };
+  const std::vector<Case> cases = {
+      {"allgatherv",
+       [&](MPI_Comm c) { return MPI_Allgatherv(out.data(), 4, MPI_INT, in.data(), own_short.data(), displs.data(), MPI_INT, c); },
+       short_here},
+      {"alltoallv",
+       [&](MPI_Comm c) {
+         return MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), own_short.data(), displs.data(),
+                              MPI_INT, c);
+       },
+       short_here},
+      {"gatherv",
+       [&](MPI_Comm c) {
+         return MPI_Gatherv(out.data(), 4, MPI_INT, in.data(), own_short.data(), displs.data(), MPI_INT, short_rank, c);
+       },
+       short_here},
+      {"scatterv",
+       [&](MPI_Comm c) {
+         return MPI_Scatterv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), short_here ? 2 : 4, MPI_INT,
+                             short_rank, c);
+       },
+       short_here},
+      {"allreduce", [&](MPI_Comm c) { return MPI_Allreduce(out.data(), in.data(), 4 * p, MPI_INT, MPI_SUM, c); }, false,
+       false},
+      {"allreduce in place", [&](MPI_Comm c) { return MPI_Allreduce(MPI_IN_PLACE, in.data(), 4 * p, MPI_INT, MPI_SUM, c); },
+       false, false},
+  };
+  for (const Case& test : cases) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, handler);
+    const int calls_before = handler_calls;
+    const int rc = test.call(comm);
+    const int calls = handler_calls - calls_before;
+    // Elsewhere the call is erroneous too (MPI may report it on any rank, as hierarchical:intra=shm
+    // does where a node shares the short block): success, or an error through the handler.
+    const bool ok = test.fails_here          ? error_class(rc) == MPI_ERR_TRUNCATE && calls == 1 && handler_comm == comm
+                    : test.erroneous_elsewhere ? calls == (rc != MPI_SUCCESS ? 1 : 0)
+                                               : rc == MPI_SUCCESS && calls == 0;
+    if (!ok) {
+      ++failures;
+      std::printf("FAIL rank %d: %s with rank %d's own block short: rc %d (class %d), handler calls %d\n", rank,
+                  test.name, short_rank, rc, error_class(rc), calls);
+    }
+    MPI_Comm_free(&comm);
+  }
+  MPI_Errhandler_free(&handler);
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,6 +223,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  if (argc > 1 && std::string(argv[1]) == "--own-block") {
+    const int short_rank = argc > 2 ? std::atoi(argv[2]) : 0;
+    int failures = own_block_truncation(rank, p, short_rank);
+    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) std::printf("error_semantics --own-block: %d passed, %d failed\n", failures == 0 ? 6 : 0, failures);
+    MPI_Finalize();
+    return failures == 0 ? 0 : 1;
+  }
   if (argc > 1 && std::string(argv[1]) == "--truncation") {
     const int short_rank = argc > 2 ? std::atoi(argv[2]) : 1;
     int failures = truncation_in_every_collective(rank, p, short_rank);
