@@ -20,7 +20,7 @@ path inside a leaf takes 2.5 us with the core links and one across leaves 3.7 us
 Hosts are named <cluster>-<node>-c<core>; the host files list one host per rank, sequential (rank r
 on node r / cores) or cyclic (rank r on node r mod nodes). SMPI's MPI_COMM_TYPE_SHARED splits by host,
 so with one host per core the shim cannot see the nodes itself: runs on these platforms set
-COLLSHIM_TOPOLOGY to the placement the host file describes (bench/sim/run does).
+COLLSHIM_TOPOLOGY to the placement the host file describes (bench/sim/run.py does).
 
   bench/sim/make_contending_platforms.py     # rewrites platforms/*-contending.xml and hostfiles/
 """

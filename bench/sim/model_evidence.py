@@ -16,7 +16,7 @@ For every platform, placement and process count of the plan, and every part (col
               against full online tuning                                -> OUT/cells.csv, OUT/summary.md
 
 One skew-free barrier (MPICH's) before every timed call, 1 us per message sent and received
-(bench/sim/tune's network model). Simulated time is deterministic: one timed call per size. Every
+(bench/sim/tune.py's network model). Simulated time is deterministic: one timed call per size. Every
 measurement is resumable: rerun the same command. Needs build/ (collshim-tune) and build-smpi/
 (collshim-bench, -DCOLLSHIM_MPI=smpi).
 
@@ -48,7 +48,7 @@ EXCLUDE = "intra=shm"
 
 
 def load_tune():
-    """bench/sim/tune (a script without .py) as a module: its platforms, SMPI flags and placements."""
+    """bench/sim/tune.py (a script without .py) as a module: its platforms, SMPI flags and placements."""
     loader = importlib.machinery.SourceFileLoader("tune", os.path.join(HERE, "tune"))
     spec = importlib.util.spec_from_loader("tune", loader)
     module = importlib.util.module_from_spec(spec)

@@ -4,7 +4,7 @@ hierarchical variant compares with the best flat algorithm, which flat algorithm
 mapping changes the flat algorithms and Sparbit. It restates the fat-pipe sections' comparisons of
 RESULTS.md on any sweep, so they can be checked on the contending platforms.
 
-    bench/sim/placement_summary OUT/yahoo-contending.csv [--flat-set thesis]
+    bench/sim/placement_summary.py OUT/yahoo-contending.csv [--flat-set thesis]
 
 `--flat-set thesis` keeps the flat set of the earlier sections (ring, neighbour exchange, recursive
 doubling, Bruck, Sparbit, recursive multiplying with default parameters, and SMPI's selectors);

@@ -1,26 +1,26 @@
 #!/usr/bin/python3
 """Rule tables from the cost model's predictions alone, checked where SMPI can run them (issue 20).
 
-For every process count, at both placements of bench/sim/tune (sequential: whole nodes in turn;
+For every process count, at both placements of bench/sim/tune.py (sequential: whole nodes in turn;
 cyclic: round-robin over all hosts):
   1. collshim-model predict --native ompi mpich --after-barrier: every tuning candidate of the
      collective (--collective, default allgather) and the two libraries' own decisions, costed,
      1 B - 64 KiB (Allreduce from 8 B)                                 -> OUT/predicted-P.csv
   2. collshim-tune rules --predicted: a table from those predictions, nothing measured
                                                                        -> OUT/predicted-P.yaml
-  3. collshim-tune verify of that table under smpirun (SMPI's ompi selector), as bench/sim/tune runs
+  3. collshim-tune verify of that table under smpirun (SMPI's ompi selector), as bench/sim/tune.py runs
      its cells                                                         -> OUT/verify-P-MAPPING.csv
   4. collshim-tune verify --measured: the table's rows against each selector's own native measured
-     in OUT/PLATFORM.csv (bench/sim/tune --native-only), each with the rules that selector sees (the
+     in OUT/PLATFORM.csv (bench/sim/tune.py --native-only), each with the rules that selector sees (the
      table's rules name the selectors they were predicted for), the figure to report.
 
-  bench/sim/tune --out OUT --platforms fattree-contending --procs 256 512 --max-bytes 64KiB \
+  bench/sim/tune.py --out OUT --platforms fattree-contending --procs 256 512 --max-bytes 64KiB \
       --other-selectors mpich mvapich2 impi --native-only
-  bench/sim/predicted_rules --out OUT --procs 256 512
-  bench/sim/predicted_rules --out OUT --procs 64 96 --collective alltoall
+  bench/sim/predicted_rules.py --out OUT --procs 256 512
+  bench/sim/predicted_rules.py --out OUT --procs 64 96 --collective alltoall
 
 On a contending platform SMPI shows the libraries one rank per host, so the model's libraries see
-one rank per node (--library-ranks-per-node 1), as bench/sim/model_validation --native does.
+one rank per node (--library-ranks-per-node 1), as bench/sim/model_validation.py --native does.
 """
 import argparse
 import importlib.machinery
@@ -37,7 +37,7 @@ def sizes(collective):
 
 
 def placements(platform, p):
-    """(mapping, ranks per node) as bench/sim/tune's host files place p ranks."""
+    """(mapping, ranks per node) as bench/sim/tune.py's host files place p ranks."""
     nodes, cores, _ = tune.PLATFORMS[platform]
     yield "sequential", min(p, cores)
     used = min(nodes, p)
@@ -47,7 +47,7 @@ def placements(platform, p):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True, help="bench/sim/tune --native-only's output directory")
+    ap.add_argument("--out", required=True, help="bench/sim/tune.py --native-only's output directory")
     ap.add_argument("--platform", default="fattree-contending")
     ap.add_argument("--procs", nargs="+", type=int, required=True)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Alltoallv under SMPI: collshim's algorithms against the best of SMPI's four library selectors.
 
-Reads the CSV that `bench/sim/tune --collectives alltoallv` measures (collshim-tune measure rows:
+Reads the CSV that `bench/sim/tune.py --collectives alltoallv` measures (collshim-tune measure rows:
 collshim's candidates next to smpi_ompi, smpi_mpich, smpi_mvapich2, smpi_impi) and prints Markdown:
 one summary row per (p, pattern), or with --per-pattern a table per (p, pattern) with every size.
 Ratios are best selector time / algorithm time (median over timed calls of the slowest rank).
 
-  bench/sim/alltoallv_summary OUT/fattree-contending.csv [MORE.csv...] [--per-pattern]
+  bench/sim/alltoallv_summary.py OUT/fattree-contending.csv [MORE.csv...] [--per-pattern]
 """
 import argparse
 import csv

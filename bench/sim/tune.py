@@ -11,8 +11,8 @@ deterministic: one timed call per size. Then:
   verify  collshim-tune verify --measured on every platform, and leave-one-platform-out: rules tuned on
           the other platforms, verified on the one left out -> OUT/verify.md
 
-  bench/sim/tune [--out bench/sim/out/tune] [--platforms ...] [--procs ...] [--collectives ...]
-  bench/sim/tune --analyze-only      # rules and verification from the CSVs already measured
+  bench/sim/tune.py [--out bench/sim/out/tune] [--platforms ...] [--procs ...] [--collectives ...]
+  bench/sim/tune.py --analyze-only      # rules and verification from the CSVs already measured
 
 Every measurement is resumable (collshim-tune measure's record lines): rerun the same command after
 an interruption. Needs build/ (collshim-tune) and build-smpi/ (collshim-bench, -DCOLLSHIM_MPI=smpi).
@@ -104,7 +104,7 @@ def analyze(args):
             if os.path.exists(os.path.join(args.out, f"{p}.csv"))]
     tuned = os.path.join(args.out, "tuned.yaml")
     subprocess.run([args.tune, "rules", "--robust", *csvs, "-o", tuned], check=True)
-    report = ["# Verification of the tuned tables (bench/sim/tune)", ""]
+    report = ["# Verification of the tuned tables (bench/sim/tune.py)", ""]
 
     def verify(table, csv):
         proc = subprocess.run([args.tune, "verify", table, "--measured", csv], capture_output=True, text=True)
@@ -150,7 +150,7 @@ def main():
     ap.add_argument("--analyze-only", action="store_true")
     ap.add_argument("--native-only", action="store_true",
                     help="time native only, under ompi and the other selectors (the cost model's native "
-                         "decisions are checked against these: bench/sim/model_validation --native); no rules")
+                         "decisions are checked against these: bench/sim/model_validation.py --native); no rules")
     ap.add_argument("--no-overhead", action="store_true", help="SMPI's default model: no per-message overhead")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

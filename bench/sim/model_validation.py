@@ -1,25 +1,25 @@
 #!/usr/bin/python3
 """The cost model against the simulator: predictions of collshim-model for every cell SMPI measured.
 
-Reads CSVs written by `collshim-tune measure` (bench/sim/tune), predicts the same cells (process count,
+Reads CSVs written by `collshim-tune measure` (bench/sim/tune.py), predicts the same cells (process count,
 ranks per node, mapping, size, algorithm) with `collshim-model predict --csv` on a platform description,
 and prints, per process count and mapping and over all:
 - winner agreement: cells where the algorithm the model picks is within 5% of the measured best
   (among the algorithms both have);
 - proportional error max(measured, predicted) / min(...) (the τ-Lop thesis's metric, 1 = exact):
   median and mean, per algorithm, and the cells where it is largest.
-Predictions time each rank from its exit of a dissemination barrier, as bench/sim/tune's runs do
+Predictions time each rank from its exit of a dissemination barrier, as bench/sim/tune.py's runs do
 (smpi/barrier:mpich before every timed call): the ranks leave it at different times (--no-barrier
 leaves that out). Algorithms with opaque phases (a library collective, a shared-memory window) are left out: the model
 costs them by an approximation (`collshim-model` marks them), and `native` is the library's own.
 
 With --native the same comparison is made for the libraries' own choices instead: the rows of SMPI's
-`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune --native-only) against `collshim-model predict --native`,
+`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune.py --native-only) against `collshim-model predict --native`,
 which costs the algorithm each selector's decision logic picks (src/model/native_decision.hpp).
 Cells where the model has no schedule for that algorithm are counted and left out.
 
-  bench/sim/model_validation --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
-  bench/sim/model_validation --native --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
+  bench/sim/model_validation.py --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
+  bench/sim/model_validation.py --native --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
 """
 import argparse
 import csv
@@ -65,7 +65,7 @@ def host_per_core(args):
 
 
 def placement_args(args, ranks, ppn, mapping):
-    """The model's placement for a measured row: bench/sim/tune's host file itself where it fills
+    """The model's placement for a measured row: bench/sim/tune.py's host file itself where it fills
     nodes sequentially (the rows' ppn rounds 16 + 8 ranks to 2 x 12) or round-robin (96 ranks over 64
     nodes are 2 on some and 1 on others, not 48 x 2), else the row's ranks per node and class."""
     cyclic = mapping == "cyclic"

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """A cost-model description of a simulated cluster, measured the way a real one is: `collshim-tune
 calibrate` (README "Cost model") under smpirun on two nodes of a bench/sim platform, with the network
-model of bench/sim/tune's runs (its SMPI flags and per-message overheads), so the description can be
-checked against the sweeps (bench/sim/model_validation). This script only knows the platforms: their
+model of bench/sim/tune.py's runs (its SMPI flags and per-message overheads), so the description can be
+checked against the sweeps (bench/sim/model_validation.py). This script only knows the platforms: their
 size, host files, SMPI flags and COLLSHIM_TOPOLOGY; collshim-tune runs, checks and writes.
 
-  bench/sim/calibrate --platform fattree-contending -o bench/sim/calibrated/fattree-contending.yaml
-  bench/sim/calibrate --platform fattree --switch-probes -o bench/sim/calibrated/fattree.yaml
+  bench/sim/calibrate.py --platform fattree-contending -o bench/sim/calibrated/fattree-contending.yaml
+  bench/sim/calibrate.py --platform fattree --switch-probes -o bench/sim/calibrated/fattree.yaml
 
 Needs build/ (collshim-tune) and build-smpi/ (collshim-bench, -DCOLLSHIM_MPI=smpi). The contending
 platforms have one host per core, so SMPI sees no shared nodes; COLLSHIM_TOPOLOGY tells
@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
 def load_tune():
-    """bench/sim/tune (a script without .py) as a module: its platforms and SMPI flags."""
+    """bench/sim/tune.py (a script without .py) as a module: its platforms and SMPI flags."""
     loader = importlib.machinery.SourceFileLoader("tune", os.path.join(HERE, "tune"))
     spec = importlib.util.spec_from_loader("tune", loader)
     module = importlib.util.module_from_spec(spec)

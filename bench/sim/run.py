@@ -10,15 +10,15 @@ Output (in --out, default bench/sim/out): results.csv, summary.txt (the Sparbit 
 format), heatmap-<collective>-<cluster>-<mapping>-<model>.png. Needs python3 and, for the heat maps,
 python3-matplotlib (Debian).
 
-  bench/sim/run --quick          # the CI-sized sweep, < 10 minutes on 2 cores
-  bench/sim/run                  # the full sweep (see bench/sim/RESULTS.md for its runtime); at p > 128 it
+  bench/sim/run.py --quick          # the CI-sized sweep, < 10 minutes on 2 cores
+  bench/sim/run.py                  # the full sweep (see bench/sim/RESULTS.md for its runtime); at p > 128 it
                                  # skips default sparbit below 64 KiB (DETACHED_LIMIT), runs sparbit:coalesce=1
                                  # everywhere, skips bruck, sparbit:coalesce=1 and recursive_multiplying
                                  # where p*p*block > 8 GiB
                                  # (NONCONTIG_LIMIT); left-out cells are 'not run: <reason>' rows in results.csv
-  bench/sim/run --resume         # after an interrupted sweep (same options): runs only the cells not yet
+  bench/sim/run.py --resume         # after an interrupted sweep (same options): runs only the cells not yet
                                  # in --out's timings.csv; results.csv gains each cell's rows as it completes
-  bench/sim/run --at-scale       # Allgather at p=1024 on the fat tree, every algorithm next to SMPI's
+  bench/sim/run.py --at-scale       # Allgather at p=1024 on the fat tree, every algorithm next to SMPI's
                                  # ompi and mpich selectors, one smpirun per size (--sizes), tabulated
   --no-detached                  # any of the above with --cfg=smpi/send-is-detached-thresh:0 on every smpirun
                                  # (a different network model; model column "<model>+no-detached")
@@ -70,8 +70,8 @@ MODELS = {
 # call that follows).
 SPEED = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/shared-malloc:global",
          "--cfg=smpi/shared-malloc-blocksize:1073741824", "--log=root.thres:critical", "--cfg=smpi/barrier:mpich",
-         "--cfg=smpi/iprobe:1e-7",  # 0.1 us per probe poll, not SMPI's 100 us (bench/sim/tune)
-         "--cfg=smpi/grow-injected-times:no"]  # and no back-off shared by all ranks (bench/sim/tune)
+         "--cfg=smpi/iprobe:1e-7",  # 0.1 us per probe poll, not SMPI's 100 us (bench/sim/tune.py)
+         "--cfg=smpi/grow-injected-times:no"]  # and no back-off shared by all ranks (bench/sim/tune.py)
 
 
 def sim_environment(cluster, mapping, p):
