@@ -9,8 +9,12 @@ Ratios are best selector time / algorithm time (median over timed calls of the s
   bench/sim/alltoallv_summary.py OUT/fattree-contending.csv [MORE.csv...] [--per-pattern]
 """
 import argparse
-import csv
+import os
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (CSV files)
 
 ALGORITHMS = ["linear", "pairwise", "grid", "grid:dims=3", "grid:dims=hypercube",
               "node_grid", "node_grid:dims=2", "node_grid:dims=hypercube"]
@@ -26,11 +30,10 @@ def size_text(b):
 def load(paths):
     times = defaultdict(dict)
     for path in paths:
-        with open(path) as f:
-            for row in csv.DictReader(line for line in f if not line.startswith("#")):
-                if row["collective"] == "alltoallv":
-                    key = (int(row["ranks"]), row["distribution"], int(row["bytes"]))
-                    times[key][row["algorithm"]] = float(row["median_us"])
+        for row in sim.read_csv(path):
+            if row["collective"] == "alltoallv":
+                key = (int(row["ranks"]), row["distribution"], int(row["bytes"]))
+                times[key][row["algorithm"]] = float(row["median_us"])
     return times
 
 

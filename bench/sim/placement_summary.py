@@ -12,9 +12,13 @@ by default every flat candidate in the CSV competes. Times are max over ranks (m
 """
 import argparse
 import collections
-import csv
 import math
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (CSV files)
 
 THESIS_FLAT = {"ring", "neighbor_exchange", "recursive_doubling", "bruck", "sparbit", "recursive_multiplying"}
 
@@ -36,7 +40,7 @@ def main():
     for path in args.csv:
         # (ranks, placement) -> block -> algorithm -> max time
         cells = collections.defaultdict(lambda: collections.defaultdict(dict))
-        for row in csv.DictReader(open(path)):
+        for row in sim.read_csv(path):
             algorithm = row.get("algorithm")
             if not algorithm or row.get("collective") != "allgather" or not row.get("max_us"):
                 continue
