@@ -20,32 +20,38 @@ path inside a leaf takes 2.5 us with the core links and one across leaves 3.7 us
 Hosts are named <cluster>-<node>-c<core>; the host files list one host per rank, sequential (rank r
 on node r / cores) or cyclic (rank r on node r mod nodes). SMPI's MPI_COMM_TYPE_SHARED splits by host,
 so with one host per core the shim cannot see the nodes itself: runs on these platforms set
-COLLSHIM_TOPOLOGY to the placement the host file describes (bench/sim/run does).
+COLLSHIM_TOPOLOGY to the placement the host file describes (smpi_common.py's topology()).
 
   bench/sim/make_contending_platforms.py     # rewrites platforms/*-contending.xml and hostfiles/
 """
+import argparse
 import os
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (the platforms' nodes and cores, platform and host file paths)
 
-# name: nodes, cores per node, node memory bandwidth, NIC bandwidth and latency, core link latency
+# name: node memory bandwidth, NIC bandwidth and latency, core link latency
 # (half of the fat-pipe platform's loopback latency: a transfer crosses two core links), the network
 # beyond the NICs. A "leaves" network: the nodes of each range share a leaf switch; every route crosses the
 # leaf-switch link once (a FATPIPE: its latency, no contention), and a route between leaves also its
 # source leaf's uplink up, the spine (where spine_lat is given) and the destination leaf's uplink down
-# (SPLITDUPLEX: each direction shared by the transfers that leave or enter the leaf).
-CLUSTERS = {
-    "yahoo": dict(nodes=16, cores=8, memory="10GBps", nic="125MBps", nic_lat="25us", core_lat="0.25us",
+# (SPLITDUPLEX: each direction shared by the transfers that leave or enter the leaf). The nodes and cores
+# per node are smpi_common.CLUSTERS' (NAME-contending).
+NETWORKS = {
+    "yahoo": dict(memory="10GBps", nic="125MBps", nic_lat="25us", core_lat="0.25us",
                   network="leaves", leaves=[range(0, 5), range(5, 16)], uplink="1.25GBps", uplink_lat="5us",
                   leaf_lat="2us"),
-    "cervino": dict(nodes=5, cores=32, memory="40GBps", nic="5GBps", nic_lat="2us", core_lat="0.25us",
+    "cervino": dict(memory="40GBps", nic="5GBps", nic_lat="2us", core_lat="0.25us",
                     network="switch", switch="25GBps", switch_lat="0.5us"),
-    "fattree": dict(nodes=64, cores=16, memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
+    "fattree": dict(memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
                     network="non_blocking"),
-    "oversub": dict(nodes=32, cores=16, memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
+    "oversub": dict(memory="20GBps", nic="12.5GBps", nic_lat="1us", core_lat="0.15us",
                     network="leaves", leaves=[range(i, i + 8) for i in range(0, 32, 8)], uplink="25GBps",
                     uplink_lat="0.5us", leaf_lat="0.2us", spine_lat="0.2us"),
 }
+CLUSTERS = {name: dict(nodes=sim.CLUSTERS[f"{name}-contending"].nodes, cores=sim.CLUSTERS[f"{name}-contending"].cores,
+                       **network) for name, network in NETWORKS.items()}
 
 
 def platform(name, c):
@@ -106,13 +112,14 @@ def hostfile(name, c, mapping):
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     for name, c in CLUSTERS.items():
-        path = os.path.join(HERE, "platforms", f"{name}-contending.xml")
+        path = sim.platform_file(f"{name}-contending")
         with open(path, "w") as f:
             f.write(platform(name, c))
         print(path)
         for mapping in ("sequential", "cyclic"):
-            path = os.path.join(HERE, "hostfiles", f"{name}-contending-{mapping}.txt")
+            path = sim.hostfile(f"{name}-contending", mapping)
             with open(path, "w") as f:
                 f.write(hostfile(name, c, mapping))
             print(path)

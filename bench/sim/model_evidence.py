@@ -16,7 +16,7 @@ For every platform, placement and process count of the plan, and every part (col
               against full online tuning                                -> OUT/cells.csv, OUT/summary.md
 
 One skew-free barrier (MPICH's) before every timed call, 1 us per message sent and received
-(bench/sim/tune's network model). Simulated time is deterministic: one timed call per size. Every
+(bench/sim/tune.py's network model). Simulated time is deterministic: one timed call per size. Every
 measurement is resumable: rerun the same command. Needs build/ (collshim-tune) and build-smpi/
 (collshim-bench, -DCOLLSHIM_MPI=smpi).
 
@@ -26,15 +26,13 @@ measurement is resumable: rerun the same command. Needs build/ (collshim-tune) a
 import argparse
 import collections
 import csv
-import importlib.machinery
-import importlib.util
 import math
 import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (the platforms, SMPI's flags, COLLSHIM_TOPOLOGY, CSV files)
 
 # What each part measures: (collective, variant, smallest, largest size).
 PARTS = {
@@ -47,22 +45,8 @@ SELECTORS = ["ompi", "mpich", "mvapich2", "impi"]
 EXCLUDE = "intra=shm"
 
 
-def load_tune():
-    """bench/sim/tune (a script without .py) as a module: its platforms, SMPI flags and placements."""
-    loader = importlib.machinery.SourceFileLoader("tune", os.path.join(HERE, "tune"))
-    spec = importlib.util.spec_from_loader("tune", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-TUNE = load_tune()
-
-
 def launcher(platform, mapping, p, selector):
-    return ["smpirun", "-np", str(p), "-platform", os.path.join(HERE, "platforms", platform + ".xml"),
-            "-hostfile", os.path.join(HERE, "hostfiles", f"{platform}-{mapping}.txt"),
-            f"--cfg=smpi/coll-selector:{selector}", *TUNE.SMPI, *TUNE.OVERHEAD]
+    return [*sim.smpirun(platform, mapping, p), sim.selector_flag(selector), *sim.SMPI_FLAGS, *sim.OVERHEAD]
 
 
 def measure(args, out, platform, mapping, p, selector, part, extra, env_extra, label):
@@ -70,23 +54,20 @@ def measure(args, out, platform, mapping, p, selector, part, extra, env_extra, l
     cmd = [args.tune, "measure", "-o", out, "--bench", args.bench, "--platform", platform, "--iterations", "1",
            "--warmup", "0", "--min-bytes", low, "--max-bytes", high, "--bench-arg=--verify-limit=256MiB",
            "--collective", collective, *(["--variant", variant] if variant else []), *extra]
-    env = dict(os.environ, **env_extra)
-    topology = TUNE.topology(platform, mapping, p)
-    if topology:
-        env["COLLSHIM_TOPOLOGY"] = topology
+    env = sim.environment(platform, mapping, p, **env_extra)
     print(f"model_evidence: {label} {platform} {mapping} p={p} {collective}{' ' + variant if variant else ''} "
           f"{selector}", flush=True)
     run = launcher(platform, mapping, p, selector)
     if subprocess.run(cmd + ["--", *run], env=env, stdout=subprocess.DEVNULL).returncode == 0:
         return
     # SimGrid's solver can abort on a rounding residue; a coarser precision gets past it (resumes).
-    print(f"model_evidence: SimGrid abort, resuming with {TUNE.COARSE_PRECISION}", flush=True)
-    subprocess.run(cmd + ["--", *run, TUNE.COARSE_PRECISION], check=True, env=env, stdout=subprocess.DEVNULL)
+    print(f"model_evidence: SimGrid abort, resuming with {sim.COARSE_PRECISION}", flush=True)
+    subprocess.run(cmd + ["--", *run, sim.COARSE_PRECISION], check=True, env=env, stdout=subprocess.DEVNULL)
 
 
 def cells(args):
     for platform in args.platforms:
-        nodes, cores, _ = TUNE.PLATFORMS[platform]
+        nodes, cores, _ = sim.CLUSTERS[platform]
         for mapping in args.mappings:
             for p in args.procs:
                 if p > nodes * cores:  # a host per core: more ranks would share cores the platform lacks
@@ -118,8 +99,7 @@ def stage_decisions(args):
 def read(path):
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        return [row for row in csv.DictReader(line for line in f if not line.startswith("#"))]
+    return sim.read_csv(path)
 
 
 def cell_key(row):
@@ -229,19 +209,18 @@ def summarize(args, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.path.join(HERE, "out", "model"))
-    ap.add_argument("--platforms", nargs="+", default=[p for p in TUNE.PLATFORMS if p.endswith("-contending")],
-                    choices=[p for p in TUNE.PLATFORMS if p.endswith("-contending")])
+    ap.add_argument("--out", default=os.path.join(sim.HERE, "out", "model"))
+    ap.add_argument("--platforms", nargs="+", default=sim.CONTENDING, choices=sim.CONTENDING)
     ap.add_argument("--mappings", nargs="+", default=["sequential", "cyclic"])
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
                     choices=["candidates", "decisions", "analyze"])
-    ap.add_argument("--descriptions", default=os.path.join(HERE, "calibrated"),
+    ap.add_argument("--descriptions", default=os.path.join(sim.HERE, "calibrated"),
                     help="folder of the platforms' calibrated descriptions (PLATFORM.yaml)")
     ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
-    ap.add_argument("--tune", default=os.path.join(ROOT, "build", "collshim-tune"))
-    ap.add_argument("--bench", default=os.path.join(ROOT, "build-smpi", "collshim-bench"))
+    ap.add_argument("--tune", default=sim.TUNE)
+    ap.add_argument("--bench", default=sim.BENCH)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if "candidates" in args.stages:

@@ -326,7 +326,7 @@ class Bench {
                 options_.warmup, options_.iterations);
     for (const auto& note : notes_) std::printf("# %s\n", note.c_str());
     if (options_.csv) {
-      // The first eleven columns are the original ones (bench/sim/run reads them by position); the rest
+      // The first eleven columns are the original ones (bench/sim/run.py reads them by position); the rest
       // are what `collshim-tune rules` needs.
       std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
                   "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision,"

@@ -158,7 +158,7 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
     const std::size_t errors_before = result.errors.size();
     RowReader row(*fields, where, result.errors);
     const std::string verified = row.text(columns.verified);
-    // bench/sim/run writes "not run: ..." rows without times; a wrong result's time means nothing.
+    // bench/sim/run.py writes "not run: ..." rows without times; a wrong result's time means nothing.
     if (!verified.empty() && verified != "ok") {
       result.notes.push_back(where + ": left out, verified is '" + verified + "'");
       continue;

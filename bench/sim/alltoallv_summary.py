@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Alltoallv under SMPI: collshim's algorithms against the best of SMPI's four library selectors.
 
-Reads the CSV that `bench/sim/tune --collectives alltoallv` measures (collshim-tune measure rows:
+Reads the CSV that `bench/sim/tune.py --collectives alltoallv` measures (collshim-tune measure rows:
 collshim's candidates next to smpi_ompi, smpi_mpich, smpi_mvapich2, smpi_impi) and prints Markdown:
 one summary row per (p, pattern), or with --per-pattern a table per (p, pattern) with every size.
 Ratios are best selector time / algorithm time (median over timed calls of the slowest rank).
 
-  bench/sim/alltoallv_summary OUT/fattree-contending.csv [MORE.csv...] [--per-pattern]
+  bench/sim/alltoallv_summary.py OUT/fattree-contending.csv [MORE.csv...] [--per-pattern]
 """
 import argparse
-import csv
+import os
+import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (CSV files)
 
 ALGORITHMS = ["linear", "pairwise", "grid", "grid:dims=3", "grid:dims=hypercube",
               "node_grid", "node_grid:dims=2", "node_grid:dims=hypercube"]
@@ -26,11 +30,10 @@ def size_text(b):
 def load(paths):
     times = defaultdict(dict)
     for path in paths:
-        with open(path) as f:
-            for row in csv.DictReader(line for line in f if not line.startswith("#")):
-                if row["collective"] == "alltoallv":
-                    key = (int(row["ranks"]), row["distribution"], int(row["bytes"]))
-                    times[key][row["algorithm"]] = float(row["median_us"])
+        for row in sim.read_csv(path):
+            if row["collective"] == "alltoallv":
+                key = (int(row["ranks"]), row["distribution"], int(row["bytes"]))
+                times[key][row["algorithm"]] = float(row["median_us"])
     return times
 
 

@@ -21,14 +21,14 @@ hosts, a host per node, ranks of one node talking over its FATPIPE loopback):
   and descended), bandwidth = the narrowest link of a route, shared by a host's transfers (its
   private link, SPLITDUPLEX); network messages do not cross the loopback;
 Both:
-- the SMPI settings every bench/sim sweep runs with (bench/sim/tune): 1 us of receive overhead and
+- the SMPI settings every bench/sim sweep runs with (bench/sim/tune.py): 1 us of receive overhead and
   none charged to nonblocking sends, eager below 64 KiB, transfers that wait for their receiver,
   untimed local work, and SimGrid 3.32's default size factors (smpi/lat-factor, smpi/bw-factor).
 The model has one network latency: where paths differ (Yahoo's two leaf switches) the mean stands
 for all of them, and the output says by how much they differ.
 
-  bench/sim/describe_platform bench/sim/platforms/cervino-contending.xml [-o OUT.yaml]
-  bench/sim/describe_platform bench/sim/platforms/yahoo.xml -o config/platforms/yahoo.yaml
+  bench/sim/describe_platform.py bench/sim/platforms/cervino-contending.xml [-o OUT.yaml]
+  bench/sim/describe_platform.py bench/sim/platforms/yahoo.xml -o config/platforms/yahoo.yaml
 """
 import argparse
 import itertools
@@ -275,17 +275,17 @@ def yaml_text(name, path, d):
     if d["shape"] == "contending":
         what = f"""# ({d['clusters']} nodes of cores {d['cores']}): inside a node two core links and the node's memory
 # backbone (SHARED); between nodes the route's links, the narrowest (the NIC) shared by the transfers
-# it carries. The SMPI settings are bench/sim/tune's (config/platforms/fattree-contending.yaml says
+# it carries. The SMPI settings are bench/sim/tune.py's (config/platforms/fattree-contending.yaml says
 # why each is so)."""
         crosses, shm_points = "true", f"    - {shm_point}"
     else:
         what = f"""# ({d['clusters']} nodes of {d['cores']} cores): inside a node the loopback, a fat pipe that never
 # contends (the same point at every tau); between nodes the route's links, the narrowest shared by
-# the transfers of a host's private link. The SMPI settings are bench/sim/tune's
+# the transfers of a host's private link. The SMPI settings are bench/sim/tune.py's
 # (config/platforms/fattree-contending.yaml says why each is so)."""
         crosses = "false"
         shm_points = f"    - {shm_point}\n    - {shm_point.replace('tau: 1,', 'tau: 1048576,')}"
-    return f"""# {path} as the cost model sees it, written by bench/sim/describe_platform
+    return f"""# {path} as the cost model sees it, written by bench/sim/describe_platform.py
 {what}
 {spread}name: {name}
 shm_copies_per_message: 1

@@ -1,56 +1,44 @@
 #!/usr/bin/python3
 """A cost-model description of a simulated cluster, measured the way a real one is: `collshim-tune
 calibrate` (docs/cost-model.md) under smpirun on two nodes of a bench/sim platform, with the network
-model of bench/sim/tune's runs (its SMPI flags and per-message overheads), so the description can be
-checked against the sweeps (bench/sim/model_validation). This script only knows the platforms: their
+model of bench/sim/tune.py's runs (its SMPI flags and per-message overheads), so the description can be
+checked against the sweeps (bench/sim/model_validation.py). This script only knows the platforms: their
 size, host files, SMPI flags and COLLSHIM_TOPOLOGY; collshim-tune runs, checks and writes.
 
-  bench/sim/calibrate --platform fattree-contending -o bench/sim/calibrated/fattree-contending.yaml
-  bench/sim/calibrate --platform fattree --switch-probes -o bench/sim/calibrated/fattree.yaml
+  bench/sim/calibrate.py --platform fattree-contending -o bench/sim/calibrated/fattree-contending.yaml
+  bench/sim/calibrate.py --platform fattree --switch-probes -o bench/sim/calibrated/fattree.yaml
 
 Needs build/ (collshim-tune) and build-smpi/ (collshim-bench, -DCOLLSHIM_MPI=smpi). The contending
 platforms have one host per core, so SMPI sees no shared nodes; COLLSHIM_TOPOLOGY tells
 collshim-bench which ranks share one, as in the sweeps. Prints how long the calibration took.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-
-
-def load_tune():
-    """bench/sim/tune (a script without .py) as a module: its platforms and SMPI flags."""
-    loader = importlib.machinery.SourceFileLoader("tune", os.path.join(HERE, "tune"))
-    spec = importlib.util.spec_from_loader("tune", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (the platforms, SMPI's flags, COLLSHIM_TOPOLOGY)
 
 
 def main():
-    tune = load_tune()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--platform", required=True, choices=sorted(tune.PLATFORMS))
+    ap.add_argument("--platform", required=True, choices=sorted(sim.CLUSTERS))
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--max-bytes", default="256KiB")
     ap.add_argument("--iterations", default="5", help="timed steps per measurement (SMPI is deterministic)")
-    ap.add_argument("--bench", default=os.path.join(ROOT, "build-smpi", "collshim-bench"))
-    ap.add_argument("--tune", default=os.path.join(ROOT, "build", "collshim-tune"))
+    ap.add_argument("--bench", default=sim.BENCH)
+    ap.add_argument("--tune", default=sim.TUNE)
     ap.add_argument("--switch-probes", action="store_true",
                     help="also one rank on every other node, so that calibration probes the network's switches "
                          "(fat-pipe platforms, whose hosts are the nodes)")
     args = ap.parse_args()
 
-    _, cores, _ = tune.PLATFORMS[args.platform]
+    cores = sim.CLUSTERS[args.platform].cores
     p = 2 * cores  # two whole nodes in sequential mapping
-    hostfile = os.path.join(HERE, "hostfiles", f"{args.platform}-sequential.txt")
+    hostfile = sim.hostfile(args.platform, "sequential")
     if args.switch_probes:
         if args.platform.endswith("-contending"):
             sys.exit("calibrate: --switch-probes needs a fat-pipe platform (a contending one's nodes are many hosts)")
@@ -60,12 +48,9 @@ def main():
             f.write("".join(f"{host}\n" for host in hosts[:2] for _ in range(cores)) + "".join(f"{host}\n" for host in hosts[2:]))
             hostfile = f.name
         p += len(hosts) - 2
-    launcher = ["smpirun", "-np", str(p), "-platform", os.path.join(HERE, "platforms", args.platform + ".xml"),
-                "-hostfile", hostfile, "--cfg=smpi/coll-selector:ompi", *tune.SMPI, *tune.OVERHEAD]
-    env = dict(os.environ)
-    topology = tune.topology(args.platform, "sequential", p)
-    if topology:
-        env["COLLSHIM_TOPOLOGY"] = topology
+    launcher = [*sim.smpirun(args.platform, "sequential", p, hostfile), sim.selector_flag("ompi"), *sim.SMPI_FLAGS,
+                *sim.OVERHEAD]
+    env = sim.environment(args.platform, "sequential", p)
     cmd = [args.tune, "calibrate", "-o", args.output, "--bench", args.bench, "--platform", args.platform + "-calibrated",
            "--max-bytes", args.max_bytes, "--iterations", args.iterations, "--warmup", "1", "--", *launcher]
     start = time.monotonic()

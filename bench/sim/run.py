@@ -7,18 +7,26 @@ algorithm and SMPI's ompi choice, once with :mpich timing SMPI's mpich choice on
 is deterministic, so one timed call per size is enough (no warm-up, no repetitions).
 
 Output (in --out, default bench/sim/out): results.csv, summary.txt (the Sparbit thesis's Table 6/7
-format), heatmap-<collective>-<cluster>-<mapping>-<model>.png. Needs python3 and, for the heat maps,
-python3-matplotlib (Debian).
+format), and bench/<cluster>-<model>.csv, collshim-bench's own --csv rows of every smpirun, from which
+`collshim-tune plot bench/CLUSTER-MODEL.csv -o DIR` draws the heat maps (winner and speed-up maps;
+python3-matplotlib).
 
-  bench/sim/run --quick          # the CI-sized sweep, < 10 minutes on 2 cores
-  bench/sim/run                  # the full sweep (see docs/simulation.md for its runtime); at p > 128 it
+Why this sweep is not `collshim-tune measure` (bench/sim/tune.py is): it is the Sparbit thesis's
+comparison, whose tables need what measure does not give. Its cells differ by network model
+(--models default/flat, --no-detached: a model column), not only by launcher; the full sweep leaves
+algorithms out per block size at large p (DETACHED_LIMIT, NONCONTIG_LIMIT) and records them as
+'not run' rows the summary counts; it keeps min, average and maximum over ranks for the Table 6/7
+metrics; and it runs two smpiruns at once (--jobs). The heat maps are collshim-tune plot's.
+
+  bench/sim/run.py --quick          # the CI-sized sweep, < 10 minutes on 2 cores
+  bench/sim/run.py                  # the full sweep (see docs/simulation.md for its runtime); at p > 128 it
                                  # skips default sparbit below 64 KiB (DETACHED_LIMIT), runs sparbit:coalesce=1
                                  # everywhere, skips bruck, sparbit:coalesce=1 and recursive_multiplying
                                  # where p*p*block > 8 GiB
                                  # (NONCONTIG_LIMIT); left-out cells are 'not run: <reason>' rows in results.csv
-  bench/sim/run --resume         # after an interrupted sweep (same options): runs only the cells not yet
+  bench/sim/run.py --resume         # after an interrupted sweep (same options): runs only the cells not yet
                                  # in --out's timings.csv; results.csv gains each cell's rows as it completes
-  bench/sim/run --at-scale       # Allgather at p=1024 on the fat tree, every algorithm next to SMPI's
+  bench/sim/run.py --at-scale       # Allgather at p=1024 on the fat tree, every algorithm next to SMPI's
                                  # ompi and mpich selectors, one smpirun per size (--sizes), tabulated
   --no-detached                  # any of the above with --cfg=smpi/send-is-detached-thresh:0 on every smpirun
                                  # (a different network model; model column "<model>+no-detached")
@@ -34,55 +42,25 @@ import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (the platforms, SMPI's flags, COLLSHIM_TOPOLOGY)
 
-CLUSTERS = {  # name: (nodes, cores per node)
-    "yahoo": (16, 8),
-    "cervino": (5, 32),
-    "fattree": (64, 16),
-    # The same clusters with nodes that contend inside (make_contending_platforms.py): one host per
-    # core, so SMPI's shared-memory split sees one rank per node and the placement is given to the shim
-    # in COLLSHIM_TOPOLOGY (sim_environment).
-    "yahoo-contending": (16, 8),
-    "cervino-contending": (5, 32),
-    "fattree-contending": (64, 16),
-    # A blocking network (4 leaves of 8 nodes, 4:1 oversubscribed uplinks), contending only.
-    "oversub-contending": (32, 16),
-}
+HERE = sim.HERE
+
+# The platforms are smpi_common.CLUSTERS; on the contending ones (one host per core) the placement is
+# given to the shim in COLLSHIM_TOPOLOGY (smpi_common.environment).
+CLUSTERS = sim.CLUSTERS
 ALGORITHMS = ["sparbit", "bruck", "recursive_doubling", "ring", "neighbor_exchange", "recursive_multiplying"]
 THESIS_SET = ["sparbit", "bruck", "recursive_doubling", "ring", "neighbor_exchange"]
 # Node-aware: `hierarchical` with each inter-node algorithm (bare `hierarchical` is inter=native, the
 # leaders running SMPI's own Allgatherv as chosen by the selector). Added by --hierarchical.
 HIERARCHICAL = ["hierarchical"] + [f"hierarchical:inter={a}" for a in ALGORITHMS]
 FLAT = ALGORITHMS + ["smpi_ompi", "smpi_mpich"]
-COARSE_PRECISION = "--cfg=maxmin/precision:1e-4"
 SELECTORS = ["ompi", "mpich"]
 MODELS = {
     "default": [],
     "flat": ["--cfg=smpi/lat-factor:0:1", "--cfg=smpi/bw-factor:0:1"],
 }
-# shared-malloc-blocksize: a shared buffer is mapped in blocks of this size; with the 1 MiB default a
-# 64 KiB x 1024 Allgather maps 65 blocks per rank, over vm.max_map_count (65530), and SMPI aborts
-# ("Could not map folded virtual memory"). 1 GiB covers every buffer of the sweeps in one mapping.
-# smpi/barrier:mpich: one skew-free barrier before every timed call, whatever the collective selector
-# (docs/simulation.md: the ompi selector's barrier leaves ~20 us of exit skew at 256 ranks, charged to the
-# call that follows).
-SPEED = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/shared-malloc:global",
-         "--cfg=smpi/shared-malloc-blocksize:1073741824", "--log=root.thres:critical", "--cfg=smpi/barrier:mpich",
-         "--cfg=smpi/iprobe:1e-7",  # 0.1 us per probe poll, not SMPI's 100 us (bench/sim/tune)
-         "--cfg=smpi/grow-injected-times:no"]  # and no back-off shared by all ranks (bench/sim/tune)
-
-
-def sim_environment(cluster, mapping, p):
-    """The environment of an smpirun: on contending platforms, the placement the host file describes
-    (ranks per node as the host file fills them), since SMPI cannot tell the shim which hosts share a node."""
-    env = dict(os.environ)
-    if cluster.endswith("-contending"):
-        nodes, cores = CLUSTERS[cluster]
-        used = min(nodes, -(-p // cores)) if mapping == "sequential" else min(nodes, p)
-        env["COLLSHIM_TOPOLOGY"] = f"nodes={used},mapping={mapping if used > 1 else 'single_node'}"
-    return env
 DISTRIBUTIONS = ["broadcast", "spike", "half_full", "linear_decreasing", "geometric"]
 # SMPI sends messages below smpi/send-is-detached-thresh (default 65536 B) detached, and in SimGrid 3.32 each
 # completion scans a list (std::list::remove in CommImpl::finish) that grows with the messages in flight over
@@ -111,7 +89,7 @@ NO_DETACHED = ["--cfg=smpi/send-is-detached-thresh:0"]
 
 def thesis_procs(cluster):
     """The thesis's process counts: step 8, odd series 5.. and even series 8.., up to 2 per core."""
-    nodes, cores = CLUSTERS[cluster]
+    nodes, cores, _ = CLUSTERS[cluster]
     top = 2 * nodes * cores
     return sorted(set(range(5, top, 8)) | set(range(8, top + 1, 8)))
 
@@ -119,7 +97,7 @@ def thesis_procs(cluster):
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sweep: yahoo+cervino, a few p, 1 B-64 KiB")
-    ap.add_argument("--bench", default=os.path.join(ROOT, "build-smpi", "collshim-bench"))
+    ap.add_argument("--bench", default=sim.BENCH)
     ap.add_argument("--out", default=os.path.join(HERE, "out"))
     ap.add_argument("--clusters", nargs="+", choices=list(CLUSTERS))
     ap.add_argument("--mappings", nargs="+", choices=["sequential", "cyclic"])
@@ -132,7 +110,6 @@ def parse_args():
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per smpirun")
     ap.add_argument("--hierarchical", action="store_true",
                     help="also time hierarchical with each inter algorithm, and summarize it against the flat ones")
-    ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--summarize", metavar="CSV", help="only summarize an existing results.csv")
     ap.add_argument("--resume", action="store_true",
                     help="keep --out's results.csv and timings.csv and run only the cells timings.csv does not list "
@@ -203,6 +180,7 @@ def run_cell(args, cell, max_bytes, min_bytes="1", algorithms_ompi=None, full_ru
     collective, dist, cluster, mapping, model, p = cell
     rows = []
     notes = []
+    bench_lines = []
     seen = set()
     start = time.time()
     runs = []  # (selector, algorithms, min_bytes, max_bytes)
@@ -229,25 +207,24 @@ def run_cell(args, cell, max_bytes, min_bytes="1", algorithms_ompi=None, full_ru
     for selector, algorithms, lo, hi in runs:
         if collective == "allgatherv":
             algorithms = [a for a in algorithms if not a.endswith("recursive_doubling")]
-        cmd = ["smpirun", "-np", str(p),
-               "-platform", os.path.join(HERE, "platforms", cluster + ".xml"),
-               "-hostfile", os.path.join(HERE, "hostfiles", f"{cluster}-{mapping}.txt"),
-               args.bench, f"--cfg=smpi/coll-selector:{selector}", *SPEED, *MODELS[model],
+        cmd = [*sim.smpirun(cluster, mapping, p), args.bench, sim.selector_flag(selector), *sim.SMPI_FLAGS,
+               *MODELS[model],
                *(NO_DETACHED if args.no_detached else []),
                "--collective", collective, "--min-bytes", lo, "--max-bytes", hi,
                "--iterations", "1", "--warmup", "0", "--csv", "--algorithms", *algorithms]
         if dist:
             cmd += ["--distribution", dist]
         try:
-            env = sim_environment(cluster, mapping, p)
+            env = sim.environment(cluster, mapping, p)
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
             # SimGrid 3.32's max-min solver can abort on its own precision check, or crash, when many
             # flows share a link (seen: Cervino cyclic, 160 ranks, Sparbit at 64 B and 1 KiB; both
             # runs complete with the coarser tolerance): one retry with it, noted.
             if proc.returncode != 0 and ("maxmin precision" in proc.stderr or "Segmentation fault" in proc.stderr):
-                notes.append(f"{cell} {selector}: SimGrid abort (exit {proc.returncode}), rerun with {COARSE_PRECISION}")
+                notes.append(f"{cell} {selector}: SimGrid abort (exit {proc.returncode}), rerun with "
+                             f"{sim.COARSE_PRECISION}")
                 at = cmd.index(args.bench) + 1
-                proc = subprocess.run(cmd[:at] + [COARSE_PRECISION] + cmd[at:], capture_output=True, text=True, env=env,
+                proc = subprocess.run(cmd[:at] + [sim.COARSE_PRECISION] + cmd[at:], capture_output=True, text=True, env=env,
                                       timeout=args.timeout)
         except subprocess.TimeoutExpired:
             notes.append(f"{cell} {selector} {lo}-{hi} B: timed out after {args.timeout} s")
@@ -255,6 +232,8 @@ def run_cell(args, cell, max_bytes, min_bytes="1", algorithms_ompi=None, full_ru
         if proc.returncode != 0:
             notes.append(f"{cell} {selector}: smpirun exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
         for line in proc.stdout.splitlines():
+            if line.startswith("collective,") or line.startswith(collective + ","):
+                bench_lines.append(line)  # collshim-bench's own CSV, for collshim-tune plot
             if line.startswith("#"):
                 if "MISMATCH" in line or "mismatches" in line and " 0 mismatches" not in line:
                     notes.append(f"{cell}: {line}")
@@ -273,7 +252,7 @@ def run_cell(args, cell, max_bytes, min_bytes="1", algorithms_ompi=None, full_ru
         for line in proc.stderr.splitlines():
             if "MISMATCH" in line or "error" in line.lower():
                 notes.append(f"{cell} {selector}: {line}")
-    return cell, rows, notes, time.time() - start
+    return cell, rows, notes, bench_lines, time.time() - start
 
 
 TIMINGS_HEADER = "collective,distribution,cluster,mapping,model,p,seconds"
@@ -477,62 +456,33 @@ def summarize(rows):
     return "\n".join(out)
 
 
-def heatmaps(rows, outdir):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.colors import ListedColormap
-    except ImportError:
-        print("run: python3-matplotlib missing, no heat maps", file=sys.stderr)
-        return []
-    contenders = ALGORITHMS + ["smpi_ompi", "smpi_mpich", COALESCED]
-    colours = ["#000000", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
-    g = group(rows)
-    files = []
-    for key, cells in sorted(g.items()):
-        ps = sorted({c[0] for c in cells})
-        sizes = sorted({c[1] for c in cells})
-        grid = [[math.nan] * len(ps) for _ in sizes]
-        gain = [[None] * len(ps) for _ in sizes]
-        for (p, b), algs in cells.items():
-            times = {a: algs[a]["max_us"] for a in contenders if a in algs}
-            best = min(times, key=times.get)
-            grid[sizes.index(b)][ps.index(p)] = contenders.index(best)
-            others = [t for a, t in times.items() if a not in SPARBITS]
-            if best in SPARBITS and others:
-                gain[sizes.index(b)][ps.index(p)] = 100 * (1 - times[best] / min(others))
-        fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(ps) + 3), 0.3 * len(sizes) + 2.5))
-        ax.imshow(grid, cmap=ListedColormap(colours), vmin=-0.5, vmax=len(colours) - 0.5, aspect="auto",
-                  origin="lower")
-        for i in range(len(sizes)):
-            for j in range(len(ps)):
-                if gain[i][j] is not None:
-                    ax.text(j, i, f"{gain[i][j]:.0f}", ha="center", va="center", color="white", fontsize=6)
-        ax.set_xticks(range(len(ps)), [str(p) for p in ps], rotation=90, fontsize=7)
-        ax.set_yticks(range(len(sizes)), [f"{b}" for b in sizes], fontsize=7)
-        ax.set_xlabel("processes")
-        ax.set_ylabel("block bytes")
-        name = key[0] + (f"/{key[1]}" if key[1] else "")
-        ax.set_title(f"best (max time): {name}, {key[2]}, {key[3]}, {key[4]} model\n"
-                     "black = sparbit, grey = sparbit:coalesce=1 (number: % gain over the best non-Sparbit)",
-                     fontsize=8)
-        handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours]
-        ax.legend(handles, contenders, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
-        fig.tight_layout()
-        path = os.path.join(outdir, "heatmap-" + "-".join(k for k in (key[0], key[1], key[2], key[3], key[4]) if k)
-                            + ".png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        files.append(path)
-    return files
+def bench_rows_folder(args, fresh, prefix=""):
+    """OUT/bench, where the cells' collshim-bench rows go; fresh: without the PREFIX*.csv of a former run."""
+    folder = os.path.join(args.out, "bench")
+    os.makedirs(folder, exist_ok=True)
+    if fresh:
+        for name in os.listdir(folder):
+            if name.startswith(prefix) and name.endswith(".csv") and (prefix or not name.startswith("at-scale-")):
+                os.remove(os.path.join(folder, name))
+    return folder
 
 
-def size_bytes(text):
-    """'1', '64KiB', '1MiB' -> bytes (powers of 1024, as collshim-bench reads them)."""
-    t = text.strip().lower().rstrip("b").rstrip("i")
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    return int(t[:-1]) * units[t[-1]] if t and t[-1] in units else int(t)
+def keep_bench_rows(args, cell, lines, prefix=""):
+    """Appends a cell's collshim-bench --csv rows to OUT/bench/PREFIXCLUSTER-MODEL.csv (one header), the input
+    of collshim-tune plot: the rows carry the placement (nodes, ppn, mapping), not the network model."""
+    collective, dist, cluster, mapping, model, p = cell
+    path = os.path.join(args.out, "bench", f"{prefix}{cluster}-{model_name(args, model)}.csv")
+    header = os.path.exists(path) and os.path.getsize(path) > 0
+    with open(path, "a") as f:
+        for line in lines:
+            if line.startswith("collective,"):
+                if header:
+                    continue
+                header = True
+            f.write(line + "\n")
+
+
+size_bytes = sim.size_bytes
 
 
 def stripped_bench(args):
@@ -554,6 +504,7 @@ def at_scale(args):
     cells = [("allgather", "", c, m, mo, p) for c in clusters for m in (args.mappings or ["sequential"])
              for mo in (args.models or ["default"]) for p in (args.procs or [1024])]
     t0 = time.time()
+    bench_rows_folder(args, fresh=True, prefix="at-scale-")
     rows, notes, timings = [], [], []
     for cell in cells:
         for size in args.sizes:
@@ -562,8 +513,9 @@ def at_scale(args):
             algorithms = [a for a in (args.algorithms or default) if a != "sparbit" or not slow]
             if slow and "sparbit" in (args.algorithms or ALGORITHMS):
                 notes.append(f"{cell} {size}: default sparbit not run below {DETACHED_LIMIT} B at p > 128 (DETACHED_LIMIT)")
-            _, cell_rows, cell_notes, seconds = run_cell(args, cell, size, min_bytes=size,
-                                                         algorithms_ompi=algorithms)
+            _, cell_rows, cell_notes, bench_lines, seconds = run_cell(args, cell, size, min_bytes=size,
+                                                                      algorithms_ompi=algorithms)
+            keep_bench_rows(args, cell, bench_lines, prefix="at-scale-")
             rows += cell_rows
             notes += cell_notes
             timings.append((cell + (size,), seconds))
@@ -625,6 +577,7 @@ def main():
         todo = [c for c in cells if cell_key(args, c) not in done]
         print(f"run: {len(cells)} cells x {len(SELECTORS)} smpirun, blocks 1 B-{max_bytes}, {args.jobs} at once"
               + (f"; {len(cells) - len(todo)} already in {csv_path}, skipped" if args.resume else ""), flush=True)
+        bench_rows_folder(args, fresh=not args.resume)
         if not args.resume:
             for path, header in ((csv_path, ",".join(FIELDS)), (timings_path, TIMINGS_HEADER), (notes_path, None)):
                 with open(path, "w") as f:
@@ -636,7 +589,8 @@ def main():
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run_cell, args, c, max_bytes, full_rules=not args.quick) for c in todo]
             for i, future in enumerate(as_completed(futures)):
-                cell, cell_rows, cell_notes, seconds = future.result()
+                cell, cell_rows, cell_notes, bench_lines, seconds = future.result()
+                keep_bench_rows(args, cell, bench_lines)
                 with open(csv_path, "a", newline="") as f:
                     csv.DictWriter(f, fieldnames=FIELDS).writerows(cell_rows)
                 with open(timings_path, "a") as f:
@@ -659,9 +613,9 @@ def main():
     with open(os.path.join(args.out, "summary.txt"), "w") as f:
         f.write(text + "\n")
     print(text)
-    if not args.no_plots:
-        files = heatmaps(rows, args.out)
-        print(f"run: {len(files)} heat maps in {args.out}")
+    if not args.summarize:
+        print(f"run: collshim-bench's rows in {os.path.join(args.out, 'bench')}; heat maps: "
+              f"collshim-tune plot {os.path.join(args.out, 'bench', 'CLUSTER-MODEL.csv')} -o DIR")
     return 1 if any(r["verified"] == "MISMATCH" for r in rows) else 0
 
 

@@ -4,7 +4,7 @@ hierarchical variant compares with the best flat algorithm, which flat algorithm
 mapping changes the flat algorithms and Sparbit. It restates the fat-pipe sections' comparisons of
 docs/results.md on any sweep, so they can be checked on the contending platforms.
 
-    bench/sim/placement_summary OUT/yahoo-contending.csv [--flat-set thesis]
+    bench/sim/placement_summary.py OUT/yahoo-contending.csv [--flat-set thesis]
 
 `--flat-set thesis` keeps the flat set of the earlier sections (ring, neighbour exchange, recursive
 doubling, Bruck, Sparbit, recursive multiplying with default parameters, and SMPI's selectors);
@@ -12,9 +12,13 @@ by default every flat candidate in the CSV competes. Times are max over ranks (m
 """
 import argparse
 import collections
-import csv
 import math
+import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (CSV files)
 
 THESIS_FLAT = {"ring", "neighbor_exchange", "recursive_doubling", "bruck", "sparbit", "recursive_multiplying"}
 
@@ -36,7 +40,7 @@ def main():
     for path in args.csv:
         # (ranks, placement) -> block -> algorithm -> max time
         cells = collections.defaultdict(lambda: collections.defaultdict(dict))
-        for row in csv.DictReader(open(path)):
+        for row in sim.read_csv(path):
             algorithm = row.get("algorithm")
             if not algorithm or row.get("collective") != "allgather" or not row.get("max_us"):
                 continue

@@ -1,25 +1,25 @@
 #!/usr/bin/python3
 """The cost model against the simulator: predictions of collshim-model for every cell SMPI measured.
 
-Reads CSVs written by `collshim-tune measure` (bench/sim/tune), predicts the same cells (process count,
+Reads CSVs written by `collshim-tune measure` (bench/sim/tune.py), predicts the same cells (process count,
 ranks per node, mapping, size, algorithm) with `collshim-model predict --csv` on a platform description,
 and prints, per process count and mapping and over all:
 - winner agreement: cells where the algorithm the model picks is within 5% of the measured best
   (among the algorithms both have);
 - proportional error max(measured, predicted) / min(...) (the τ-Lop thesis's metric, 1 = exact):
   median and mean, per algorithm, and the cells where it is largest.
-Predictions time each rank from its exit of a dissemination barrier, as bench/sim/tune's runs do
+Predictions time each rank from its exit of a dissemination barrier, as bench/sim/tune.py's runs do
 (smpi/barrier:mpich before every timed call): the ranks leave it at different times (--no-barrier
 leaves that out). Algorithms with opaque phases (a library collective, a shared-memory window) are left out: the model
 costs them by an approximation (`collshim-model` marks them), and `native` is the library's own.
 
 With --native the same comparison is made for the libraries' own choices instead: the rows of SMPI's
-`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune --native-only) against `collshim-model predict --native`,
+`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune.py --native-only) against `collshim-model predict --native`,
 which costs the algorithm each selector's decision logic picks (src/model/native_decision.hpp).
 Cells where the model has no schedule for that algorithm are counted and left out.
 
-  bench/sim/model_validation --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
-  bench/sim/model_validation --native --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
+  bench/sim/model_validation.py --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
+  bench/sim/model_validation.py --native --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
 """
 import argparse
 import csv
@@ -29,7 +29,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import smpi_common as sim  # noqa: E402  (the host files and their host names, CSV files)
 
 
 NATIVE_LIBRARIES = ("ompi", "mpich", "mvapich2", "impi")  # collshim-model predict --native
@@ -38,25 +39,20 @@ NATIVE_LIBRARIES = ("ompi", "mpich", "mvapich2", "impi")  # collshim-model predi
 def load(paths, collective, native):
     measured = defaultdict(dict)  # (ranks, ppn, mapping, bytes) -> algorithm -> median us
     for path in paths:
-        with open(path) as f:
-            for row in csv.DictReader(line for line in f if not line.startswith("#")):
-                algorithm = row["algorithm"]
-                if row["collective"] != collective:
+        for row in sim.read_csv(path):
+            algorithm = row["algorithm"]
+            if row["collective"] != collective:
+                continue
+            is_native = algorithm == "native" or algorithm.startswith("smpi_")
+            if native:
+                if algorithm.removeprefix("smpi_") not in NATIVE_LIBRARIES:
                     continue
-                is_native = algorithm == "native" or algorithm.startswith("smpi_")
-                if native:
-                    if algorithm.removeprefix("smpi_") not in NATIVE_LIBRARIES:
-                        continue
-                    algorithm = "native:" + algorithm.removeprefix("smpi_")
-                elif is_native or "intra=shm" in algorithm:
-                    continue
-                key = (int(row["ranks"]), int(row["ppn"]), row["mapping"], int(row["bytes"]))
-                measured[key][algorithm] = float(row["median_us"])
+                algorithm = "native:" + algorithm.removeprefix("smpi_")
+            elif is_native or "intra=shm" in algorithm:
+                continue
+            key = (int(row["ranks"]), int(row["ppn"]), row["mapping"], int(row["bytes"]))
+            measured[key][algorithm] = float(row["median_us"])
     return measured
-
-
-# bench/sim's contending platforms name a host per core "<node>-c<core>" (make_contending_platforms.py).
-NODE_PATTERN = "(.*)-c[0-9]+"
 
 
 def host_per_core(args):
@@ -65,15 +61,14 @@ def host_per_core(args):
 
 
 def placement_args(args, ranks, ppn, mapping):
-    """The model's placement for a measured row: bench/sim/tune's host file itself where it fills
+    """The model's placement for a measured row: bench/sim/tune.py's host file itself where it fills
     nodes sequentially (the rows' ppn rounds 16 + 8 ranks to 2 x 12) or round-robin (96 ranks over 64
     nodes are 2 on some and 1 on others, not 48 x 2), else the row's ranks per node and class."""
     cyclic = mapping == "cyclic"
-    hostfile = os.path.join(ROOT, "bench", "sim", "hostfiles",
-                            f"{args.platform_name}-{'cyclic' if cyclic else 'sequential'}.txt")
+    hostfile = sim.hostfile(args.platform_name, "cyclic" if cyclic else "sequential")
     if (cyclic or (mapping in ("sequential", "single_node") and ppn > 1)) and os.path.exists(hostfile):
         # The fat-pipe platforms' host files name a node per rank; the contending ones a core.
-        pattern = ["--node-pattern", NODE_PATTERN] if host_per_core(args) else []
+        pattern = ["--node-pattern", sim.NODE_PATTERN] if host_per_core(args) else []
         return ["--hostfile", hostfile, *pattern]
     return ["--ppn", str(ppn), "--mapping", "sequential" if mapping in ("sequential", "single_node") else mapping]
 
@@ -105,7 +100,7 @@ def main():
     ap.add_argument("csvs", nargs="+")
     ap.add_argument("--platform-yaml", required=True)
     ap.add_argument("--collective", default="allgather")
-    ap.add_argument("--model", default=os.path.join(ROOT, "build", "collshim-model"))
+    ap.add_argument("--model", default=sim.MODEL)
     ap.add_argument("--no-barrier", action="store_true",
                     help="predict from a common start, leaving out the skew of the barrier before every timed call")
     ap.add_argument("--worst", type=int, default=8, help="cells with the largest errors to list")
