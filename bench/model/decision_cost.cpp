@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "bench_case.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_settings.hpp"

@@ -33,8 +33,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/schedule.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 #include "model/platform.hpp"
 
 namespace collshim::model {

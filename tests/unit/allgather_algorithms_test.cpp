@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <functional>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
 
 namespace collshim::model {

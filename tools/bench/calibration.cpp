@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "algorithms/hierarchical.hpp"
+#include "algorithms/allgather/allgather_hierarchical.hpp"
 
 namespace collshim::bench {
 namespace {
