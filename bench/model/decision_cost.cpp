@@ -9,7 +9,7 @@
 //       --placement sequential:16 cyclic:16 sequential:1 --bytes 8 1KiB 64KiB --repeat 5
 //
 // Times are wall-clock: pin it to one core (taskset -c 1) on a quiet machine. Nothing here is a
-// threshold; bench/README.md says what the targets are.
+// threshold; bench/README.md says what the targets are.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

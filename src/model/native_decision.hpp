@@ -2,7 +2,7 @@
 // What an MPI library runs for a collective call, so that the cost model can cost `native` too: its
 // fixed decision logic (size and process-count thresholds) picks one of its algorithms, and where
 // collshim has a schedule with the same messages, that schedule stands for it. Without this the
-// model ranks collshim's algorithms but cannot say where they beat the library (issue 20: the tuner
+// model ranks collshim's algorithms but cannot say where they beat the library (the tuner
 // fills unmeasured cells only where native is costed too).
 //
 // The decisions are data, one file per library and version (config/libraries/*.yaml, read by

@@ -1,5 +1,6 @@
 #pragma once
-// The per-job environment variables of DESIGN.md, read once at MPI_Init and validated there.
+// The per-job environment variables (README "Environment variables"), read once at MPI_Init and
+// validated there.
 #include <array>
 #include <cstdlib>
 #include <optional>

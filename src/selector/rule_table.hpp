@@ -1,5 +1,5 @@
 #pragma once
-// Rule tables (DESIGN.md "Rule table"): YAML files of rules, tried in order, first match wins.
+// Rule tables (README "Rule tables"): YAML files of rules, tried in order, first match wins.
 // Parsing validates everything up front and reports problems as file:line:column messages.
 #include <climits>
 #include <deque>

@@ -9,7 +9,7 @@
 namespace collshim {
 namespace {
 
-// The values swept per parameter name (issue 18: Bruck radix 2/4/8, recursive multiplying k 2/4/8,
+// The values swept per parameter name (Bruck radix 2/4/8, recursive multiplying k 2/4/8,
 // Sparbit coalesce 0/1, grid dims 2/3/hypercube plus node_grid's 1 (direct between nodes, which
 // grid rejects), hierarchical intra p2p/shm; Traff's own_block free/charged). Other parameters keep
 // their defaults; `inter` takes every algorithm its parameter accepts (below).

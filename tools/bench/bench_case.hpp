@@ -38,7 +38,7 @@ inline unsigned char pattern_byte(int owner, int peer, long long offset, int sal
 struct SizeStep {
   long long bytes = 0;        // the sweep's size: the block, vector or per-pair size the user asked for
   long long total_bytes = 0;  // the table's "total" column: what the collective moves (see the case)
-  long long block_bytes = 0;  // the size rules test (block_bytes of DESIGN.md's rule table)
+  long long block_bytes = 0;  // the size rules test (a rule table's block_bytes)
 };
 
 // Send and receive storage of one size step. Under SMPI, sizes whose buffers summed over all

@@ -1,4 +1,4 @@
-// collshim-tune: rule tables from measurements (issue 18; README "Tuning").
+// collshim-tune: rule tables from measurements (README "Tuning").
 //   collshim-tune rules RESULTS.csv... -o FILE.yaml [--tolerance 0.03] [--robust] [--platform NAME]...
 //                          [--predicted PREDICTIONS.csv... [--prediction-margin 0.10]]
 //                          the smallest rule table that keeps each measured cell within the

@@ -1,5 +1,5 @@
 #pragma once
-// Rule synthesis for `collshim-tune rules` (issue 18; README "Tuning"): measurements in, the smallest
+// Rule synthesis for `collshim-tune rules` (README "Tuning"): measurements in, the smallest
 // rule table that keeps every measured cell within a tolerance of its best out. Pure data in and
 // text out, no MPI, so unit tests drive it with synthetic measurements.
 #include <istream>

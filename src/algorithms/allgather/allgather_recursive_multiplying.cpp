@@ -1,9 +1,11 @@
-// Recursive multiplying Allgather (paper 002 sections 1.3-1.6, allgather form 1.9a). The q virtual
-// ranks are numbered in mixed radix with digit i of radix f_i; in stage i every virtual rank sends
-// the blocks of its size-m sub-cuboid (m = f_0 * ... * f_{i-1}, the ranks that agree with it on all
-// digits from i up) to the f_i - 1 ranks that differ from it only in digit i, so after the stage it
-// holds a sub-cuboid f_i times larger. Stage i costs f_i - 1 pipelined messages (paper Eq. 3); with
-// all f_i = 2 this is recursive doubling, with one stage of p it is a direct all-to-all.
+// Recursive multiplying Allgather: the exchange pattern of Ruefenacht, Bull and Booth's Allreduce
+// ("Generalisation of recursive doubling for AllReduce", 2017), which the paper does not apply to
+// Allgather, run on blocks instead of partial results. The q virtual ranks are numbered in mixed
+// radix with digit i of radix f_i; in stage i every virtual rank sends the blocks of its size-m
+// sub-cuboid (m = f_0 * ... * f_{i-1}, the ranks that agree with it on all digits from i up) to the
+// f_i - 1 ranks that differ from it only in digit i, so after the stage it holds a sub-cuboid f_i
+// times larger. Stage i costs f_i - 1 pipelined messages (paper Eq. 3); with all f_i = 2 this is
+// recursive doubling, with one stage of p it is a direct all-to-all.
 //
 // p with a prime factor above k cannot be written as a product of factors <= k; such p use the
 // paper's "splitting": a collapse step shrinks p to a nicely factorable q, the stages run on the q

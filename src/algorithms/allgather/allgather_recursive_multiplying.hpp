@@ -1,6 +1,7 @@
 #pragma once
-// Recursive multiplying (paper 002, Ruefenacht et al.) adapted to Allgather (002 section 1.9a): the
-// plan that covers p ranks, exposed so that tests and tools can check and print it.
+// Recursive multiplying (Ruefenacht, Bull, Booth, "Generalisation of recursive doubling for
+// AllReduce", 2017) adapted to Allgather, which the paper does not treat: the plan that covers p
+// ranks, exposed so that tests and tools can check and print it.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,14 +1,15 @@
-// Recursive multiplying Allreduce (paper 002, sections 1.3-1.6): in stage i each virtual rank sends
-// its whole partial result to the f_i - 1 other members of its group (the ranks that differ from it
-// only in digit i) and combines the f_i results. Virtual ranks map to ascending intervals of real
-// ranks, so a group's members hold adjacent rank intervals in group order, and combining them in
-// that order keeps non-commutative operations right. p with a prime factor above k collapse first
-// (each group of `base` ranks reduces into its last rank) and expand at the end (the paper's
-// "splitting", the default), or, with primes=merge, use the paper's prime merging: p = R + q with q
-// factorable; rank r < R sends its vector to the first-stage group r mod G (whose members add it once,
-// with their group's results) and receives the pre-final results of last-stage group r mod G', which
-// together combine everything, itself included. No extra stages, but contributions of ranks below R
-// join out of rank order, so merging needs a commutative operation.
+// Recursive multiplying Allreduce (Ruefenacht, Bull, Booth, "Generalisation of recursive doubling
+// for AllReduce", 2017): in stage i each virtual rank sends its whole partial result to the f_i - 1
+// other members of its group (the ranks that differ from it only in digit i) and combines the f_i
+// results. Virtual ranks map to ascending intervals of real ranks, so a group's members hold
+// adjacent rank intervals in group order, and combining them in that order keeps non-commutative
+// operations right. p with a prime factor above k collapse first (each group of `base` ranks
+// reduces into its last rank) and expand at the end (the paper's "splitting", the default), or,
+// with primes=merge, use the paper's prime merging: p = R + q with q factorable; rank r < R sends
+// its vector to the first-stage group r mod G (whose members add it once, with their group's
+// results) and receives the pre-final results of last-stage group r mod G', which together combine
+// everything, itself included. No extra stages, but contributions of ranks below R join out of rank
+// order, so merging needs a commutative operation.
 #include <algorithm>
 
 #include "algorithms/allreduce/allreduce_algorithms.hpp"

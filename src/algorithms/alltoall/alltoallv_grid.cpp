@@ -1,4 +1,5 @@
-// Grid Alltoallv (paper 004, section 1.6): every block travels through k dimension phases. Phase j
+// Grid Alltoallv (the grid indirection of Peters, "Exploring Aggregation Techniques for Irregular
+// All-To-All Communication", 2024): every block travels through k dimension phases. Phase j
 // exchanges only inside this rank's dimension-j group, forwarding each block one step toward its
 // destination (grid_routing.hpp: shape, holes, next hop). Start-ups per rank drop from p-1 to about
 // sum(d_j - 1) (2(sqrt(p)-1) in 2D, log2 p for a hypercube); the price is that a byte is forwarded

@@ -1,5 +1,6 @@
-// Node-aware grid Alltoallv (issue: a grid whose first and last dimensions are the node; paper 004,
-// 3.2.2 and the `locality` shape of 4.1): blocks for the same destination node are combined on one
+// Node-aware grid Alltoallv (a grid whose first and last dimensions are the node; Peters, "Exploring
+// Aggregation Techniques for Irregular All-To-All Communication", 2024, section 3.2.2 and its
+// `locality` routing scheme): blocks for the same destination node are combined on one
 // rank of the source node, cross the network in few large messages between matching ranks (directly
 // or through a grid or hypercube among nodes), and are delivered inside the destination node
 // (node_grid_routing.hpp). Start-ups between nodes per node drop from (ranks on the node) x (p -

@@ -1,5 +1,6 @@
 #pragma once
-// Routing of the grid Alltoallv (paper 004, sections 1.1-1.3): pure functions of (p, shape), no MPI.
+// Routing of the grid Alltoallv (the grid indirection of Peters, "Exploring Aggregation Techniques
+// for Irregular All-To-All Communication", 2024): pure functions of (p, shape), no MPI.
 //
 // Shape. The ranks are laid out in a d_0 x ... x d_{k-1} box (k phases, prod d_j >= p). Dimension 0
 // has the largest rank stride and the last dimension holds consecutive ranks, as in the paper: the

@@ -20,8 +20,9 @@
 // m the lanes match (local rank i talks to local rank i of other nodes), and for dims=1 the pair
 // (A, B) and (B, A) share their two handlers, which exchange in both directions.
 //
-// The thesis's `locality` shape (paper 004, 4.1: hypercube between nodes, direct inside) is
-// dims=hypercube here, with combining added in front.
+// The `locality` routing scheme of Peters's thesis ("Exploring Aggregation Techniques for Irregular
+// All-To-All Communication", 2024: hypercube between nodes, direct inside) is dims=hypercube here,
+// with combining added in front.
 #include <cstdint>
 #include <map>
 #include <optional>
