@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "algorithms/alltoall/grid_routing.hpp"
-#include "algorithms/allgather/allgather_hierarchical.hpp"
 #include "algorithms/alltoall/node_grid_routing.hpp"
+#include "algorithms/node/node_layout.hpp"
 
 namespace collshim::model {
 

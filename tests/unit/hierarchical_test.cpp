@@ -11,6 +11,7 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/allgather/allgather_hierarchical.hpp"
 #include "algorithms/engine/schedule_check.hpp"
+#include "algorithms/node/node_layout.hpp"
 #include "node_maps.hpp"
 
 namespace collshim {

@@ -25,7 +25,7 @@ inline Region segment_range(Buffer buffer, int first, int end) {
   return region;
 }
 
-// Recursive multiplying over a plan (recursive_multiplying.hpp): collapse, k-way stages, expand;
+// Recursive multiplying over a plan (allgather_recursive_multiplying.hpp): collapse, k-way stages, expand;
 // every group combines its members' partial results in rank order. With merged_ranks = R > 0 (and
 // no collapse, at least two factors, product p - R) it is the paper's prime merging instead, which
 // does not keep rank order: ranks below R hand their vector to one first-stage group each and get
@@ -47,7 +47,7 @@ Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, i
 Schedule allreduce_ring_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 // Node-aware: combine at each node's leader, `inter` among the leaders, send back (allreduce_hierarchical.cpp).
 Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
-// Its rank symmetry: node_aware_symmetry (hierarchical.hpp) with `inter`'s among the leaders.
+// Its rank symmetry: node_aware_symmetry (node_layout.hpp) with `inter`'s among the leaders.
 RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 // `inter=ALG`: the flat Allreduce schedule algorithms among `algorithms` (registered before it).
 ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algorithms);

@@ -25,8 +25,9 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/allreduce/allreduce_algorithms.hpp"
 #include "algorithms/engine/comm_context.hpp"
-#include "algorithms/allgather/allgather_hierarchical.hpp"
 #include "algorithms/engine/local_copy.hpp"
+#include "algorithms/node/node_comms.hpp"
+#include "algorithms/node/node_layout.hpp"
 
 namespace collshim {
 namespace {

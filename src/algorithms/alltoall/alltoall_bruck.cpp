@@ -5,7 +5,7 @@
 // phase it is at o + delta = t. A byte is forwarded up to ceil(log_k p) times: worth it where
 // start-ups dominate (small blocks, many ranks).
 //
-// As a schedule it is shaped like the grid's (grid_alltoallv.cpp): step 0 packs every outgoing block
+// As a schedule it is shaped like the grid's (alltoallv_grid.cpp): step 0 packs every outgoing block
 // into scratch (block o*p+t), step j sends each held block whose digit j is d to rank + d*k^j, and the
 // step after a block reaches its destination unpacks it. The rotations of the textbook form are not
 // needed: scratch blocks are named, not placed. Forwarded blocks' sizes travel in the engine's

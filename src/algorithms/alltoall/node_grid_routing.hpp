@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "algorithms/alltoall/grid_routing.hpp"
-#include "algorithms/allgather/allgather_hierarchical.hpp"
+#include "algorithms/node/node_layout.hpp"
 
 namespace collshim {
 

@@ -7,6 +7,7 @@
 #include "algorithms/alltoall/alltoallv_algorithms.hpp"
 #include "algorithms/engine/comm_context.hpp"
 #include "algorithms/allgather/allgather_hierarchical.hpp"
+#include "algorithms/node/node_comms.hpp"
 #include "algorithms/allgather/allgather_recursive_multiplying.hpp"
 #include "algorithms/rooted/rooted_algorithms.hpp"
 

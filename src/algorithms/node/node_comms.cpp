@@ -1,10 +1,21 @@
-// The node and leaders' communicators of the hierarchical algorithm, and its shared-memory window.
+// The node and leaders' communicators of the node-aware algorithms, and the node's shared-memory window.
+#include "algorithms/node/node_comms.hpp"
+
 #include <algorithm>
 
-#include "algorithms/allgather/allgather_hierarchical.hpp"
 #include "algorithms/engine/schedule_engine.hpp"
 
 namespace collshim {
+
+ParamSpec hierarchical_intra_param() {
+  return ParamSpec{"intra", "p2p or shm", "p2p",
+                   [](std::string_view value) { return value == "p2p" || value == "shm"; }};
+}
+
+Params with_intra(Params params, std::string_view intra) {
+  params["intra"] = intra;
+  return params;
+}
 
 int NodeComms::create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeComms>& created) {
   auto comms = std::make_unique<NodeComms>();
