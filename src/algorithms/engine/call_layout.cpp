@@ -22,6 +22,15 @@ TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts,
   return buffer;
 }
 
+// A rooted call's two sides: the buffer that holds every rank's block at the root (a Gatherv's
+// receive buffer, a Scatterv's send buffer) and the one that holds each other rank's own block.
+const TypedBuffer& all_blocks_side(const CallLayout& layout) {
+  return layout.naming == BlockNaming::gather ? layout.recv : layout.send;
+}
+const TypedBuffer& own_block_side(const CallLayout& layout) {
+  return layout.naming == BlockNaming::gather ? layout.send : layout.recv;
+}
+
 }  // namespace
 
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block) {
@@ -46,10 +55,8 @@ std::int64_t consecutive_datums(BlockNaming naming, int p, Buffer buffer, std::i
 std::optional<long long> CallLayout::scratch_block_bytes(std::int64_t block) const {
   if (naming == BlockNaming::allgather) return recv.bytes(block);
   if (is_rooted(naming)) {
-    const TypedBuffer& all = naming == BlockNaming::gather ? recv : send;  // the root's side
-    const TypedBuffer& own = naming == BlockNaming::gather ? send : recv;  // the others' side
-    if (rank == root) return all.bytes(block);
-    if (block == rank) return own.bytes(block);
+    if (rank == root) return all_blocks_side(*this).bytes(block);
+    if (block == rank) return own_block_side(*this).bytes(block);
     return std::nullopt;
   }
   if (naming == BlockNaming::reduction) return recv.bytes(block % p);
@@ -65,9 +72,7 @@ bool knows_scratch_bytes(BlockNaming naming, int p, int root, int rank, std::int
 }
 
 long long own_block_bytes(const CallLayout& layout) {
-  const bool root_side = layout.rank == layout.root;
-  if (layout.naming == BlockNaming::gather) return (root_side ? layout.recv : layout.send).bytes(layout.rank);
-  return (root_side ? layout.send : layout.recv).bytes(layout.rank);
+  return (layout.rank == layout.root ? all_blocks_side(layout) : own_block_side(layout)).bytes(layout.rank);
 }
 
 int make_layout(const GathervCall& call, const CommContext& context, CallLayout& layout) {

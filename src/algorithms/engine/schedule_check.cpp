@@ -48,6 +48,16 @@ WireMessage wire_message(const CheckSetup& setup, int holder, const Region& regi
 
 namespace {
 
+// Whether `rank`'s receive buffer holds block `block` when the call is done. A rooted collective's
+// receive buffer exists only where the call defines it: a Gatherv's at the root, a Scatterv's as
+// the rank's own block (elsewhere it is not the user's memory to write). Every other collective's
+// holds every block.
+bool has_recv_block(const CheckSetup& setup, int rank, std::int64_t block) {
+  if (setup.naming == BlockNaming::gather) return rank == setup.root;
+  if (setup.naming == BlockNaming::scatter) return block == rank;
+  return true;
+}
+
 const char* buffer_name(Buffer buffer) {
   switch (buffer) {
     case Buffer::send: return "send";
@@ -160,9 +170,7 @@ class Checker {
     for (std::size_t s = 0; s < steps; ++s) run_step(s);
     for (int r = 0; r < p; ++r) {
       for (int b = 0; b < p; ++b) {
-        // A rooted collective's receive buffers: all blocks at a Gatherv's root, its own elsewhere.
-        if (setup_.naming == BlockNaming::gather && r != setup_.root) continue;
-        if (setup_.naming == BlockNaming::scatter && b != r) continue;
+        if (!has_recv_block(setup_, r, b)) continue;
         const std::int64_t expected = datum_of(setup_.naming, p, r, Buffer::recv, b);
         const auto found = held_[r].find(slot_key(Buffer::recv, b));
         if (found == held_[r].end())
@@ -221,10 +229,7 @@ class Checker {
       }
       return;
     }
-    // A rooted collective's receive buffer exists only where the call defines it: a Gatherv's at the
-    // root, a Scatterv's as the rank's own block (elsewhere it is not the user's memory to write).
-    if (buffer == Buffer::recv && ((setup_.naming == BlockNaming::gather && rank != setup_.root) ||
-                                   (setup_.naming == BlockNaming::scatter && block != rank))) {
+    if (buffer == Buffer::recv && !has_recv_block(setup_, rank, block)) {
       fail(who() + "writes recv block " + std::to_string(block) + ", which its call has no receive buffer for");
       return;
     }
