@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "bench_case.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_settings.hpp"
@@ -289,7 +289,7 @@ int main(int argc, char** argv) {
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
   app.add_flag("!--shim-natives-only", options.assume_native,
                "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "
-               "Alltoallv then cost nothing); by default native is assumed for them (README)");
+               "Alltoallv then cost nothing); by default native is assumed for them (docs/cost-model.md)");
   CLI11_PARSE(app, argc, argv);
   return run(options);
 }

@@ -55,7 +55,7 @@ MAPPINGS = ["sequential", "cyclic"]
 #   the 1 MiB default a 64 KiB x 1024 Allgather maps 65 blocks per rank, over vm.max_map_count
 #   (65530), and SMPI aborts ("Could not map folded virtual memory"). 1 GiB covers every buffer of the
 #   sweeps in one mapping;
-# - smpi/barrier:mpich: one skew-free barrier before each timed call, whatever the selector (DESIGN.md:
+# - smpi/barrier:mpich: one skew-free barrier before each timed call, whatever the selector (docs/simulation.md:
 #   the ompi selector's barrier leaves ~20 us of exit skew at 256 ranks, charged to the call that follows);
 # - smpi/iprobe: 0.1 us per MPI_Probe/Iprobe poll. SMPI's default (100 us per poll) charged the grid
 #   Alltoallv ~100 us for every size-headed message it probes (715 us against 19 us at 64 ranks, 8 B);

@@ -8,7 +8,7 @@
 #include <array>
 #include <cstdint>
 
-#include "algorithms/comm_context.hpp"
+#include "algorithms/engine/comm_context.hpp"
 #include "selector/decision_cache.hpp"
 #include "selector/online_tuning.hpp"
 #include "selector/mapping_detection.hpp"

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "algorithms/run_algorithm.hpp"
-#include "algorithms/local_copy.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
+#include "algorithms/engine/local_copy.hpp"
 #include "intercept/reduction_properties.hpp"
 #include "intercept/entry_point_table.hpp"
 #include "intercept/runtime.hpp"

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string_view>
 
-#include "algorithms/grid_routing.hpp"
-#include "algorithms/hierarchical.hpp"
-#include "algorithms/node_grid_routing.hpp"
+#include "algorithms/alltoall/grid_routing.hpp"
+#include "algorithms/alltoall/node_grid_routing.hpp"
+#include "algorithms/node/node_layout.hpp"
 
 namespace collshim::model {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
 
 namespace collshim::model {

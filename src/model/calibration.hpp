@@ -1,8 +1,9 @@
 #pragma once
 // A platform description from measurements on a real allocation, after the τ-Lop thesis's method
-// (Rico Gallego, τ-Lop, PhD thesis, 2015, chapter 7): zero-byte round trips give the overhead, ring
-// operations with τ concurrent transfers give L(m, τ) per channel. `collshim-bench --calibrate` takes
-// the measurements (it needs MPI); fitting them is here, so it can be tested without MPI.
+// (Rico Gallego, "τ-Lop: Scalably and Accurately Modeling Contention and Mapping Effects in
+// Multi-core Clusters", 2015, chapter 7): zero-byte round trips give the overhead, ring operations
+// with τ concurrent transfers give L(m, τ) per channel. `collshim-bench --calibrate` takes the
+// measurements (it needs MPI); fitting them is here, so it can be tested without MPI.
 //
 // Every operation is timed as the cost model would cost it with the description it yields, so a
 // description fitted to the model's own predictions gives those predictions back:

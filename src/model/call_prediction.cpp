@@ -5,8 +5,8 @@
 #include <memory>
 #include <numeric>
 
-#include "algorithms/call_layout.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/call_layout.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "model/rank_orbits.hpp"
 
 namespace collshim::model {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 #include "model/alltoall_profiles.hpp"
 #include "model/cost_model.hpp"
 #include "model/native_decision.hpp"

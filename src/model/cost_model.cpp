@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "algorithms/call_layout.hpp"
+#include "algorithms/engine/call_layout.hpp"
 #include "model/rank_orbits.hpp"
 
 namespace collshim::model {

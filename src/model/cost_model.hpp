@@ -1,5 +1,6 @@
 #pragma once
-// The τ-Lop cost of a collective's schedules (Rico Gallego's τ-Lop thesis, 2015), step by step, without
+// The τ-Lop cost of a collective's schedules (Rico Gallego, "τ-Lop: Scalably and Accurately
+// Modeling Contention and Mapping Effects in Multi-core Clusters", 2015), step by step, without
 // running them. Within a step every message is a transmission on one channel: inside a node
 // o(m) + n·L_shm(m, τ) (eq. 3.1, n = shm_copies_per_message), between nodes
 // o(m) + n·L_shm(m, τ) + L_net(m, τ) (eq. 3.3, n = nic_copies_per_message). τ comes from the
@@ -33,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/schedule.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 #include "model/platform.hpp"
 
 namespace collshim::model {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "algorithms/alltoallv_algorithms.hpp"
+#include "algorithms/alltoall/alltoallv_algorithms.hpp"
 
 namespace collshim::model {
 namespace {

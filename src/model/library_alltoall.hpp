@@ -2,7 +2,7 @@
 // Alltoall schedules that MPI libraries run and collshim does not, for costing the libraries' own
 // choice (native_decision.hpp); not collshim algorithms. Each is a library's code as a schedule, in
 // the Alltoall block naming (send block d goes to rank d), with the rank symmetry it has.
-#include "algorithms/schedule.hpp"
+#include "algorithms/engine/schedule.hpp"
 
 namespace collshim::model {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 
 namespace collshim::model {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mpi_library.hpp"
 

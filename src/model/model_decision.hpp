@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/call_prediction.hpp"
 #include "model/library_decisions.hpp"
 #include "model/native_decision.hpp"

@@ -5,8 +5,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "model/library_alltoall.hpp"
 #include "model/mpich_recursive_doubling.hpp"
 

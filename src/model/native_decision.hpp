@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/collective.hpp"
-#include "algorithms/schedule.hpp"
+#include "algorithms/engine/collective.hpp"
+#include "algorithms/engine/schedule.hpp"
 
 namespace collshim::model {
 

@@ -1,8 +1,9 @@
 #pragma once
-// A machine for the cost model, in the τ-Lop thesis's terms (Rico Gallego, 2015): per
+// A machine for the cost model, in the τ-Lop thesis's terms (Rico Gallego, "τ-Lop: Scalably and
+// Accurately Modeling Contention and Mapping Effects in Multi-core Clusters", 2015): per
 // communication channel, the overhead o(m) and the transfer time L(m, τ) of m bytes while τ
-// transfers share the channel. Channel `shm` is a node's memory (messages inside a node, local copies
-// and the copies to and from the NIC), channel `net` the network between nodes.
+// transfers share the channel. Channel `shm` is a node's memory (messages inside a node, local
+// copies and the copies to and from the NIC), channel `net` the network between nodes.
 //
 // The description is YAML (config/platforms/*.yaml): times in microseconds, bandwidths in GB/s
 // (10^9 bytes per second). L(m, τ) = latency(τ) + m / bandwidth(τ), with latency and seconds per byte

@@ -15,7 +15,7 @@
 #include <functional>
 #include <vector>
 
-#include "algorithms/schedule.hpp"
+#include "algorithms/engine/schedule.hpp"
 
 namespace collshim::model {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/registry.hpp"
 
 namespace collshim {
 

@@ -11,7 +11,7 @@
 #include <climits>
 #include <regex>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 
 namespace collshim {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "selector/mapping.hpp"
 #include "selector/mpi_library.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 
 namespace collshim {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 
 namespace collshim {
 namespace {

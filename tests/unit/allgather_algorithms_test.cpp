@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim {
@@ -77,8 +77,8 @@ TEST(AllgatherAlgorithms, ParametersAreValidatedAndPrintedCanonically) {
     EXPECT_FALSE(parse_algorithm_spec(bad, Collective::allgather).choice) << bad;
 }
 
-// (distance, blocks sent) per step, from a summary of Loch's Sparbit thesis (2021), which
-// lists them from an independent simulation of Algorithm 1.
+// (distance, blocks sent) per step of the thesis's Algorithm 1 (Loch, "Sparbit: a new logarithmic-cost
+// and data locality-aware MPI Allgather algorithm", 2021), from an independent simulation of it.
 TEST(AllgatherAlgorithms, SparbitStepsMatchTheThesis) {
   using Steps = std::vector<std::pair<int, int>>;
   const std::map<int, Steps> thesis = {

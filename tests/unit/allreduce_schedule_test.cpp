@@ -6,8 +6,8 @@
 #include <functional>
 #include <set>
 
-#include "algorithms/allreduce_algorithms.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/allreduce/allreduce_algorithms.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 
 namespace collshim {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/alltoall_profiles.hpp"
 #include "node_maps.hpp"
 

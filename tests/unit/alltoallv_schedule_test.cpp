@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/grid_routing.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/alltoall/grid_routing.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 
 namespace collshim {
 namespace {

@@ -6,9 +6,9 @@
 #include <random>
 #include <vector>
 
-#include "algorithms/block_list.hpp"
-#include "algorithms/call_layout.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/block_list.hpp"
+#include "algorithms/engine/call_layout.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 
 namespace collshim {
 namespace {

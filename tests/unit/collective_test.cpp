@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/registry.hpp"
 
 namespace collshim {
 namespace {

@@ -1,14 +1,15 @@
-// The cost model against the τ-Lop thesis's closed forms (Rico Gallego, τ-Lop, PhD thesis, 2015,
-// chapters 4 and 5): the registry's ring and recursive doubling schedules on one shared channel, a binomial
+// The cost model against the τ-Lop thesis's closed forms (Rico Gallego, "τ-Lop: Scalably and
+// Accurately Modeling Contention and Mapping Effects in Multi-core Clusters", 2015, chapters 4 and
+// 5): the registry's ring and recursive doubling schedules on one shared channel, a binomial
 // scatter's tree, and recursive doubling on two channels under sequential and round-robin mapping.
-// Transfer times are linear in m (no latency term), as the closed forms assume (L(A·m, τ) = A·L(m, τ)),
-// and differ with every τ, so a wrong concurrency count shows.
+// Transfer times are linear in m (no latency term), as the closed forms assume
+// (L(A·m, τ) = A·L(m, τ)), and differ with every τ, so a wrong concurrency count shows.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
 
 namespace collshim::model {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "model/call_prediction.hpp"
 #include "model/cost_model.hpp"
 #include "model/model_decision.hpp"

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <string>
 
-#include "algorithms/grid_routing.hpp"
+#include "algorithms/alltoall/grid_routing.hpp"
 
 namespace collshim {
 namespace {

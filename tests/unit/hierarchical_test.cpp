@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/hierarchical.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/allgather/allgather_hierarchical.hpp"
+#include "algorithms/engine/schedule_check.hpp"
+#include "algorithms/node/node_layout.hpp"
 #include "node_maps.hpp"
 
 namespace collshim {

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "model/library_decisions.hpp"
 
 namespace collshim::model {

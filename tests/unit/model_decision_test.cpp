@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/model_decision.hpp"
 
 namespace collshim::model {

@@ -4,9 +4,9 @@
 // and is eligible at that p. These are the expectations the C++ selectors had before the tables became data.
 #include <gtest/gtest.h>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/registry.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 #include "model/cost_model.hpp"
 #include "model/library_alltoall.hpp"
 #include "model/library_decisions.hpp"

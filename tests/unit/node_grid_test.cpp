@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/node_grid_routing.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/alltoall/node_grid_routing.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 #include "node_maps.hpp"
 
 namespace collshim {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
 #include "model/rank_orbits.hpp"
 

@@ -3,10 +3,10 @@
 // collapse/expand messages carry what the paper says they carry.
 #include <gtest/gtest.h>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/recursive_multiplying.hpp"
-#include "algorithms/schedule_check.hpp"
-#include "algorithms/schedules.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/allgather/allgather_recursive_multiplying.hpp"
+#include "algorithms/engine/schedule_check.hpp"
+#include "algorithms/allgather/allgather_algorithms.hpp"
 
 namespace collshim {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 
 namespace collshim {
 namespace {

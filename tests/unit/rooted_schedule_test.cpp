@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/rooted_algorithms.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/rooted/rooted_algorithms.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 
 namespace collshim {
 namespace {

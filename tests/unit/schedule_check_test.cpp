@@ -4,9 +4,9 @@
 
 #include <functional>
 
-#include "algorithms/schedule_check.hpp"
-#include "algorithms/alltoallv_algorithms.hpp"
-#include "algorithms/schedules.hpp"
+#include "algorithms/engine/schedule_check.hpp"
+#include "algorithms/alltoall/alltoallv_algorithms.hpp"
+#include "algorithms/allgather/allgather_algorithms.hpp"
 
 namespace collshim {
 namespace {

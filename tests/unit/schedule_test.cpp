@@ -8,9 +8,9 @@
 #include <tuple>
 #include <string>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/recursive_multiplying.hpp"
-#include "algorithms/schedule_check.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/allgather/allgather_recursive_multiplying.hpp"
+#include "algorithms/engine/schedule_check.hpp"
 
 namespace collshim {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/registry.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "selector/tuning_candidates.hpp"
 
 namespace collshim {

@@ -3,7 +3,7 @@
 #include <climits>
 #include <cmath>
 
-#include "algorithms/run_algorithm.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
 #include "bench_case.hpp"
 
 namespace collshim::bench {

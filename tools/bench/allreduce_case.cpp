@@ -6,7 +6,7 @@
 #include <climits>
 #include <cstring>
 
-#include "algorithms/run_algorithm.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
 #include "bench_case.hpp"
 
 namespace collshim::bench {

@@ -3,7 +3,7 @@
 // AlltoallvCall, exactly as the entry point runs them.
 #include <climits>
 
-#include "algorithms/run_algorithm.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
 #include "bench_case.hpp"
 
 namespace collshim::bench {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "algorithms/run_algorithm.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
 #include "bench_case.hpp"
 
 namespace collshim::bench {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/collective.hpp"
-#include "algorithms/comm_context.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/collective.hpp"
+#include "algorithms/engine/comm_context.hpp"
 #include "selector/rule_table.hpp"
 
 namespace collshim::bench {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "algorithms/hierarchical.hpp"
+#include "algorithms/node/node_layout.hpp"
 
 namespace collshim::bench {
 namespace {

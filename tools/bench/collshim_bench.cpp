@@ -41,8 +41,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
-#include "algorithms/comm_context.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/comm_context.hpp"
 #include "model/model_settings.hpp"
 #include "model/model_step.hpp"
 #include "profile/profile.hpp"

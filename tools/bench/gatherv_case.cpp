@@ -5,7 +5,7 @@
 // and p-1, 0 elsewhere). Random shapes follow --seed; every rank computes all sizes alike.
 #include <climits>
 
-#include "algorithms/run_algorithm.hpp"
+#include "algorithms/engine/run_algorithm.hpp"
 #include "bench_case.hpp"
 
 namespace collshim::bench {

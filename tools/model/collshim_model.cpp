@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "bench_case.hpp"
-#include "algorithms/call_layout.hpp"
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/call_layout.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "model/call_prediction.hpp"
 #include "model/cost_model.hpp"
 #include "model/alltoall_profiles.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 
 namespace fs = std::filesystem;
 using collshim::collective_names;

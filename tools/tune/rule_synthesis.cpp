@@ -10,7 +10,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "selector/rule_table.hpp"
 
 namespace collshim::tune {

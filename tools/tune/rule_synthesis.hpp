@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "selector/mapping.hpp"
 #include "selector/mpi_library.hpp"
 

@@ -15,7 +15,7 @@
 #include <memory>
 #include <sstream>
 
-#include "algorithms/collective.hpp"
+#include "algorithms/engine/collective.hpp"
 #include "bench_case.hpp"
 #include "rule_synthesis.hpp"
 #include "selector/tuning_candidates.hpp"

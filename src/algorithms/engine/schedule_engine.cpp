@@ -1,0 +1,433 @@
+#include "algorithms/engine/schedule_engine.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "algorithms/engine/comm_context.hpp"
+#include "algorithms/engine/local_copy.hpp"
+
+namespace collshim {
+
+int AlgorithmState::run_phase(int /*id*/, CallLayout& /*call*/, CommContext& /*context*/) { return runs_as_modelled; }
+
+namespace {
+
+// Derived types are limited to int lengths: longer byte runs are split into pieces of this size.
+constexpr long long max_piece_bytes = 1LL << 30;
+
+struct MessageView {
+  void* address = nullptr;
+  int count = 0;  // 0: nothing to send or receive
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+};
+
+// Runs one step. Messages are described from the call's layout, posted and completed; types and
+// size headers built for the step are freed at its end.
+class StepRunner {
+ public:
+  StepRunner(CallLayout& call, CommContext& context, int tag)
+      : call_(call), context_(context), engine_(context.engine), tag_(tag) {}
+  ~StepRunner() {
+    if (!engine_.message_types.empty()) {
+      for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
+      engine_.message_types.clear();
+    }
+    if (!engine_.headers.empty()) engine_.headers.clear();
+  }
+  StepRunner(const StepRunner&) = delete;
+  StepRunner& operator=(const StepRunner&) = delete;
+
+  int run(const Step& step) {
+    int first_error = MPI_SUCCESS;
+    if (!step.copies.empty() || !step.reductions.empty()) first_error = run_local(step);
+    engine_.requests.clear();
+    // Receives are posted before sends, so that messages find them; except when some receive must
+    // first probe for its size, which the peer's send has to be posted for.
+    const bool probing = std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
+    int post_rc = MPI_SUCCESS;
+    if (!probing) {
+      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
+      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
+    } else {
+      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
+      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
+    }
+    const int complete_rc = engine_.requests.empty() ? MPI_SUCCESS : context_.complete_requests(engine_.requests);
+    keep_first_error(first_error, post_rc);
+    keep_first_error(first_error, complete_rc);
+    if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
+    return first_error;
+  }
+
+ private:
+  [[gnu::noinline]] int run_local(const Step& step) {
+    int first_error = MPI_SUCCESS;
+    for (const LocalCopy& copy : step.copies) keep_first_error(first_error, run_copy(copy));
+    for (const LocalReduce& reduce : step.reductions) keep_first_error(first_error, run_reduce(reduce));
+    return first_error;
+  }
+
+  // A packed message carries its blocks' sizes in front when the receiver cannot know them.
+  bool needs_header(const Transfer& transfer, int receiver) const {
+    if (transfer.region.buffer != Buffer::scratch) return false;
+    return !std::ranges::all_of(transfer.region.blocks,
+                                [&](std::int64_t block) { return call_.knows_scratch_bytes(receiver, block); });
+  }
+
+  const TypedBuffer& typed(Buffer buffer) const {
+    return buffer == Buffer::send ? call_.send : buffer == Buffer::temp ? call_.temp : call_.recv;
+  }
+
+  PackedLocation packed_location(Buffer buffer, std::int64_t block) const {
+    if (buffer == Buffer::shared) return {call_.shared.base + call_.shared.offsets[block], call_.shared.bytes[block]};
+    const auto found = engine_.scratch_blocks.find(block);
+    return found == engine_.scratch_blocks.end() ? PackedLocation{} : found->second;
+  }
+
+  // The blocks of a typed region: one run of the buffer's type where they lie back to back,
+  // otherwise an hindexed type over it with one entry per back-to-back run. The one-block case,
+  // most messages, stays small; the rest is out of line.
+  int describe_typed(const Region& region, MessageView& view) {
+    const TypedBuffer& buffer = typed(region.buffer);
+    view = {};
+    if (region.blocks.size() != 1) return describe_blocks(buffer, region, view);
+    const std::int64_t block = region.blocks.front();
+    const int count = buffer.count(block);
+    if (count > 0 && buffer.element_bytes() > 0) view = {buffer.address(block), count, buffer.type};
+    return MPI_SUCCESS;
+  }
+
+  [[gnu::noinline]] int describe_blocks(const TypedBuffer& buffer, const Region& region, MessageView& view) {
+    long long total = 0;
+    bool back_to_back = true;
+    MPI_Aint expected_next = 0;
+    bool first = true;
+    for (const std::int64_t block : region.blocks) {
+      if (!first && buffer.displacement(block) != expected_next) back_to_back = false;
+      first = false;
+      expected_next = buffer.displacement(block) + buffer.count(block);
+      total += buffer.count(block);
+    }
+    if (total == 0 || buffer.element_bytes() == 0) return MPI_SUCCESS;
+    if (back_to_back && total <= INT_MAX) {
+      view = {buffer.address(region.blocks.front()), static_cast<int>(total), buffer.type};
+      return MPI_SUCCESS;
+    }
+    // With equal counts (an Allgather) the same transfer always needs the same type: kept between calls.
+    MessageTypeCache::Key key;
+    const bool cacheable = buffer.counts == nullptr && engine_.message_type_cache.key(region, buffer, key);
+    if (cacheable) {
+      if (const MPI_Datatype cached = engine_.message_type_cache.find(key); cached != MPI_DATATYPE_NULL) {
+        view = {buffer.base, 1, cached};
+        return MPI_SUCCESS;
+      }
+    }
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    const int rc = create_blocks_type(buffer, region.blocks, engine_.type_lengths, engine_.type_offsets, type);
+    if (rc == MPI_SUCCESS && cacheable) {
+      engine_.message_type_cache.store(key, type);
+    } else if (type != MPI_DATATYPE_NULL) {
+      engine_.message_types.push_back(type);
+    }
+    if (rc == MPI_SUCCESS) view = {buffer.base, 1, type};
+    return rc;
+  }
+
+  // Bytes at absolute addresses as one message from MPI_BOTTOM (or one plain run when it is one
+  // piece that fits an int count). Pieces are appended to the type scratch by the caller.
+  void add_bytes(const std::byte* address, long long bytes) {
+    for (long long done = 0; done < bytes; done += max_piece_bytes) {
+      MPI_Aint absolute = 0;
+      PMPI_Get_address(address + done, &absolute);
+      engine_.type_lengths.push_back(static_cast<int>(std::min(max_piece_bytes, bytes - done)));
+      engine_.type_offsets.push_back(absolute);
+    }
+  }
+
+  int finish_bytes(MessageView& view) {
+    view = {};
+    const auto& lengths = engine_.type_lengths;
+    if (lengths.empty()) return MPI_SUCCESS;
+    if (lengths.size() == 1) {
+      view = {reinterpret_cast<void*>(engine_.type_offsets.front()), lengths.front(), MPI_BYTE};
+      return MPI_SUCCESS;
+    }
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    int rc = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), engine_.type_offsets.data(),
+                                       MPI_BYTE, &type);
+    if (rc != MPI_SUCCESS) return rc;
+    engine_.message_types.push_back(type);
+    if ((rc = PMPI_Type_commit(&engine_.message_types.back())) != MPI_SUCCESS) return rc;
+    view = {MPI_BOTTOM, 1, engine_.message_types.back()};
+    return MPI_SUCCESS;
+  }
+
+  int post(bool send, const MessageView& view, int peer) {
+    if (view.count == 0) return MPI_SUCCESS;  // both sides know the message is empty and skip it
+    engine_.requests.push_back(MPI_REQUEST_NULL);
+    return send ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back())
+                : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back());
+  }
+
+  int post_send(const Transfer& send) {
+    MessageView view;
+    if (!is_packed(send.region.buffer)) {
+      const int rc = describe_typed(send.region, view);
+      return rc != MPI_SUCCESS ? rc : post(true, view, send.peer);
+    }
+    engine_.type_lengths.clear();
+    engine_.type_offsets.clear();
+    if (needs_header(send, send.peer)) {
+      std::vector<std::int64_t>& header = engine_.headers.emplace_back();
+      for (const std::int64_t block : send.region.blocks) header.push_back(packed_location(send.region.buffer, block).bytes);
+      add_bytes(reinterpret_cast<const std::byte*>(header.data()),
+                static_cast<long long>(header.size() * sizeof(std::int64_t)));
+    }
+    for (const std::int64_t block : send.region.blocks) {
+      const PackedLocation at = packed_location(send.region.buffer, block);
+      add_bytes(at.address, at.bytes);
+    }
+    const int rc = finish_bytes(view);
+    return rc != MPI_SUCCESS ? rc : post(true, view, send.peer);
+  }
+
+  int post_recv(const Transfer& recv) {
+    MessageView view;
+    if (!is_packed(recv.region.buffer)) {
+      const int rc = describe_typed(recv.region, view);
+      return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
+    }
+    if (recv.region.buffer == Buffer::shared) {  // sizes known: every rank holds the counts
+      engine_.type_lengths.clear();
+      engine_.type_offsets.clear();
+      for (const std::int64_t block : recv.region.blocks) {
+        const PackedLocation at = packed_location(Buffer::shared, block);
+        add_bytes(at.address, at.bytes);
+      }
+      const int rc = finish_bytes(view);
+      return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
+    }
+    long long bytes = 0;
+    if (needs_header(recv, call_.rank)) {
+      // The peer's send is posted (sends go first in such a step): its envelope will arrive.
+      MPI_Status status;
+      MPI_Count received = 0;
+      int rc = PMPI_Probe(recv.peer, tag_, context_.comm(), &status);
+#ifdef COLLSHIM_SMPI  // SimGrid 3.32 aborts in MPI_Get_elements_x; a simulated message stays below INT_MAX
+      int count = 0;
+      if (rc == MPI_SUCCESS) rc = PMPI_Get_count(&status, MPI_BYTE, &count);
+      received = count;
+#else
+      if (rc == MPI_SUCCESS) rc = PMPI_Get_elements_x(&status, MPI_BYTE, &received);
+#endif
+      if (rc != MPI_SUCCESS) return rc;
+      bytes = received;
+      headed_.push_back({&recv, nullptr, bytes});
+    } else {
+      for (const std::int64_t block : recv.region.blocks) bytes += call_.scratch_block_bytes(block).value_or(0);
+    }
+    std::byte* const target = engine_.allocate(static_cast<std::size_t>(bytes));
+    if (!headed_.empty() && headed_.back().transfer == &recv) {
+      headed_.back().data = target;
+    } else {
+      std::byte* at = target;  // blocks in message order, back to back
+      for (const std::int64_t block : recv.region.blocks) {
+        const long long block_bytes = call_.scratch_block_bytes(block).value_or(0);
+        engine_.scratch_blocks[block] = {at, block_bytes};
+        at += block_bytes;
+      }
+    }
+    engine_.type_lengths.clear();
+    engine_.type_offsets.clear();
+    add_bytes(target, bytes);
+    const int rc = finish_bytes(view);
+    return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
+  }
+
+  // After a step: the blocks of messages that carried their sizes. A size that disagrees with what
+  // this rank knows (a truncation: counts that differ between ranks) is reported, as MPI would.
+  int register_headed_blocks() {
+    int rc = MPI_SUCCESS;
+    for (const HeadedReceive& headed : headed_) {
+      const auto& blocks = headed.transfer->region.blocks;
+      const long long header_bytes = static_cast<long long>(blocks.size() * sizeof(std::int64_t));
+      if (headed.bytes < header_bytes) {
+        keep_first_error(rc, MPI_ERR_TRUNCATE);
+        continue;
+      }
+      const std::byte* payload = headed.data + header_bytes;
+      const std::byte* header = headed.data;
+      long long left = headed.bytes - header_bytes;
+      for (const std::int64_t block : blocks) {
+        std::int64_t block_bytes = 0;
+        std::memcpy(&block_bytes, header, sizeof block_bytes);
+        header += sizeof block_bytes;
+        if (block_bytes < 0 || block_bytes > left) {
+          keep_first_error(rc, MPI_ERR_TRUNCATE);
+          break;
+        }
+        engine_.scratch_blocks[block] = {const_cast<std::byte*>(payload), block_bytes};
+        payload += block_bytes;
+        left -= block_bytes;
+      }
+    }
+    return rc;
+  }
+
+  // run(a block, b block, elements) for each run of blocks of two typed regions that lie back to
+  // back in both buffers (paired in order); elements counted in b.
+  template <typename Run>
+  static void for_each_typed_run(const TypedBuffer& a, const Region& ra, const TypedBuffer& b, const Region& rb,
+                                 Run&& run) {
+    auto x = ra.blocks.begin(), y = rb.blocks.begin();
+    const auto x_end = ra.blocks.end(), y_end = rb.blocks.end();
+    while (x != x_end && y != y_end) {
+      const std::int64_t a_first = *x, b_first = *y;
+      long long elements = b.count(b_first);
+      MPI_Aint a_next = a.displacement(a_first) + a.count(a_first), b_next = b.displacement(b_first) + elements;
+      for (++x, ++y; x != x_end && y != y_end && a.displacement(*x) == a_next && b.displacement(*y) == b_next; ++x, ++y) {
+        a_next += a.count(*x);
+        b_next += b.count(*y);
+        elements += b.count(*y);
+      }
+      run(a_first, b_first, elements);
+    }
+  }
+
+  int run_copy(const LocalCopy& copy) {
+    int first_error = MPI_SUCCESS;
+    if (call_.naming == BlockNaming::reduction && !is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) &&
+        std::min(copy.from.blocks.size(), copy.to.blocks.size()) > 1) {
+      // A reduction's whole vector is p blocks of one type and counts in every buffer: copied as
+      // runs, not block by block. (Other collectives' send and receive types and counts may differ.)
+      const TypedBuffer &in = typed(copy.from.buffer), &out = typed(copy.to.buffer);
+      for_each_typed_run(in, copy.from, out, copy.to, [&](std::int64_t from, std::int64_t to, long long elements) {
+        const char* source = in.address(from);
+        char* target = out.address(to);
+        if (elements > 0 && source != target)  // elements <= the call's int count
+          keep_first_error(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
+                                                   static_cast<int>(elements), out.type, context_.comm(), call_.rank));
+      });
+      return first_error;
+    }
+    for_each_pair(copy.from.blocks, copy.to.blocks, [&](std::int64_t source, std::int64_t target) {
+      keep_first_error(first_error, copy_block(copy.from.buffer, source, copy.to.buffer, target));
+    });
+    return first_error;
+  }
+
+  int copy_block(Buffer from, std::int64_t source, Buffer to, std::int64_t target) {
+    const MPI_Comm comm = context_.comm();
+    if (!is_packed(from) && !is_packed(to)) {
+      const TypedBuffer &in = typed(from), &out = typed(to);
+      const char* source_address = in.address(source);
+      char* target_address = out.address(target);
+      if (source_address == target_address && in.type == out.type && in.count(source) == out.count(target))
+        return MPI_SUCCESS;  // MPI_IN_PLACE: the block is where it belongs
+      return copy_typed(source_address, in.count(source), in.type, target_address, out.count(target), out.type, comm,
+                        call_.rank);
+    }
+    if (!is_packed(from)) {  // pack
+      const TypedBuffer& in = typed(from);
+      const long long bytes = in.bytes(source);
+      std::byte* at = to == Buffer::shared ? packed_location(Buffer::shared, target).address
+                                           : engine_.allocate(static_cast<std::size_t>(bytes));
+      if (to == Buffer::scratch) engine_.scratch_blocks[target] = {at, bytes};
+      return pack_elements(in.address(source), in.count(source), in.type, at, comm, call_.rank);
+    }
+    const PackedLocation at = packed_location(from, source);
+    if (!is_packed(to)) {  // unpack: the packed size must be what this rank expects
+      const TypedBuffer& out = typed(to);
+      if (at.bytes != out.bytes(target)) return MPI_ERR_TRUNCATE;
+      return unpack_elements(at.address, out.count(target), out.type, out.address(target), comm, call_.rank);
+    }
+    std::byte* destination = to == Buffer::shared ? packed_location(Buffer::shared, target).address
+                                                  : engine_.allocate(static_cast<std::size_t>(at.bytes));
+    if (to == Buffer::scratch) engine_.scratch_blocks[target] = {destination, at.bytes};
+    if (at.bytes > 0) std::memmove(destination, at.address, static_cast<std::size_t>(at.bytes));
+    return MPI_SUCCESS;
+  }
+
+  // Reductions work on the user's typed buffers, with the call's operation.
+  int run_reduce(const LocalReduce& reduce) {
+    if (is_packed(reduce.from.buffer) || is_packed(reduce.into.buffer) || call_.op == MPI_OP_NULL) return MPI_ERR_INTERN;
+    int first_error = MPI_SUCCESS;
+    const TypedBuffer &in = typed(reduce.from.buffer), &inout = typed(reduce.into.buffer);
+    // One MPI_Reduce_local per run of adjacent blocks.
+    for_each_typed_run(in, reduce.from, inout, reduce.into, [&](std::int64_t from, std::int64_t into, long long elements) {
+      if (elements > 0)
+        keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into), static_cast<int>(elements),
+                                                        inout.type, call_.op));
+    });
+    return first_error;
+  }
+
+  struct HeadedReceive {
+    const Transfer* transfer;
+    std::byte* data;
+    long long bytes;
+  };
+
+  CallLayout& call_;
+  CommContext& context_;
+  EngineStorage& engine_;
+  int tag_;
+  std::vector<HeadedReceive> headed_;
+};
+
+}  // namespace
+
+namespace {
+
+// The schedule's typed temporaries: temp_copies copies of recv's layout, each covering the
+// elements' true extent, in storage kept between calls. Copies start a whole number of extents
+// apart, so a temp block's address is displacement * extent like any typed block's.
+int set_up_temp(const Schedule& schedule, CallLayout& call, EngineStorage& engine) {
+  call.temp = call.recv;
+  call.temp.blocks_per_copy = call.p;
+  call.temp.copy_displacement = 0;
+  if (schedule.temp_copies == 0 || call.recv.extent <= 0) {
+    call.temp.base = nullptr;
+    return MPI_SUCCESS;
+  }
+  long long elements = 0;
+  for (int b = 0; b < call.p; ++b) elements = std::max<long long>(elements, call.recv.displacement(b) + call.recv.count(b));
+  MPI_Aint true_lb = 0, true_extent = 0;
+  const int rc = PMPI_Type_get_true_extent(call.recv.type, &true_lb, &true_extent);
+  if (rc != MPI_SUCCESS) return rc;
+  const long long span = elements == 0 ? 0 : (elements - 1) * call.recv.extent + true_extent;
+  const long long extents_per_copy = (span + call.recv.extent - 1) / call.recv.extent;
+  call.temp.copy_displacement = static_cast<MPI_Aint>(extents_per_copy);
+  const auto bytes = static_cast<std::size_t>(extents_per_copy * call.recv.extent * schedule.temp_copies);
+  if (engine.temp.size() < bytes) engine.temp.resize(bytes);
+  call.temp.base = reinterpret_cast<char*>(engine.temp.data()) - true_lb;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& context, AlgorithmState& state) {
+  context.engine.start_call();
+  if (schedule.temp_copies > 0) {
+    if (const int rc = set_up_temp(schedule, call, context.engine); rc != MPI_SUCCESS) return rc;
+  }
+  int first_error = MPI_SUCCESS;
+  for (std::size_t index = 0; index < schedule.steps.size(); ++index) {
+    const Step& step = schedule.steps[index];
+    const int tag = static_cast<int>(index & 0x7fff);  // MPI guarantees tags up to 32767
+    if (step.opaque) {
+      const int rc = state.run_phase(step.opaque->id, call, context);
+      if (rc != AlgorithmState::runs_as_modelled) {
+        keep_first_error(first_error, rc);
+        continue;
+      }
+    }
+    StepRunner runner(call, context, tag);
+    keep_first_error(first_error, runner.run(step));
+  }
+  context.engine.finish_call();
+  return first_error;
+}
+
+}  // namespace collshim
