@@ -37,6 +37,44 @@
      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                                              \
     (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
+// MPI-4's large-count forms, where the library declares them (MPICH 4; not Open MPI 4.1): the same
+// decision and engine, through shapes that read MPI_Count and MPI_Aint (entry_points.cpp).
+#if MPI_VERSION >= 4
+#define COLLSHIM_LARGE_COUNT_ENTRY_POINTS(X)                                                                      \
+  X(Allgather_c, AllgatherLargeEntry,                                                                             \
+    (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,         \
+     MPI_Datatype recvtype, MPI_Comm comm),                                                                       \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))                                           \
+  X(Allgatherv_c, AllgathervLargeEntry,                                                                           \
+    (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], \
+     const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm),                                              \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))                                  \
+  X(Alltoallv_c, AlltoallvLargeEntry,                                                                             \
+    (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,          \
+     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm), \
+    (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))                       \
+  X(Alltoall_c, AlltoallLargeEntry,                                                                               \
+    (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,         \
+     MPI_Datatype recvtype, MPI_Comm comm),                                                                       \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))                                           \
+  X(Allreduce_c, AllreduceLargeEntry,                                                                             \
+    (const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),       \
+    (sendbuf, recvbuf, count, datatype, op, comm))                                                                \
+  X(Gatherv_c, GathervLargeEntry,                                                                                 \
+    (const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], \
+     const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm),                                    \
+    (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))                            \
+  X(Scatterv_c, ScattervLargeEntry,                                                                               \
+    (const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,           \
+     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),                         \
+    (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
+#else
+#define COLLSHIM_LARGE_COUNT_ENTRY_POINTS(X)
+#endif
+
+// Every function the shim may run its algorithms for.
+#define COLLSHIM_DECIDED_ENTRY_POINTS(X) COLLSHIM_ENTRY_POINTS(X) COLLSHIM_LARGE_COUNT_ENTRY_POINTS(X)
+
 // The nonblocking and persistent variants, intercepted only to be passed on to the library as they
 // are and counted for the report ("passed through, not handled"): running a multi-step schedule
 // nonblocking would need progress inside every blocking call the application makes. Each row names

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <concepts>
+#include <limits>
 #include <tuple>
 #include <vector>
 
@@ -26,7 +27,7 @@ namespace {
 // library is loaded (every object is mapped by then), PMPI_* where there is none.
 struct NextFunctions {
 #define COLLSHIM_NEXT_MEMBER(Name, ...) decltype(&PMPI_##Name) Name = &PMPI_##Name;
-  COLLSHIM_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
+  COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
   COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_NEXT_MEMBER)
   COLLSHIM_NEXT_MEMBER(Init)
   COLLSHIM_NEXT_MEMBER(Init_thread)
@@ -46,7 +47,7 @@ void look_up_next(Function& next, const char* name, const void* own) {
 // The pass-through of the shim's path: the next definition, as a function of the call's arguments.
 #define COLLSHIM_NEXT_FUNCTION(Name, Shape, parameters, arguments) \
   int next_##Name parameters { return next_mpi.Name arguments; }
-COLLSHIM_ENTRY_POINTS(COLLSHIM_NEXT_FUNCTION)
+COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_NEXT_FUNCTION)
 #undef COLLSHIM_NEXT_FUNCTION
 
 bool counts_valid(const int* counts, int p) {
@@ -573,6 +574,204 @@ struct ScattervEntry {
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
+#if MPI_VERSION >= 4
+// MPI-4's large-count calls (MPI_Allgather_c, ...): MPI_Count counts and MPI_Aint displacements,
+// read without narrowing. Where every value fits an int, the call runs as its int form does, through
+// the same decision and engine. A uniform count beyond int (Allgather, Alltoall) becomes one element
+// of a contiguous type of that many. Anything else beyond int (a count array entry, a displacement,
+// an Allreduce vector, whose predefined operation needs the predefined type) is not usable here and
+// goes to the library's own _c function.
+
+// The copies the int form reads, kept for the call.
+struct IntArguments {
+  std::vector<int> first, second, third, fourth;
+  bool fits = true;
+
+  // `n` values of `from` as ints (null stays null).
+  template <typename Value>
+  const int* copy(const Value* from, int n, std::vector<int>& to) {
+    if (from == nullptr) return nullptr;
+    to.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) to[i] = narrow(from[i]);
+    return to.data();
+  }
+  template <typename Value>
+  int narrow(Value value) {
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+      fits = false;
+      return 0;
+    }
+    return static_cast<int>(value);
+  }
+};
+
+// How many entries a count array of `comm` holds (the remote group's on an intercommunicator, which
+// the library handles), and this rank.
+struct CommShape {
+  int size = 0, rank = MPI_PROC_NULL;
+  explicit CommShape(MPI_Comm comm) {
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) PMPI_Comm_remote_size(comm, &size);
+    else PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+  }
+};
+
+// `count` elements of `type` as one element of a contiguous type, freed with the call; `count` as
+// it is (and no type of its own) where it fits an int.
+class UniformCount {
+ public:
+  UniformCount(MPI_Count count, MPI_Datatype type) : count_(static_cast<int>(count)), type_(type) {
+    if (count <= std::numeric_limits<int>::max() || type == MPI_DATATYPE_NULL) {
+      if (count > std::numeric_limits<int>::max()) fits_ = false;
+      return;
+    }
+    if (PMPI_Type_contiguous_c(count, type, &owned_) != MPI_SUCCESS || PMPI_Type_commit(&owned_) != MPI_SUCCESS) {
+      fits_ = false;
+      return;
+    }
+    count_ = 1;
+    type_ = owned_;
+  }
+  UniformCount(const UniformCount&) = delete;
+  UniformCount& operator=(const UniformCount&) = delete;
+  ~UniformCount() {
+    if (owned_ != MPI_DATATYPE_NULL) PMPI_Type_free(&owned_);
+  }
+  int count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+  bool fits() const { return fits_; }
+
+ private:
+  int count_ = 0;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Datatype owned_ = MPI_DATATYPE_NULL;
+  bool fits_ = true;
+};
+
+// A large-count shape: the int shape `Base` built from the converted arguments, usable only where
+// they fitted. `Converted` is constructed first (a base listed before `Base`).
+template <typename Converted, typename Base>
+struct LargeCountEntry : Converted, Base {
+  template <typename... Args>
+  explicit LargeCountEntry(Args... args) : Converted(args...), Base(Converted::int_arguments(args...)) {}
+  bool arguments_usable(int p) const { return Converted::fits() && Base::arguments_usable(p); }
+};
+
+// Constructs `Base` from a tuple of its int arguments.
+template <typename Base>
+struct FromTuple : Base {
+  template <typename... Args>
+  explicit FromTuple(std::tuple<Args...> arguments) : Base(std::make_from_tuple<Base>(std::move(arguments))) {}
+};
+
+struct AllgatherCounts {
+  UniformCount send, recv;
+  AllgatherCounts(const void*, MPI_Count sendcount, MPI_Datatype sendtype, void*, MPI_Count recvcount,
+                  MPI_Datatype recvtype, MPI_Comm)
+      : send(sendcount, sendtype), recv(recvcount, recvtype) {}
+  bool fits() const { return send.fits() && recv.fits(); }
+  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype, void* recvbuf, MPI_Count, MPI_Datatype,
+                     MPI_Comm comm) const {
+    return std::tuple(sendbuf, send.count(), send.type(), recvbuf, recv.count(), recv.type(), comm);
+  }
+};
+
+struct AllgathervCounts : IntArguments {
+  int sendcount = 0;
+  const int* recvcounts = nullptr;
+  const int* displs = nullptr;
+  AllgathervCounts(const void*, MPI_Count sendcount_c, MPI_Datatype, void*, const MPI_Count* recvcounts_c,
+                   const MPI_Aint* displs_c, MPI_Datatype, MPI_Comm comm) {
+    const CommShape shape(comm);
+    sendcount = narrow(sendcount_c);
+    recvcounts = copy(recvcounts_c, shape.size, first);
+    displs = copy(displs_c, shape.size, second);
+  }
+  bool fits() const { return IntArguments::fits; }
+  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype sendtype, void* recvbuf, const MPI_Count*,
+                     const MPI_Aint*, MPI_Datatype recvtype, MPI_Comm comm) const {
+    return std::tuple(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  }
+};
+
+struct AlltoallvCounts : IntArguments {
+  const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
+  AlltoallvCounts(const void*, const MPI_Count* sendcounts_c, const MPI_Aint* sdispls_c, MPI_Datatype, void*,
+                  const MPI_Count* recvcounts_c, const MPI_Aint* rdispls_c, MPI_Datatype, MPI_Comm comm) {
+    const CommShape shape(comm);
+    sendcounts = copy(sendcounts_c, shape.size, first);
+    sdispls = copy(sdispls_c, shape.size, second);
+    recvcounts = copy(recvcounts_c, shape.size, third);
+    rdispls = copy(rdispls_c, shape.size, fourth);
+  }
+  bool fits() const { return IntArguments::fits; }
+  auto int_arguments(const void* sendbuf, const MPI_Count*, const MPI_Aint*, MPI_Datatype sendtype, void* recvbuf,
+                     const MPI_Count*, const MPI_Aint*, MPI_Datatype recvtype, MPI_Comm comm) const {
+    return std::tuple(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  }
+};
+
+struct AllreduceCounts : IntArguments {
+  int count = 0;
+  AllreduceCounts(const void*, void*, MPI_Count count_c, MPI_Datatype, MPI_Op, MPI_Comm) : count(narrow(count_c)) {}
+  bool fits() const { return IntArguments::fits; }
+  auto int_arguments(const void* sendbuf, void* recvbuf, MPI_Count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) const {
+    return std::tuple(sendbuf, recvbuf, count, type, op, comm);
+  }
+};
+
+// Rooted calls: the count and displacement arrays mean something at the root only, and are read there.
+struct GathervCounts : IntArguments {
+  int sendcount = 0;
+  const int* recvcounts = nullptr;
+  const int* displs = nullptr;
+  GathervCounts(const void*, MPI_Count sendcount_c, MPI_Datatype, void*, const MPI_Count* recvcounts_c,
+                const MPI_Aint* displs_c, MPI_Datatype, int root, MPI_Comm comm) {
+    const CommShape shape(comm);
+    sendcount = narrow(sendcount_c);
+    if (shape.rank == root) {
+      recvcounts = copy(recvcounts_c, shape.size, first);
+      displs = copy(displs_c, shape.size, second);
+    }
+  }
+  bool fits() const { return IntArguments::fits; }
+  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype sendtype, void* recvbuf, const MPI_Count*,
+                     const MPI_Aint*, MPI_Datatype recvtype, int root, MPI_Comm comm) const {
+    return std::tuple(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  }
+};
+
+struct ScattervCounts : IntArguments {
+  const int* sendcounts = nullptr;
+  const int* displs = nullptr;
+  int recvcount = 0;
+  ScattervCounts(const void*, const MPI_Count* sendcounts_c, const MPI_Aint* displs_c, MPI_Datatype, void*,
+                 MPI_Count recvcount_c, MPI_Datatype, int root, MPI_Comm comm) {
+    const CommShape shape(comm);
+    recvcount = narrow(recvcount_c);
+    if (shape.rank == root) {
+      sendcounts = copy(sendcounts_c, shape.size, first);
+      displs = copy(displs_c, shape.size, second);
+    }
+  }
+  bool fits() const { return IntArguments::fits; }
+  auto int_arguments(const void* sendbuf, const MPI_Count*, const MPI_Aint*, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count, MPI_Datatype recvtype, int root, MPI_Comm comm) const {
+    return std::tuple(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  }
+};
+
+using AllgatherLargeEntry = LargeCountEntry<AllgatherCounts, FromTuple<AllgatherEntry>>;
+using AllgathervLargeEntry = LargeCountEntry<AllgathervCounts, FromTuple<AllgathervEntry>>;
+using AlltoallLargeEntry = LargeCountEntry<AllgatherCounts, FromTuple<AlltoallEntry>>;
+using AlltoallvLargeEntry = LargeCountEntry<AlltoallvCounts, FromTuple<AlltoallvEntry>>;
+using AllreduceLargeEntry = LargeCountEntry<AllreduceCounts, FromTuple<AllreduceEntry>>;
+using GathervLargeEntry = LargeCountEntry<GathervCounts, FromTuple<GathervEntry>>;
+using ScattervLargeEntry = LargeCountEntry<ScattervCounts, FromTuple<ScattervEntry>>;
+#endif
+
 // This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
 // dup, so the ranks are the same), otherwise asked of MPI. Only read once look_up_comm() accepted
 // the communicator.
@@ -666,7 +865,7 @@ COLLSHIM_EXPORT int MPI_Finalize() {
     if (runtime == nullptr) return next_mpi.Name arguments;                                       \
     return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);           \
   }
-COLLSHIM_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
+COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
 #define COLLSHIM_UNHANDLED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments)                      \
   COLLSHIM_EXPORT int MPI_##Name parameters {                                                                    \
@@ -680,7 +879,7 @@ COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_ENTRY_POINT)
 [[gnu::constructor]] static void collshim_look_up_next_functions() {
 #define COLLSHIM_LOOK_UP(Name, ...) \
   look_up_next(next_mpi.Name, "MPI_" #Name, reinterpret_cast<const void*>(&MPI_##Name));
-  COLLSHIM_ENTRY_POINTS(COLLSHIM_LOOK_UP)
+  COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_LOOK_UP)
   COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_LOOK_UP)
   COLLSHIM_LOOK_UP(Init)
   COLLSHIM_LOOK_UP(Init_thread)
