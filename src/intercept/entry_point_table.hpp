@@ -8,6 +8,8 @@
 // large-count `_c` functions, a nonblocking form) is a new row.
 //
 // X(Name, Shape, (parameters), (arguments)); every row names its communicator `comm`.
+// The rows are laid out by hand, row against row.
+// clang-format off
 #define COLLSHIM_ENTRY_POINTS(X)                                                                                  \
   X(Allgather, AllgatherEntry,                                                                                    \
     (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,                     \
@@ -159,6 +161,7 @@
 #else
 #define COLLSHIM_PERSISTENT_ENTRY_POINTS(X)
 #endif
+// clang-format on
 
 // Every variant the shim passes on unhandled.
 #define COLLSHIM_UNHANDLED_ENTRY_POINTS(X) COLLSHIM_NONBLOCKING_ENTRY_POINTS(X) COLLSHIM_PERSISTENT_ENTRY_POINTS(X)

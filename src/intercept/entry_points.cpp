@@ -162,6 +162,7 @@ long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long
 }
 
 // What run_collective() needs of a collective: a struct holding one call's arguments, with
+// clang-format off
 template <typename Entry>
 concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, const AlgorithmChoice& choice,
                                    CommContext& context, DeviceMemory& memory) {
@@ -174,6 +175,8 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
   // data to move, and MPI_IN_PLACE, are not asked about).
   { entry.device_buffers(memory, p) } -> std::same_as<bool>;
 };
+// clang-format on
+// (Not formatted: clang-format 14 breaks the requirement lines apart.)
 
 // The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
 // where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the

@@ -60,7 +60,8 @@ class BlockList {
     append(first, last);
   }
   // Schedules that sort or search their blocks build them in a vector first.
-  BlockList(const std::vector<std::int64_t>& blocks) { append(blocks.begin(), blocks.end()); }  // NOLINT: implicit on purpose
+  // NOLINTNEXTLINE: implicit on purpose
+  BlockList(const std::vector<std::int64_t>& blocks) { append(blocks.begin(), blocks.end()); }
 
   void push_back(std::int64_t block) { append_run(block, 1); }
   // Blocks first, first + 1, ..., first + count - 1.
