@@ -86,7 +86,7 @@ model::LibraryDecision assuming_native(model::LibraryDecision library) {
       decision = library(Collective::allgather, facts);
       if (decision.costed_as == Collective::allgather) decision.costed_as = Collective::allgatherv;
     } else {
-      const std::string stand_in = collective == Collective::allreduce ? "recursive_doubling"
+      const std::string stand_in = collective == Collective::allreduce   ? "recursive_doubling"
                                    : collective == Collective::allgather ? "bruck"
                                                                          : "linear";
       decision = {stand_in, collective, stand_in, ""};
@@ -156,8 +156,9 @@ int run(const Options& options) {
     sizes.push_back(*bytes);
   }
   if (options.csv)
-    std::printf("platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
-                "slowest,slowest_s,native_s,pick,native_algorithm\n");
+    std::printf(
+        "platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
+        "slowest,slowest_s,native_s,pick,native_algorithm\n");
   else
     std::printf("%-20s %6s %-14s %-10s %-9s %7s %4s %5s %6s %9s %9s %9s %9s  %-34s %9s  %s\n", "platform", "p",
                 "placement", "collective", "pattern", "bytes", "cand", "exact", "pruned", "median_s", "min_s", "max_s",
@@ -217,12 +218,14 @@ int run(const Options& options) {
               std::vector<const model::CandidateCost*> costed;
               for (const auto* list : {&verdict.ranked, &verdict.pruned})
                 for (const model::CandidateCost& c : *list) costed.push_back(&c);
-              std::sort(costed.begin(), costed.end(), [](const auto* a, const auto* b) { return a->seconds > b->seconds; });
+              std::sort(costed.begin(), costed.end(),
+                        [](const auto* a, const auto* b) { return a->seconds > b->seconds; });
               const model::CandidateCost* slowest = costed.empty() ? nullptr : costed.front();
               const std::string slowest_name = slowest ? slowest->choice->text() : "-";
               const double slowest_seconds = slowest ? slowest->seconds : 0;
-              const std::string shown_pattern =
-                  pattern.empty() ? "-" : p > max_gathered_procs && pattern != "uniform" ? pattern + "~avg" : pattern;
+              const std::string shown_pattern = pattern.empty()                                  ? "-"
+                                                : p > max_gathered_procs && pattern != "uniform" ? pattern + "~avg"
+                                                                                                 : pattern;
               const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
               if (options.csv) {
                 std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s\n",
@@ -230,23 +233,24 @@ int run(const Options& options) {
                             std::string(mapping_name(mapping.mapping)).c_str(), collective_name.c_str(),
                             shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
                             verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
-                            bench::csv_field(slowest_name).c_str(), slowest_seconds,
-                            verdict.native_seconds, bench::csv_field(verdict.pick->text()).c_str(),
+                            bench::csv_field(slowest_name).c_str(), slowest_seconds, verdict.native_seconds,
+                            bench::csv_field(verdict.pick->text()).c_str(),
                             bench::csv_field(verdict.native_algorithm).c_str());
               } else {
                 const std::string pick =
                     verdict.pick == selector.native_choice()
                         ? "native (" + (verdict.why_native.empty() ? verdict.native_algorithm : "not costed") + ")"
                         : verdict.pick->text();
-                std::printf("%-20s %6d %-14s %-10s %-9s %7lld %4zu %5zu %6zu %9.4f %9.4f %9.4f %9.4f  %-34s %9.4f  %s\n",
-                            settings->platform.name.c_str(), p, placement.name.c_str(), collective_name.c_str(),
-                            shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
-                            verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
-                            slowest_name.c_str(), slowest_seconds, pick.c_str());
+                std::printf(
+                    "%-20s %6d %-14s %-10s %-9s %7lld %4zu %5zu %6zu %9.4f %9.4f %9.4f %9.4f  %-34s %9.4f  %s\n",
+                    settings->platform.name.c_str(), p, placement.name.c_str(), collective_name.c_str(),
+                    shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(), verdict.pruned.size(),
+                    median(seconds), *low, *high, median(cpu_seconds), slowest_name.c_str(), slowest_seconds,
+                    pick.c_str());
               }
               if (options.detail) {  // every candidate of the last run, slowest to cost first
-                std::printf("#   native %s: %.4f s, %.2f us\n", verdict.native_algorithm.c_str(), verdict.native_seconds,
-                            verdict.native_us);
+                std::printf("#   native %s: %.4f s, %.2f us\n", verdict.native_algorithm.c_str(),
+                            verdict.native_seconds, verdict.native_us);
                 for (const model::CandidateCost* c : costed) {
                   const bool pruned = c >= verdict.pruned.data() && c < verdict.pruned.data() + verdict.pruned.size();
                   std::printf("#   %-50s %.4f s, %s%.2f us%s\n", c->choice->text().c_str(), c->seconds,
@@ -275,7 +279,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--collective", options.collectives, "allgather, allgatherv, alltoall, alltoallv, allreduce")
       ->capture_default_str();
-  app.add_option("--pattern", options.patterns, "Alltoallv patterns, as collshim-bench --pattern")->capture_default_str();
+  app.add_option("--pattern", options.patterns, "Alltoallv patterns, as collshim-bench --pattern")
+      ->capture_default_str();
   app.add_option("--bytes", options.sizes, "block per rank / per pair, Allreduce's vector")->capture_default_str();
   app.add_option("--seed", options.seed, "seed of the random patterns")->capture_default_str();
   app.add_option("--repeat", options.repeat, "decisions per key (the median is reported)")

@@ -17,7 +17,7 @@
 #include <vector>
 
 extern "C" __attribute__((noinline, used)) int collshim_bench_measured_loop(long calls, const std::uint64_t* send,
-                                                                             std::uint64_t* recv) {
+                                                                            std::uint64_t* recv) {
   int errors = 0;
   for (long i = 0; i < calls; ++i) {
     if (MPI_Allgather(send, 8, MPI_BYTE, recv, 8, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS) ++errors;

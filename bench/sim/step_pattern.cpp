@@ -35,7 +35,8 @@ long number(const std::string& word, const std::string& what) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != word.size() || value < 1) throw std::invalid_argument("bad " + what + " '" + word + "', expected a whole number above 0");
+  if (used != word.size() || value < 1)
+    throw std::invalid_argument("bad " + what + " '" + word + "', expected a whole number above 0");
   return value;
 }
 
@@ -65,7 +66,9 @@ std::vector<Step> pattern(const std::vector<std::string>& words, int rank, int p
       }
       stride *= n;
     }
-    if (stride != p) throw std::invalid_argument("the grid's sides multiply to " + std::to_string(stride) + ", not to the " + std::to_string(p) + " ranks");
+    if (stride != p)
+      throw std::invalid_argument("the grid's sides multiply to " + std::to_string(stride) + ", not to the " +
+                                  std::to_string(p) + " ranks");
   } else {
     throw std::invalid_argument("unknown pattern '" + words[0] + "', expected bruck or grid");
   }
@@ -110,7 +113,8 @@ int main(int argc, char** argv) {
         MPI_Isend(out.data() + i * bytes, bytes, MPI_BYTE, steps[s].to[i], 7, MPI_COMM_WORLD, &requests.emplace_back());
       for (std::size_t i = 0; i < steps[s].from.size(); ++i) {
         if (probe && s > 0) MPI_Probe(steps[s].from[i], 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Irecv(in.data() + i * bytes, bytes, MPI_BYTE, steps[s].from[i], 7, MPI_COMM_WORLD, &requests.emplace_back());
+        MPI_Irecv(in.data() + i * bytes, bytes, MPI_BYTE, steps[s].from[i], 7, MPI_COMM_WORLD,
+                  &requests.emplace_back());
       }
       MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
       ends[s] = (MPI_Wtime() - start) * 1e6;

@@ -42,7 +42,7 @@ class DeviceMemory {
   void* hip_handle_ = nullptr;
   CudaPointerGetAttribute cuda_ = nullptr;
   HipPointerGetAttributes hip_ = nullptr;
-  bool hip_numbering_6_ = false;  // ROCm 6 or later: 0 unregistered, 1 host; before: 0 host
+  bool hip_numbering_6_ = false;          // ROCm 6 or later: 0 unregistered, 1 host; before: 0 host
   unsigned long long objects_added_ = 0;  // dl_iterate_phdr's count at the last look
 };
 

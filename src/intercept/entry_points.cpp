@@ -101,10 +101,14 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
 // What the selector knows of a call: the communicator's size and placement, the size, the operation.
 CallFacts call_facts(const CommState& state, Collective collective, long long block_bytes, int properties) {
   const CommMapping& mapping = state.mapping;
-  return {collective,     state.context.size(),
-          block_bytes,    mapping.mapping,
-          mapping.nodes,  mapping.ppn,
-          mapping.oversubscribed, (properties & non_commutative) == 0,
+  return {collective,
+          state.context.size(),
+          block_bytes,
+          mapping.mapping,
+          mapping.nodes,
+          mapping.ppn,
+          mapping.oversubscribed,
+          (properties & non_commutative) == 0,
           (properties & rounding_depends_on_order) != 0};
 }
 
@@ -128,14 +132,13 @@ bool size_must_be_agreed(const Runtime& runtime, CommState& state, Collective co
 // The size a decision is keyed on: the average block, which rules test as block_bytes. How the ranks
 // come to the same value is the collective's SizeAgreement (collective.hpp). `root`: of a rooted call.
 template <Collective collective>
-long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long received_bytes, int p,
-                             int root) {
+long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long received_bytes, int p, int root) {
   constexpr SizeAgreement agreement = collective_info(collective).size_agreement;
   // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
   // average block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on
   // the shadow communicator (a latency-bound O(log p) step). Only paid when some rule of the
-  // collective that tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and the report buckets the
-  // call by this rank's own average received block.
+  // collective that tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and
+  // the report buckets the call by this rank's own average received block.
   if constexpr (agreement == SizeAgreement::local) {
     if (size_must_be_agreed(runtime, state, collective)) {
       long long total_bytes = received_bytes;
@@ -245,8 +248,8 @@ CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state
     return key;
   }
   const model::ModelVerdict verdict = agreed_verdict(runtime, state, entry, facts, candidates);
-  runtime.log->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective),
-                     facts.procs, bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
+  runtime.log->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective), facts.procs,
+                     bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
   model::KeyPlan plan = model::plan_key(runtime.selector, verdict, candidates);
   CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, std::move(plan.trial),
                                             runtime.tuning_policy, plan.source, plan.evidence);
@@ -272,8 +275,8 @@ template <CollectiveEntry Entry>
   }
   if (decision.choice != decision.requested) {
     runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
-                       mpi_function_name(collective), decision.requested->text(), p,
-                       properties_text(properties), decision.substitution, decision.choice->text());
+                       mpi_function_name(collective), decision.requested->text(), p, properties_text(properties),
+                       decision.substitution, decision.choice->text());
   }
   state.decisions.store(collective, block_bytes, decision, properties);
   return state.decisions.find(collective, block_bytes, properties);
@@ -312,15 +315,16 @@ bool device_memory_agreed(Runtime& runtime, CommState& state, const Entry& entry
 // reported as native for the reason "device memory".
 template <CollectiveEntry Entry>
 [[gnu::noinline, gnu::cold]] int pass_device_memory_through(Runtime& runtime, MPI_Comm comm, CommState& state,
-                                                             const Entry& entry, const AlgorithmChoice& decided,
-                                                             long long block_bytes, long long received_bytes) {
+                                                            const Entry& entry, const AlgorithmChoice& decided,
+                                                            long long block_bytes, long long received_bytes) {
   constexpr Collective collective = Entry::collective;
   if (!state.device_memory_logged) {
     state.device_memory_logged = true;
-    runtime.log->debug("{}: p={}: device memory in the call's buffers on some rank; {} passes through to the MPI "
-                       "library (the shim's algorithms touch host memory only); further such calls on this "
-                       "communicator are not logged",
-                       mpi_function_name(collective), state.context.size(), decided.text());
+    runtime.log->debug(
+        "{}: p={}: device memory in the call's buffers on some rank; {} passes through to the MPI "
+        "library (the shim's algorithms touch host memory only); further such calls on this "
+        "communicator are not logged",
+        mpi_function_name(collective), state.context.size(), decided.text());
   }
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   const int rc = entry.pass_through(comm);
@@ -380,7 +384,8 @@ int run_collective(Runtime& runtime, MPI_Comm comm, const Entry& entry) {
   int properties = 0;  // of a reduction's operation and data, the same on every rank
   if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
   const Decision* decision = decide(runtime, comm, *state, entry, block_bytes, properties);
-  if (decision == nullptr) return run_tuning_trial(runtime, comm, *state, entry, block_bytes, received_bytes, properties);
+  if (decision == nullptr)
+    return run_tuning_trial(runtime, comm, *state, entry, block_bytes, received_bytes, properties);
   const AlgorithmChoice& choice = *decision->choice;
   if (runtime.device_checks && !choice.algorithm->passes_through && device_memory_agreed(runtime, *state, entry, p))
     return pass_device_memory_through(runtime, comm, *state, entry, choice, block_bytes, received_bytes);
@@ -433,7 +438,8 @@ struct AllgathervEntry : AllgatherFamilyEntry {
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
   std::vector<long long> block_bytes_by_rank(int p) const {
     std::vector<long long> bytes(p);
-    for (int rank = 0; rank < p; ++rank) bytes[rank] = static_cast<long long>(call.recvcounts[rank]) * type_size(call.recvtype);
+    for (int rank = 0; rank < p; ++rank)
+      bytes[rank] = static_cast<long long>(call.recvcounts[rank]) * type_size(call.recvtype);
     return bytes;
   }
 };
@@ -465,9 +471,7 @@ struct AlltoallvEntry {
     if (call.sendbuf != MPI_IN_PLACE && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf)) return true;
     return any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
   }
-  int run(const AlgorithmChoice& choice, CommContext& context) const {
-    return run_call(call, choice, context);
-  }
+  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
 // MPI_Alltoall: Alltoallv with equal counts (AlltoallvCall's uniform form, no count arrays).
@@ -536,7 +540,8 @@ struct GathervEntry {
     if (!root_usable(call.root, p)) return false;
     const bool sends = !(at_root() && call.sendbuf == MPI_IN_PLACE);
     if (sends && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)) return false;
-    return !at_root() || (call.recvtype != MPI_DATATYPE_NULL && counts_valid(call.recvcounts, p) && call.displs != nullptr);
+    return !at_root() ||
+           (call.recvtype != MPI_DATATYPE_NULL && counts_valid(call.recvcounts, p) && call.displs != nullptr);
   }
   long long received_bytes(int p) const {
     return at_root() ? bytes_of_blocks(call.recvcounts, p, call.recvtype)
@@ -563,7 +568,8 @@ struct ScattervEntry {
     if (!root_usable(call.root, p)) return false;
     const bool receives = !(at_root() && call.recvbuf == MPI_IN_PLACE);
     if (receives && (call.recvtype == MPI_DATATYPE_NULL || call.recvcount < 0)) return false;
-    return !at_root() || (call.sendtype != MPI_DATATYPE_NULL && counts_valid(call.sendcounts, p) && call.displs != nullptr);
+    return !at_root() ||
+           (call.sendtype != MPI_DATATYPE_NULL && counts_valid(call.sendcounts, p) && call.displs != nullptr);
   }
   long long received_bytes(int p) const {
     return at_root() ? bytes_of_blocks(call.sendcounts, p, call.sendtype)
@@ -615,8 +621,10 @@ struct CommShape {
   explicit CommShape(MPI_Comm comm) {
     int inter = 0;
     PMPI_Comm_test_inter(comm, &inter);
-    if (inter) PMPI_Comm_remote_size(comm, &size);
-    else PMPI_Comm_size(comm, &size);
+    if (inter)
+      PMPI_Comm_remote_size(comm, &size);
+    else
+      PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
   }
 };
@@ -861,20 +869,20 @@ COLLSHIM_EXPORT int MPI_Finalize() {
 // preloaded after the shim, such as a profiler, or the MPI library), as PMPI tools stack; the shim's
 // own messages go to PMPI_* and are not the application's.
 #define COLLSHIM_ARGUMENTS(...) __VA_ARGS__
-#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                  \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                     \
-    Runtime* runtime = runtime_for(Shape::collective);                                            \
-    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();  \
-    if (runtime == nullptr) return next_mpi.Name arguments;                                       \
-    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);           \
+#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                 \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                    \
+    Runtime* runtime = runtime_for(Shape::collective);                                           \
+    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error(); \
+    if (runtime == nullptr) return next_mpi.Name arguments;                                      \
+    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);          \
   }
 COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
-#define COLLSHIM_UNHANDLED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments)                      \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                    \
-    if (Runtime* runtime = Runtime::active(); runtime != nullptr && runtime->profile)                            \
-      count_unhandled<Shape>(*runtime, UnhandledFunction::Name, comm, COLLSHIM_ARGUMENTS shape_arguments);       \
-    return next_mpi.Name arguments;                                                                              \
+#define COLLSHIM_UNHANDLED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments)                \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                              \
+    if (Runtime* runtime = Runtime::active(); runtime != nullptr && runtime->profile)                      \
+      count_unhandled<Shape>(*runtime, UnhandledFunction::Name, comm, COLLSHIM_ARGUMENTS shape_arguments); \
+    return next_mpi.Name arguments;                                                                        \
   }
 COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_ENTRY_POINT)
 

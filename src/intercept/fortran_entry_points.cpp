@@ -3,15 +3,15 @@
 // Open MPI's Fortran bindings (libmpi_mpifh: `include 'mpif.h'` and `use mpi`; libmpi_usempif08's
 // `use mpi_f08` calls libmpi_mpifh's ompi_*_f) call PMPI_Allgather and friends directly, and
 // PMPI_Init and PMPI_Finalize from MPI_INIT and MPI_FINALIZE, so a PMPI tool that defines only the
-// C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name mangling
-// libmpi_mpifh exports (mpi_allgather_, mpi_allgather__, mpi_allgather, MPI_ALLGATHER): converts
-// the handles with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's,
-// calls the shim's C entry point, and returns its error code in *ierr. This mirrors Open MPI's own
-// ompi_allgather_f and friends (ompi/mpi/fortran/mpif-h/allgather_f.c).
+// C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name
+// mangling libmpi_mpifh exports (mpi_allgather_, mpi_allgather__, mpi_allgather, MPI_ALLGATHER): converts the handles
+// with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's, calls the shim's C entry
+// point, and returns its error code in *ierr. This mirrors Open MPI's own ompi_allgather_f and friends
+// (ompi/mpi/fortran/mpif-h/allgather_f.c).
 //
-// MPICH needs none of this (but see fortran_f08_mpich.cpp): libmpichfort's mpi_allgather_ converts its arguments and calls the C
-// MPI_Allgather, which the dynamic linker resolves to the shim's. Defining the Fortran symbols there
-// would replace MPICH's own wrapper (and its MPI_IN_PLACE handling) with this Open MPI one.
+// MPICH needs none of this (but see fortran_f08_mpich.cpp): libmpichfort's mpi_allgather_ converts its arguments and
+// calls the C MPI_Allgather, which the dynamic linker resolves to the shim's. Defining the Fortran symbols there would
+// replace MPICH's own wrapper (and its MPI_IN_PLACE handling) with this Open MPI one.
 #include <mpi.h>
 
 #include <cstddef>
@@ -130,8 +130,8 @@ extern "C" void collshim_finalize_f(MPI_Fint* ierr) { set_error(ierr, MPI_Finali
 // aliases of it, as in libmpi_mpifh. Each calls the C entry point through the dynamic linker, as
 // MPICH's Fortran wrappers do, so a Fortran call takes exactly the path of the same call from C.
 extern "C" void collshim_allgather_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                          void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
-                                          const MPI_Fint* comm, MPI_Fint* ierr) {
+                                     void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                     const MPI_Fint* comm, MPI_Fint* ierr) {
   const int rc = MPI_Allgather(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
                                receive_buffer(recvbuf), static_cast<int>(*recvcount), PMPI_Type_f2c(*recvtype),
                                PMPI_Comm_f2c(*comm));
@@ -139,31 +139,31 @@ extern "C" void collshim_allgather_f(const void* sendbuf, const MPI_Fint* sendco
 }
 
 extern "C" void collshim_allgatherv_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                           void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
-                                           const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+                                      void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                      const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
   const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
   const int p = array_length(c_comm);
   const IntArray c_recvcounts(recvcounts, p);
   const IntArray c_displs(displs, p);
-  const int rc = MPI_Allgatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
-                                receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype),
-                                c_comm);
+  const int rc =
+      MPI_Allgatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
+                     receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype), c_comm);
   set_error(ierr, rc);
 }
 
 extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
-                                          const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
-                                          const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
-                                          MPI_Fint* ierr) {
+                                     const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
+                                     const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                     MPI_Fint* ierr) {
   const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
   const int p = array_length(c_comm);
   const IntArray c_sendcounts(sendcounts, p);
   const IntArray c_sdispls(sdispls, p);
   const IntArray c_recvcounts(recvcounts, p);
   const IntArray c_rdispls(rdispls, p);
-  const int rc = MPI_Alltoallv(send_buffer(sendbuf), c_sendcounts.get(), c_sdispls.get(), PMPI_Type_f2c(*sendtype),
-                               receive_buffer(recvbuf), c_recvcounts.get(), c_rdispls.get(),
-                               PMPI_Type_f2c(*recvtype), c_comm);
+  const int rc =
+      MPI_Alltoallv(send_buffer(sendbuf), c_sendcounts.get(), c_sdispls.get(), PMPI_Type_f2c(*sendtype),
+                    receive_buffer(recvbuf), c_recvcounts.get(), c_rdispls.get(), PMPI_Type_f2c(*recvtype), c_comm);
   set_error(ierr, rc);
 }
 
@@ -192,9 +192,9 @@ extern "C" void collshim_gatherv_f(const void* sendbuf, const MPI_Fint* sendcoun
   const int p = array_length(c_comm);
   const IntArray c_recvcounts(recvcounts, p);
   const IntArray c_displs(displs, p);
-  const int rc = MPI_Gatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
-                             receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype),
-                             static_cast<int>(*root), c_comm);
+  const int rc =
+      MPI_Gatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype), receive_buffer(recvbuf),
+                  c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype), static_cast<int>(*root), c_comm);
   set_error(ierr, rc);
 }
 
@@ -219,11 +219,11 @@ extern "C" void collshim_scatterv_f(const void* sendbuf, const MPI_Fint* sendcou
 // internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
 // names) and the one `use mpi_f08` calls (libmpi_usempif08's mpi_allgather_f08_ calls
 // ompi_allgather_f, through the dynamic linker), so f08 programs reach the shim as well.
-#define COLLSHIM_FORTRAN_NAMES(lower, upper, target)                                    \
-  COLLSHIM_EXPORT __typeof__(target) lower __attribute__((alias(#target)));               \
-  COLLSHIM_EXPORT __typeof__(target) lower##_ __attribute__((alias(#target)));            \
-  COLLSHIM_EXPORT __typeof__(target) lower##__ __attribute__((alias(#target)));           \
-  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));               \
+#define COLLSHIM_FORTRAN_NAMES(lower, upper, target)                            \
+  COLLSHIM_EXPORT __typeof__(target) lower __attribute__((alias(#target)));     \
+  COLLSHIM_EXPORT __typeof__(target) lower##_ __attribute__((alias(#target)));  \
+  COLLSHIM_EXPORT __typeof__(target) lower##__ __attribute__((alias(#target))); \
+  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));     \
   COLLSHIM_EXPORT __typeof__(target) o##lower##_f __attribute__((alias(#target)));
 
 COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)

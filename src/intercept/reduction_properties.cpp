@@ -9,16 +9,29 @@ namespace {
 
 // Operations whose result is exact whatever the order: comparisons, bitwise and logical ones.
 bool exact_operation(MPI_Op op) {
-  const std::array exact{MPI_MIN, MPI_MAX, MPI_MINLOC, MPI_MAXLOC, MPI_BAND, MPI_BOR,
-                         MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_REPLACE, MPI_NO_OP};
+  const std::array exact{MPI_MIN,  MPI_MAX,  MPI_MINLOC, MPI_MAXLOC, MPI_BAND,    MPI_BOR,
+                         MPI_BXOR, MPI_LAND, MPI_LOR,    MPI_LXOR,   MPI_REPLACE, MPI_NO_OP};
   return std::find(exact.begin(), exact.end(), op) != exact.end();
 }
 
 bool floating_point_named(MPI_Datatype type) {
-  const std::array floating{MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                            MPI_C_LONG_DOUBLE_COMPLEX, MPI_REAL, MPI_DOUBLE_PRECISION, MPI_COMPLEX,
-                            MPI_DOUBLE_COMPLEX, MPI_REAL4, MPI_REAL8, MPI_COMPLEX8, MPI_COMPLEX16,
-                            MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_DOUBLE_INT};
+  const std::array floating{MPI_FLOAT,
+                            MPI_DOUBLE,
+                            MPI_LONG_DOUBLE,
+                            MPI_C_FLOAT_COMPLEX,
+                            MPI_C_DOUBLE_COMPLEX,
+                            MPI_C_LONG_DOUBLE_COMPLEX,
+                            MPI_REAL,
+                            MPI_DOUBLE_PRECISION,
+                            MPI_COMPLEX,
+                            MPI_DOUBLE_COMPLEX,
+                            MPI_REAL4,
+                            MPI_REAL8,
+                            MPI_COMPLEX8,
+                            MPI_COMPLEX16,
+                            MPI_FLOAT_INT,
+                            MPI_DOUBLE_INT,
+                            MPI_LONG_DOUBLE_INT};
   if (type == MPI_DATATYPE_NULL) return false;
   if (std::find(floating.begin(), floating.end(), type) != floating.end()) return true;
 #ifndef COLLSHIM_SMPI  // SMPI's header names the C++ complex types but its library does not define them
@@ -60,9 +73,7 @@ int reduction_properties(MPI_Datatype type, MPI_Op op) {
   return properties;
 }
 
-bool predefined_operation(MPI_Op op) {
-  return exact_operation(op) || op == MPI_SUM || op == MPI_PROD;
-}
+bool predefined_operation(MPI_Op op) { return exact_operation(op) || op == MPI_SUM || op == MPI_PROD; }
 
 std::string properties_text(int properties) {
   std::string text;

@@ -92,10 +92,10 @@ void Runtime::write_report() {
 
   const bool json = report_target.size() >= 5 && report_target.ends_with(".json");
   const std::vector<MergedRow> rows = merge_rows(per_rank);
-  const std::vector<MergedUnhandled> unhandled = merge_unhandled(
-      unhandled_per_rank, {std::begin(unhandled_function_names), std::end(unhandled_function_names)});
-  const std::string text = json ? format_json_report(header, rows, names, unhandled)
-                                : format_text_report(header, rows, names, unhandled);
+  const std::vector<MergedUnhandled> unhandled =
+      merge_unhandled(unhandled_per_rank, {std::begin(unhandled_function_names), std::end(unhandled_function_names)});
+  const std::string text =
+      json ? format_json_report(header, rows, names, unhandled) : format_text_report(header, rows, names, unhandled);
   if (report_target == "stderr") {
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);
@@ -103,7 +103,9 @@ void Runtime::write_report() {
   }
   std::ofstream out(report_target);
   out << text;
-  if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n", report_target.c_str());
+  if (!out)
+    std::fprintf(stderr, "collshim: warning: COLLSHIM_REPORT=%s: cannot write the report there\n",
+                 report_target.c_str());
 }
 
 void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
@@ -113,12 +115,13 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
   int length = 0;
   PMPI_Comm_get_name(comm, name, &length);
   if (key.source == KeySource::online || session.trial_calls() > 0) {
-    log->info("{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
-              "best {:.1f} us, native {:.1f} us",
-              key.source == KeySource::online ? "tuned online" : "model's pick timed against native",
-              mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
-              mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
-              session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+    log->info(
+        "{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
+        "best {:.1f} us, native {:.1f} us",
+        key.source == KeySource::online ? "tuned online" : "model's pick timed against native",
+        mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
+        mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
+        session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
   }
   const std::lock_guard lock(learned_mutex_);
   learned_.push_back({static_cast<int>(key.collective), procs, mapping.nodes, mapping.ppn,
@@ -143,8 +146,8 @@ void Runtime::write_learned_rules() {
   std::vector<std::string> choice_text;
   for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
   const LearnedRulesHeader header{mpi_library_name(library), library.library,
-                                  fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))),
-                                  selector.rule_files(), model ? model->platform_file : ""};
+                                  fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))), selector.rule_files(),
+                                  model ? model->platform_file : ""};
   const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
   std::string existing;
   if (std::ifstream in(*tune_out_); in) existing.assign(std::istreambuf_iterator<char>(in), {});
@@ -154,13 +157,16 @@ void Runtime::write_learned_rules() {
     // Not a rule file this can merge into: keep it, and write what was learned next to it.
     target += ".learned.yaml";
     merged = learned_yaml;
-    std::fprintf(stderr, "collshim: warning: COLLSHIM_TUNE_OUT=%s has no top-level 'rules:' line to merge into; "
-                 "the learned rules go to %s\n", tune_out_->c_str(), target.c_str());
+    std::fprintf(stderr,
+                 "collshim: warning: COLLSHIM_TUNE_OUT=%s has no top-level 'rules:' line to merge into; "
+                 "the learned rules go to %s\n",
+                 tune_out_->c_str(), target.c_str());
   }
   std::ofstream out(target);
   out << merged;
-  if (!out) std::fprintf(stderr, "collshim: warning: COLLSHIM_TUNE_OUT=%s: cannot write the learned rules there\n",
-                         target.c_str());
+  if (!out)
+    std::fprintf(stderr, "collshim: warning: COLLSHIM_TUNE_OUT=%s: cannot write the learned rules there\n",
+                 target.c_str());
 }
 
 void Runtime::start() {
@@ -198,23 +204,25 @@ void Runtime::start() {
     const Selector& selector = current_runtime->selector;
     std::size_t applying = 0;
     for (std::size_t i = 0; i < selector.rules().rules().size(); ++i) applying += selector.applies(i) ? 1 : 0;
-    current_runtime->log->info("started; {} algorithms registered, {} rules, {} of which apply under MPI library {} ({})",
-                               algorithms().size(), selector.rules().rules().size(), applying,
-                               selector.job().library.text(),
-                               settings.mpi_library ? "COLLSHIM_MPI_LIBRARY" : selector.job().library.description);
+    current_runtime->log->info(
+        "started; {} algorithms registered, {} rules, {} of which apply under MPI library {} ({})", algorithms().size(),
+        selector.rules().rules().size(), applying, selector.job().library.text(),
+        settings.mpi_library ? "COLLSHIM_MPI_LIBRARY" : selector.job().library.description);
     if (const auto& model = current_runtime->model) {
       const char* mode = current_runtime->selector.tune_mode() == TuneMode::online ? "online over its best few"
-                         : current_runtime->selector.confirms()                      ? "confirmed by timed calls"
-                                                                                     : "its pick alone";
-      current_runtime->log->info("cost model decides where no rule does ({}): platform {} ({}), library {}, "
-                                 "margin {:.0f}%", mode, model->platform_file, model->platform.name,
-                                 model->library_name, model->margin * 100);
+                         : current_runtime->selector.confirms()                    ? "confirmed by timed calls"
+                                                                                   : "its pick alone";
+      current_runtime->log->info(
+          "cost model decides where no rule does ({}): platform {} ({}), library {}, "
+          "margin {:.0f}%",
+          mode, model->platform_file, model->platform.name, model->library_name, model->margin * 100);
     }
     if (current_runtime->device_checks) {
       const std::string found = current_runtime->device.runtimes();
-      current_runtime->log->info("GPU buffers possible ({}): a call the shim would run with its own algorithm "
-                                 "first agrees whether any rank's buffers are device memory, which passes through",
-                                 found.empty() ? "the MPI library is device-aware" : found + " loaded");
+      current_runtime->log->info(
+          "GPU buffers possible ({}): a call the shim would run with its own algorithm "
+          "first agrees whether any rank's buffers are device memory, which passes through",
+          found.empty() ? "the MPI library is device-aware" : found + " loaded");
     }
     return;
   }

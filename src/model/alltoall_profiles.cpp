@@ -24,7 +24,8 @@ AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int 
   AlltoallBlocks blocks;
   const auto pairs = static_cast<std::size_t>(p) * static_cast<std::size_t>(p);
   if (p > 0 && bytes_by_pair.size() == pairs &&
-      std::all_of(bytes_by_pair.begin(), bytes_by_pair.end(), [&](long long b) { return b == bytes_by_pair.front(); })) {
+      std::all_of(bytes_by_pair.begin(), bytes_by_pair.end(),
+                  [&](long long b) { return b == bytes_by_pair.front(); })) {
     blocks.every_pair_bytes = bytes_by_pair.front();
     return blocks;
   }
@@ -80,12 +81,14 @@ void sort_step(CountedStep& step, int rank, int p) {
   std::sort(step.messages.begin(), step.messages.end(), [p, rank](const CountedMessage& a, const CountedMessage& b) {
     return post_order(a.peer, rank, p) < post_order(b.peer, rank, p);
   });
-  std::sort(step.probed.begin(), step.probed.end(), [p, rank](int a, int b) { return post_order(rank, a, p) < post_order(rank, b, p); });
+  std::sort(step.probed.begin(), step.probed.end(),
+            [p, rank](int a, int b) { return post_order(rank, a, p) < post_order(rank, b, p); });
 }
 
 // A message of the current step from `sender` to `receiver`; the receiver probes for it if it
 // carries forwarded blocks.
-void add_message(std::vector<std::vector<CountedStep>>& steps, int sender, int receiver, long long items, long long for_peer) {
+void add_message(std::vector<std::vector<CountedStep>>& steps, int sender, int receiver, long long items,
+                 long long for_peer) {
   steps[static_cast<std::size_t>(sender)].back().messages.push_back({receiver, items, for_peer});
   if (for_peer < items) steps[static_cast<std::size_t>(receiver)].back().probed.push_back(sender);
 }
@@ -191,10 +194,13 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
                             return hop_in(*groups, n, j, node, to);
                           });
                         }};
-  if (std::any_of(layout.members.begin(), layout.members.end(), [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
+  if (std::any_of(layout.members.begin(), layout.members.end(),
+                  [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
     return forwarding;
   forwarding.steps.resize(static_cast<std::size_t>(p));
-  const auto rank_at = [&](int node, int lane) { return layout.members[static_cast<std::size_t>(node)][static_cast<std::size_t>(lane)]; };
+  const auto rank_at = [&](int node, int lane) {
+    return layout.members[static_cast<std::size_t>(node)][static_cast<std::size_t>(lane)];
+  };
   std::vector<long long> arriving(static_cast<std::size_t>(p), 0);
 
   // Combine: each rank hands every other rank of its node its block for it, and its blocks for the
@@ -280,7 +286,8 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
       auto& messages = forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j)].messages;
       if (block.at != indexed_holder) {
         indexed_holder = block.at;
-        for (std::uint32_t m = 0; m < messages.size(); ++m) message_to_peer[static_cast<std::size_t>(messages[m].peer)] = m;
+        for (std::uint32_t m = 0; m < messages.size(); ++m)
+          message_to_peer[static_cast<std::size_t>(messages[m].peer)] = m;
       }
       const int next = forwarding.next_hop(j, block.at, block.origin, block.destination);
       if (next != block.at) {
@@ -288,7 +295,8 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
         block.at = next;
       }
       if (block.at == block.destination) {  // delivered the step after it arrives
-        forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j) + 1].copies[0].payload += block.bytes;
+        forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j) + 1].copies[0].payload +=
+            block.bytes;
       } else {
         moving.push_back(block);
       }
@@ -315,8 +323,9 @@ void fill_probe_bytes(Forwarding& forwarding) {
       for (const CountedMessage& message : steps[s].messages) {
         if (message.for_peer >= message.items) continue;  // no header: not probed
         CountedStep& at = forwarding.steps[static_cast<std::size_t>(message.peer)][s];
-        const auto found = std::lower_bound(at.probed.begin(), at.probed.end(), post_order(message.peer, sender, p),
-                                            [&](int probed, long long order) { return post_order(message.peer, probed, p) < order; });
+        const auto found =
+            std::lower_bound(at.probed.begin(), at.probed.end(), post_order(message.peer, sender, p),
+                             [&](int probed, long long order) { return post_order(message.peer, probed, p) < order; });
         at.probed_bytes[static_cast<std::size_t>(found - at.probed.begin())] = wire_bytes(message);
       }
     }
@@ -328,7 +337,8 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
   RankProfile profile;
   profile.step_count = static_cast<std::uint32_t>(steps.size());
   std::size_t items = 0;  // at most: one allocation per rank
-  for (const CountedStep& counted : steps) items += counted.copies.size() + counted.messages.size() + counted.probed.size();
+  for (const CountedStep& counted : steps)
+    items += counted.copies.size() + counted.messages.size() + counted.probed.size();
   profile.items.reserve(items);
   profile.steps.reserve(steps.size());
   for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -340,7 +350,8 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
       if (copy.payload > 0) profile.items.push_back({ProfileItem::Kind::copy, false, rank, copy.payload});
     for (const CountedMessage& message : counted.messages) {
       const long long bytes = wire_bytes(message);
-      if (message.for_peer < message.items || bytes > 0) profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
+      if (message.for_peer < message.items || bytes > 0)
+        profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
     }
     for (std::size_t i = 0; i < counted.probed.size(); ++i)
       profile.items.push_back({ProfileItem::Kind::probe, false, counted.probed[i], counted.probed_bytes[i]});
@@ -389,14 +400,16 @@ std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice
   if (name == "grid") {
     forwarding = grid_forwarding(p, grid_shape(p, parse_grid_dims(choice.params.at("dims")).value_or(GridDims{})));
   } else if (name == "node_grid") {
-    forwarding = node_grid_forwarding(node_of_rank, parse_node_grid_dims(choice.params.at("dims")).value_or(GridDims{1, false}));
+    forwarding =
+        node_grid_forwarding(node_of_rank, parse_node_grid_dims(choice.params.at("dims")).value_or(GridDims{1, false}));
   }
   if (forwarding.steps.empty()) return {};
   fill_payloads(forwarding, blocks);
   fill_probe_bytes(forwarding);
   std::vector<RankProfile> profiles;
   profiles.reserve(forwarding.steps.size());
-  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank) profiles.push_back(profile_of(forwarding, static_cast<int>(rank)));
+  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
+    profiles.push_back(profile_of(forwarding, static_cast<int>(rank)));
   return profiles;
 }
 

@@ -31,7 +31,7 @@ namespace collshim::model {
 // An Alltoall(v)'s blocks: every pair's of one size, or per origin the destinations whose blocks are
 // not empty (every other block empty).
 struct AlltoallBlocks {
-  long long every_pair_bytes = 0;  // where `sending` is empty
+  long long every_pair_bytes = 0;                               // where `sending` is empty
   std::vector<std::vector<std::pair<int, long long>>> sending;  // per origin: (destination, bytes), ascending
 
   bool uniform() const { return sending.empty(); }

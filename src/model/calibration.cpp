@@ -71,7 +71,8 @@ Channel fit_channel(const ChannelMeasurements& measured) {
     channel.eager_threshold_bytes = *measured.eager_threshold_bytes;
     channel.protocol_threshold_bytes = *measured.eager_threshold_bytes;
     if (measured.synchronous_zero_byte_step_us)
-      channel.protocol_overhead_us = std::max(0.0, *measured.synchronous_zero_byte_step_us - measured.zero_byte_step_us);
+      channel.protocol_overhead_us =
+          std::max(0.0, *measured.synchronous_zero_byte_step_us - measured.zero_byte_step_us);
   } else {
     channel.eager_threshold_bytes = measured.largest_size_tested + 1;
   }
@@ -242,12 +243,14 @@ void fit_switches(const CalibrationMeasurements& measurements, Calibration& resu
   }
   // The last switch may be one the job used only part of: where every other is the same size and
   // the last no larger, that size repeats.
-  if (std::all_of(sizes.begin(), sizes.end() - 1, [&](int size) { return size == sizes.front(); }) && sizes.back() <= sizes.front())
+  if (std::all_of(sizes.begin(), sizes.end() - 1, [&](int size) { return size == sizes.front(); }) &&
+      sizes.back() <= sizes.front())
     sizes.resize(1);
   platform.nodes_per_switch = sizes;
   platform.across_switches_latency_us =
       median_of(extra) / platform.net.size_factor(measurements.switch_probe_bytes).latency_factor;
-  result.switches_note = std::to_string(measurements.switch_probes.size()) + " switches among " + std::to_string(nodes) + " nodes";
+  result.switches_note =
+      std::to_string(measurements.switch_probes.size()) + " switches among " + std::to_string(nodes) + " nodes";
 }
 
 }  // namespace

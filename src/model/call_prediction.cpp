@@ -139,7 +139,8 @@ CheckSetup model_setup(const ModelCall& call) {
     auto prefix = std::make_shared<std::vector<long long>>(call.block_bytes.size() + 1, 0);
     std::partial_sum(call.block_bytes.begin(), call.block_bytes.end(), prefix->begin() + 1);
     CheckSetup setup{naming, p, [prefix](std::int64_t datum) {
-                       return (*prefix)[static_cast<std::size_t>(datum) + 1] - (*prefix)[static_cast<std::size_t>(datum)];
+                       return (*prefix)[static_cast<std::size_t>(datum) + 1] -
+                              (*prefix)[static_cast<std::size_t>(datum)];
                      }};
     setup.datum_run_bytes = [prefix](std::int64_t first, std::int64_t count) {
       return (*prefix)[static_cast<std::size_t>(first + count)] - (*prefix)[static_cast<std::size_t>(first)];

@@ -18,9 +18,7 @@ namespace {
 
 // Where the executor builds an `hindexed` type (a typed region whose blocks are not one run), the
 // MPI library packs on send and unpacks on receipt: the thesis's p(m), first and last transfer only.
-bool scattered(const Region& region) {
-  return !is_packed(region.buffer) && region.blocks.runs().size() > 1;
-}
+bool scattered(const Region& region) { return !is_packed(region.buffer) && region.blocks.runs().size() > 1; }
 
 }  // namespace
 
@@ -42,7 +40,8 @@ RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& sched
     for (const LocalReduce& reduce : step.reductions) compact.reduced_bytes += payload_bytes(call, rank, reduce.from);
     for (const Transfer& send : step.sends) {
       const WireMessage message = wire_message(call, rank, send.region, send.peer);
-      if (!message.skipped) items.push_back({ProfileItem::Kind::send, scattered(send.region), send.peer, message.bytes});
+      if (!message.skipped)
+        items.push_back({ProfileItem::Kind::send, scattered(send.region), send.peer, message.bytes});
     }
     for (const Transfer& recv : step.recvs) {
       const WireMessage message = wire_message(call, rank, recv.region, rank);
@@ -76,14 +75,18 @@ std::string relabeling_mismatch(const RankOrbits& orbits, int model, const RankP
   };
   const std::vector<const ProfileStep*> of_model_steps = compared(of_model), of_rank_steps = compared(of_rank);
   if (of_rank_steps.size() != of_model_steps.size())
-    return where + ": active in " + std::to_string(of_rank_steps.size()) + " steps, not " + std::to_string(of_model_steps.size());
+    return where + ": active in " + std::to_string(of_rank_steps.size()) + " steps, not " +
+           std::to_string(of_model_steps.size());
   for (std::size_t s = 0; s < of_model_steps.size(); ++s) {
     const ProfileStep& a = *of_model_steps[s];
     const ProfileStep& b = *of_rank_steps[s];
     const std::string at = where + ", step " + std::to_string(a.step) + ": ";
-    if (a.step != b.step) return where + ": active in step " + std::to_string(b.step) + ", not " + std::to_string(a.step);
-    if (a.count != b.count) return at + std::to_string(b.count) + " messages and copies, not " + std::to_string(a.count);
-    if (a.reduced_bytes != b.reduced_bytes) return at + "reduces " + std::to_string(b.reduced_bytes) + " bytes, not " + std::to_string(a.reduced_bytes);
+    if (a.step != b.step)
+      return where + ": active in step " + std::to_string(b.step) + ", not " + std::to_string(a.step);
+    if (a.count != b.count)
+      return at + std::to_string(b.count) + " messages and copies, not " + std::to_string(a.count);
+    if (a.reduced_bytes != b.reduced_bytes)
+      return at + "reduces " + std::to_string(b.reduced_bytes) + " bytes, not " + std::to_string(a.reduced_bytes);
     for (std::uint32_t i = 0; i < a.count; ++i) {
       const ProfileItem& x = of_model.items[a.first + i];
       const ProfileItem& y = of_rank.items[b.first + i];
@@ -107,7 +110,8 @@ std::vector<int> numbered_nodes(const std::vector<int>& node_of_rank) {
     return nodes;
   }
   std::map<int, int> index;  // ids far apart or negative
-  for (const int node : node_of_rank) nodes.push_back(index.try_emplace(node, static_cast<int>(index.size())).first->second);
+  for (const int node : node_of_rank)
+    nodes.push_back(index.try_emplace(node, static_cast<int>(index.size())).first->second);
   return nodes;
 }
 
@@ -115,10 +119,11 @@ std::vector<int> numbered_nodes(const std::vector<int>& node_of_rank) {
 const std::vector<int>& checked_sizes(const CheckSetup& call, const std::vector<int>& node_of_rank,
                                       const std::vector<double>& start_us) {
   if (static_cast<int>(node_of_rank.size()) != call.p)
-    throw std::invalid_argument("node_of_rank has " + std::to_string(node_of_rank.size()) + " entries for p = " +
-                                std::to_string(call.p));
+    throw std::invalid_argument("node_of_rank has " + std::to_string(node_of_rank.size()) +
+                                " entries for p = " + std::to_string(call.p));
   if (!start_us.empty() && static_cast<int>(start_us.size()) != call.p)
-    throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) + " entries for p = " + std::to_string(call.p));
+    throw std::invalid_argument("start_us has " + std::to_string(start_us.size()) +
+                                " entries for p = " + std::to_string(call.p));
   return node_of_rank;
 }
 
@@ -220,7 +225,7 @@ class CostModel {
       StepPrediction& prediction_step = prediction_.steps[s];
       prediction_step.opaque = opaque_[s];
       std::sort(touched_.begin(), touched_.end());  // the order the ranks are reported in
-      for (const int r : touched_) {  // first every receiver: a probe can hold back a sender's completion
+      for (const int r : touched_) {                // first every receiver: a probe can hold back a sender's completion
         auto& incoming = arrivals_[static_cast<std::size_t>(r)];
         taken_in_[r] = take_in(r, entry_[r], busy_until_[r], incoming, sends_done_);
         incoming.clear();
@@ -280,7 +285,8 @@ class CostModel {
     bool empty() const { return count_ == 0; }
     // Once the step's messages are in: each work with the sum and count of those below it.
     void finish() {
-      if (levels_.size() > 1) std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
+      if (levels_.size() > 1)
+        std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
       std::size_t smaller = 0;
       double below = 0;
       for (Level& level : levels_) {
@@ -292,7 +298,8 @@ class CostModel {
     // Σ_j min(w_j, work), or for an empty message the count of messages.
     double shared(double work) const {
       if (work <= 0) return static_cast<double>(count_);
-      const auto level = std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
+      const auto level =
+          std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
       if (level == levels_.end()) return total_;  // larger than every one
       return level->below + work * static_cast<double>(count_ - level->smaller);
     }
@@ -357,7 +364,9 @@ class CostModel {
   // Then it takes in every message in order of arrival, each with the receive overhead.
   double take_in(int orbit, const ProfileStep* step, double t, std::vector<Arrival>& incoming,
                  std::vector<double>& sends_done) const {
-    const auto overhead = [this](const Arrival& a) { return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us; };
+    const auto overhead = [this](const Arrival& a) {
+      return (a.between_nodes ? platform_.net : platform_.shm).receive_overhead_us;
+    };
     const auto by_time = [](const Arrival& a, const Arrival& b) { return a.time < b.time; };
     const bool probes_post_receives = platform_.transfers_wait_for_receiver;
     // Where probes move messages, the arrivals are put in order once, after the probes.
@@ -432,9 +441,11 @@ class CostModel {
       const int rank = static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1));
       if (orbits_.is_representative(rank)) continue;
       const int orbit = orbits_.orbit_of(rank);
-      const std::string mismatch = relabeling_mismatch(orbits_, orbits_.representative_rank(orbit), profiles_[static_cast<std::size_t>(orbit)],
-                                                       rank, profile_of(rank));
-      if (!mismatch.empty()) throw std::logic_error("the schedules lack the symmetry their algorithm declares: " + mismatch);
+      const std::string mismatch =
+          relabeling_mismatch(orbits_, orbits_.representative_rank(orbit), profiles_[static_cast<std::size_t>(orbit)],
+                              rank, profile_of(rank));
+      if (!mismatch.empty())
+        throw std::logic_error("the schedules lack the symmetry their algorithm declares: " + mismatch);
     }
   }
 
@@ -475,7 +486,8 @@ class CostModel {
   // channel for the last size asked, as a step's messages are mostly alike).
   double work(const Channel& channel, long long bytes) const {
     auto& [last_bytes, last_work] = last_work_[&channel == &platform_.shm ? 0 : 1];
-    if (bytes != last_bytes) last_bytes = bytes, last_work = static_cast<double>(bytes) / channel.size_factor(bytes).bandwidth_factor;
+    if (bytes != last_bytes)
+      last_bytes = bytes, last_work = static_cast<double>(bytes) / channel.size_factor(bytes).bandwidth_factor;
     return last_work;
   }
 
@@ -501,9 +513,11 @@ class CostModel {
   double posted(int orbit, const ProfileStep& step, double clock) const {
     const RankProfile& profile = profiles_[static_cast<std::size_t>(orbit)];
     double t = clock;
-    if (platform_.reduce_gbytes_per_s > 0) t += static_cast<double>(step.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
+    if (platform_.reduce_gbytes_per_s > 0)
+      t += static_cast<double>(step.reduced_bytes) * 1e-3 / platform_.reduce_gbytes_per_s;
     const int copiers = count(concurrency_.copying, node_[orbits_.representative_rank(orbit)]);
-    for (std::uint32_t i = step.first; i < step.first + step.count && profile.items[i].kind == ProfileItem::Kind::copy; ++i)
+    for (std::uint32_t i = step.first; i < step.first + step.count && profile.items[i].kind == ProfileItem::Kind::copy;
+         ++i)
       if (!platform_.local_copies_free) t += platform_.shm.transfer_time(profile.items[i].bytes, copiers);
     return t;
   }
@@ -528,14 +542,19 @@ class CostModel {
       const Channel& channel = destination == node ? shm : net;
       double transfer = 0;
       const double on_memory = work(shm, item.bytes);
-      const auto memory_time = [&](int at) { return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, on_memory)); };
+      const auto memory_time = [&](int at) {
+        return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, on_memory));
+      };
       if (destination == node) {
         transfer = platform_.shm_copies_per_message * memory_time(node);
       } else {
         const double on_network = work(net, item.bytes);
-        const double nic_tau = std::max(tau(concurrency_.leaving, node, on_network), tau(concurrency_.arriving, destination, on_network));
-        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, nic_tau) + net.transfer_time(item.bytes, nic_tau);
-        if (!switch_of_rank_.empty() && switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
+        const double nic_tau =
+            std::max(tau(concurrency_.leaving, node, on_network), tau(concurrency_.arriving, destination, on_network));
+        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, nic_tau) +
+                   net.transfer_time(item.bytes, nic_tau);
+        if (!switch_of_rank_.empty() &&
+            switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
           transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
         if (platform_.network_crosses_memory)  // the slowest of the NIC and the two nodes' memory links
           transfer = std::max({transfer, memory_time(node), memory_time(destination)});
@@ -544,9 +563,11 @@ class CostModel {
       const double start = platform_.transfers_wait_for_receiver ? std::max(t, posted_at[receiver]) : t;
       touch(receiver);
       // The sender as its receiver's orbit representative sees it (relabeled like the receiver).
-      const int sender = orbits_.relabel(item.peer, orbits_.representative_rank(receiver), orbits_.representative_rank(orbit));
+      const int sender =
+          orbits_.relabel(item.peer, orbits_.representative_rank(receiver), orbits_.representative_rank(orbit));
       const bool eager = item.bytes < channel.eager_threshold_bytes;
-      arrivals[static_cast<std::size_t>(receiver)].push_back({start + transfer, destination != node, eager, sender, t, transfer});
+      arrivals[static_cast<std::size_t>(receiver)].push_back(
+          {start + transfer, destination != node, eager, sender, t, transfer});
       sends_done = std::max(sends_done, eager ? t : start + transfer);
     }
     busy_until = t;
@@ -563,16 +584,16 @@ class CostModel {
   const Platform& platform_;
   const CheckSetup call_;  // a copy: callers may pass a temporary
   const std::vector<double> start_us_;
-  std::vector<int> node_;  // rank -> node index 0..M-1
+  std::vector<int> node_;            // rank -> node index 0..M-1
   std::vector<int> switch_of_rank_;  // empty where the platform has one switch
-  RankSymmetry symmetry_;  // the declared one, or none where packing costs
-  RankOrbits orbits_;      // the ranks costed: one per orbit
+  RankSymmetry symmetry_;            // the declared one, or none where packing costs
+  RankOrbits orbits_;                // the ranks costed: one per orbit
   std::size_t steps_ = 0;
   Concurrency concurrency_;
   mutable std::array<std::pair<long long, double>, 2> last_work_{{{-1, 0.0}, {-1, 0.0}}};  // work(): shm, net
   std::vector<RankProfile> profiles_;  // per representative (active_ points into their steps)
   std::vector<std::vector<std::pair<int, const ProfileStep*>>> active_;  // per step: (representative, its step)
-  std::vector<bool> opaque_;           // per step
+  std::vector<bool> opaque_;                                             // per step
   // Pass 2's state, per representative, between calls of advance().
   std::size_t next_step_ = 0;
   double elapsed_ = 0;
@@ -651,7 +672,8 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
     // earliest. Then every message received, after the rank's own sends, with its overhead.
     double t = 0, sends_done = 0, unpacked = 0;
     if (listed != profile.steps.end() && listed->step == s) {
-      if (platform.reduce_gbytes_per_s > 0) t += static_cast<double>(listed->reduced_bytes) * 1e-3 / platform.reduce_gbytes_per_s;
+      if (platform.reduce_gbytes_per_s > 0)
+        t += static_cast<double>(listed->reduced_bytes) * 1e-3 / platform.reduce_gbytes_per_s;
       // The rank's own messages share its node's channels in the step: a message's τ is at least
       // theirs, Σ_j min(w_j, w) / w over its own on the same channel (memory, or the NIC leaving).
       std::array<std::vector<double>, 2> own_work;  // inside the node, between nodes
@@ -662,7 +684,8 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
         if (item.kind != ProfileItem::Kind::send) continue;
         const bool inside = node_of_rank.at(static_cast<std::size_t>(item.peer)) == node;
         const Channel& channel = inside ? platform.shm : platform.net;
-        own_work[inside ? 0 : 1].push_back(static_cast<double>(item.bytes) / channel.size_factor(item.bytes).bandwidth_factor);
+        own_work[inside ? 0 : 1].push_back(static_cast<double>(item.bytes) /
+                                           channel.size_factor(item.bytes).bandwidth_factor);
       }
       const auto own_tau = [&](bool inside, double work) {
         double shared = 0;
@@ -677,7 +700,8 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
         t += channel.overhead(item.bytes) + (item.scattered ? pack_us(item.bytes) : 0.0);
         double done = t;
         if (item.bytes >= channel.eager_threshold_bytes) {
-          const double tau = own_tau(inside, static_cast<double>(item.bytes) / channel.size_factor(item.bytes).bandwidth_factor);
+          const double tau =
+              own_tau(inside, static_cast<double>(item.bytes) / channel.size_factor(item.bytes).bandwidth_factor);
           done += inside ? platform.shm_copies_per_message * least_transfer_time(platform.shm, item.bytes, tau)
                          : platform.nic_copies_per_message * least_transfer_time(platform.shm, item.bytes, tau) +
                                least_transfer_time(platform.net, item.bytes, tau);
@@ -714,8 +738,9 @@ std::string rank_symmetry_violation(const CheckSetup& call, const RankSymmetry& 
   for (int rank = 0; rank < call.p; ++rank) {
     if (orbits.is_representative(rank)) continue;
     const int orbit = orbits.orbit_of(rank);
-    std::string mismatch = relabeling_mismatch(orbits, orbits.representative_rank(orbit), representatives[static_cast<std::size_t>(orbit)], rank,
-                                               rank_profile(call, rank, schedule_of(rank)));
+    std::string mismatch =
+        relabeling_mismatch(orbits, orbits.representative_rank(orbit), representatives[static_cast<std::size_t>(orbit)],
+                            rank, rank_profile(call, rank, schedule_of(rank)));
     if (!mismatch.empty()) return mismatch;
   }
   return "";

@@ -41,9 +41,9 @@
 namespace collshim::model {
 
 struct StepPrediction {
-  double us = 0;  // the longest any rank spent in the step
+  double us = 0;         // the longest any rank spent in the step
   int slowest_rank = 0;  // with a rank symmetry: the representative of the slowest orbit
-  bool opaque = false;  // an opaque phase, costed by its modelled messages
+  bool opaque = false;   // an opaque phase, costed by its modelled messages
 };
 
 struct Prediction {

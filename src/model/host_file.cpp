@@ -62,7 +62,8 @@ std::vector<std::string> read_host_file_text(const std::string& text, const std:
     if (const std::size_t colon = host.find(':'); colon != std::string::npos) {  // MPICH: host:N
       count = positive(std::string_view(host).substr(colon + 1));
       if (count == 0)
-        throw fail(tokens[0].column + colon + 1, "bad slot count '" + host.substr(colon + 1) + "', expected an integer, 1 or more");
+        throw fail(tokens[0].column + colon + 1,
+                   "bad slot count '" + host.substr(colon + 1) + "', expected an integer, 1 or more");
       host.resize(colon);
     }
     for (std::size_t i = 1; i < tokens.size(); ++i) {
@@ -104,7 +105,8 @@ std::vector<int> node_of_rank_from_slots(const std::vector<std::string>& slots, 
   std::map<std::string, int> index_of;
   std::vector<int> node_of_rank;
   for (int rank = 0; rank < procs; ++rank) {
-    const auto [at, added] = index_of.try_emplace(slots[static_cast<std::size_t>(rank)], static_cast<int>(index_of.size()));
+    const auto [at, added] =
+        index_of.try_emplace(slots[static_cast<std::size_t>(rank)], static_cast<int>(index_of.size()));
     node_of_rank.push_back(at->second);
   }
   return node_of_rank;

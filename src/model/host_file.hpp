@@ -25,6 +25,7 @@ std::vector<std::string> read_host_file(const std::string& path, const std::stri
 
 // Node indices 0.. for the first `procs` slots, numbered by first appearance. Throws HostFileError
 // if the file has fewer slots.
-std::vector<int> node_of_rank_from_slots(const std::vector<std::string>& slots, int procs, const std::string& source_name);
+std::vector<int> node_of_rank_from_slots(const std::vector<std::string>& slots, int procs,
+                                         const std::string& source_name);
 
 }  // namespace collshim::model

@@ -53,7 +53,8 @@ Schedule scattered_alltoall_schedule(int p, int rank, int throttle) {
   Schedule schedule;
   for (int first = 0; first < p; first += throttle) {
     Step& step = schedule.steps.emplace_back();
-    for (int i = first; i < std::min(p, first + throttle); ++i) exchange(step, rank, modulo(rank - i, p), modulo(rank + i, p));
+    for (int i = first; i < std::min(p, first + throttle); ++i)
+      exchange(step, rank, modulo(rank - i, p), modulo(rank + i, p));
   }
   return schedule;
 }

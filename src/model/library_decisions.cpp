@@ -140,9 +140,9 @@ struct Bound {
 
 struct Condition {
   Fact fact;
-  std::optional<bool> flag;                      // boolean facts
+  std::optional<bool> flag;  // boolean facts
   std::optional<Bound> below, up_to, at_least, above;
-  std::optional<std::vector<long long>> in;      // `p: 2` is in: [2]
+  std::optional<std::vector<long long>> in;  // `p: 2` is in: [2]
   std::vector<long long> not_in;
 
   bool matches(const FactValues& v) const {
@@ -164,7 +164,7 @@ struct Condition {
 struct LibraryRule {
   enum class Kind { run, rules, decide_as, not_modelled, stand_in };
   std::vector<Condition> when;
-  std::string label;   // the library's name for what runs; empty: the algorithm's key
+  std::string label;  // the library's name for what runs; empty: the algorithm's key
   Kind kind = Kind::not_modelled;
   std::string target;  // run: an algorithm; decide_as: a table; not_modelled: why; stand_in: the spec
   std::vector<LibraryRule> rules;
@@ -224,7 +224,8 @@ class LibraryTableReader {
     } catch (const YAML::ParserException& e) {
       fail(e.mark, "malformed YAML: " + e.msg);
     }
-    if (!root.IsMap()) fail(root.Mark(), "expected a map with keys 'library', 'description', 'source' and 'collectives'");
+    if (!root.IsMap())
+      fail(root.Mark(), "expected a map with keys 'library', 'description', 'source' and 'collectives'");
     LibraryDecisions tables;
     bool have_collectives = false;
     for_each_key(root, "the file",
@@ -334,16 +335,20 @@ class LibraryTableReader {
     std::string number = text;
     if (const auto star = text.find('*'); star != std::string::npos) {
       const std::string scale = text.substr(star + 1);
-      if (scale == "p") b.scale = Bound::Scale::p;
-      else if (scale == "pof2") b.scale = Bound::Scale::pof2;
-      else fail(node.Mark(), "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2");
+      if (scale == "p")
+        b.scale = Bound::Scale::p;
+      else if (scale == "pof2")
+        b.scale = Bound::Scale::pof2;
+      else
+        fail(node.Mark(), "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2");
       number = text.substr(0, star);
     }
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), b.value);
     // Below 2^40: times p (at most 2^20 here) it stays a long long.
     if (number.empty() || error != std::errc{} || end != number.data() + number.size() || b.value < 0 ||
         b.value >= (1LL << 40))
-      fail(node.Mark(), "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2 (N from 0 to 2^40)");
+      fail(node.Mark(),
+           "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2 (N from 0 to 2^40)");
     return b;
   }
 
@@ -384,7 +389,8 @@ class LibraryTableReader {
 
   LibraryRule rule(const YAML::Node& node, Collective collective) {
     if (!node.IsMap() || node.size() == 0)
-      fail(node.Mark(), "a rule must be a map of conditions and one of 'run', 'rules', 'decide_as', 'not_modelled', 'stand_in'");
+      fail(node.Mark(),
+           "a rule must be a map of conditions and one of 'run', 'rules', 'decide_as', 'not_modelled', 'stand_in'");
     LibraryRule r;
     r.line = node.Mark().line + 1;
     int outcomes = 0;
@@ -434,7 +440,8 @@ class LibraryTableReader {
     if (outcomes == 0)
       fail(node.Mark(), "a rule needs one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
     if (r.kind != LibraryRule::Kind::stand_in && (costed_as_mark || whole_buffers_mark))
-      fail(costed_as_mark ? *costed_as_mark : *whole_buffers_mark, "'costed_as' and 'whole_buffers' go with 'stand_in'");
+      fail(costed_as_mark ? *costed_as_mark : *whole_buffers_mark,
+           "'costed_as' and 'whole_buffers' go with 'stand_in'");
     if (r.kind == LibraryRule::Kind::stand_in) {
       const Collective as = r.costed_as.value_or(collective);
       if (!is_library_schedule(r.target)) {
@@ -450,7 +457,8 @@ class LibraryTableReader {
   }
 
   void collectives(const YAML::Node& node, LibraryDecisions& tables) {
-    if (!node.IsMap() || node.size() == 0) fail(node.Mark(), "'collectives' must be a map from collective names to tables");
+    if (!node.IsMap() || node.size() == 0)
+      fail(node.Mark(), "'collectives' must be a map from collective names to tables");
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string name = it->first.IsScalar() ? it->first.Scalar() : "?";
       const std::optional<Collective> collective = find_collective(name);
@@ -488,23 +496,23 @@ class LibraryTableReader {
     for (const auto& [mark, target] : run_marks_) {
       if (!table.algorithms.contains(target)) fail(mark, "run '" + target + "': no such algorithm under 'algorithms'");
     }
-    const std::function<void(const std::string&, std::vector<std::string>&)> visit = [&](const std::string& name,
-                                                                                        std::vector<std::string>& path) {
-      if (std::ranges::find(path, name) != path.end()) {
-        std::string chain;
-        for (const std::string& step : path) chain += step + " -> ";
-        fail(algorithm_marks_.at(name), "algorithm '" + name + "' runs itself: " + chain + name);
-      }
-      path.push_back(name);
-      const std::function<void(const std::vector<LibraryRule>&)> runs = [&](const std::vector<LibraryRule>& rules) {
-        for (const LibraryRule& rule : rules) {
-          if (rule.kind == LibraryRule::Kind::run) visit(rule.target, path);
-          runs(rule.rules);
-        }
-      };
-      runs(table.algorithms.find(name)->second);
-      path.pop_back();
-    };
+    const std::function<void(const std::string&, std::vector<std::string>&)> visit =
+        [&](const std::string& name, std::vector<std::string>& path) {
+          if (std::ranges::find(path, name) != path.end()) {
+            std::string chain;
+            for (const std::string& step : path) chain += step + " -> ";
+            fail(algorithm_marks_.at(name), "algorithm '" + name + "' runs itself: " + chain + name);
+          }
+          path.push_back(name);
+          const std::function<void(const std::vector<LibraryRule>&)> runs = [&](const std::vector<LibraryRule>& rules) {
+            for (const LibraryRule& rule : rules) {
+              if (rule.kind == LibraryRule::Kind::run) visit(rule.target, path);
+              runs(rule.rules);
+            }
+          };
+          runs(table.algorithms.find(name)->second);
+          path.pop_back();
+        };
     for (const auto& [name, variants] : table.algorithms) {
       std::vector<std::string> path;
       visit(name, path);
@@ -521,7 +529,9 @@ LibraryDecisions parse_library_decisions(const std::string& yaml_text, const std
   return LibraryTableReader(source_name).read(yaml_text);
 }
 
-void check_library_decisions(const std::vector<const LibraryDecisions*>& tables) { LibraryTableReader::check_set(tables); }
+void check_library_decisions(const std::vector<const LibraryDecisions*>& tables) {
+  LibraryTableReader::check_set(tables);
+}
 
 namespace {
 
@@ -622,7 +632,8 @@ struct Evaluation {
       case LibraryRule::Kind::decide_as: {
         const LibraryDecisions* other = library_decisions(rule.target);
         if (other == nullptr || depth > 8)
-          return {walk.name(), collective, "", tables.name() + " decides as '" + rule.target + "', which is no table here"};
+          return {walk.name(), collective, "",
+                  tables.name() + " decides as '" + rule.target + "', which is no table here"};
         NativeDecision decision = evaluate(*other, collective, facts, depth + 1);
         if (decision.library_algorithm.empty()) decision.library_algorithm = walk.name();
         return decision;
@@ -631,7 +642,8 @@ struct Evaluation {
     return {};
   }
 
-  static NativeDecision evaluate(const LibraryDecisions& tables, Collective collective, const LibraryFacts& facts, int depth);
+  static NativeDecision evaluate(const LibraryDecisions& tables, Collective collective, const LibraryFacts& facts,
+                                 int depth);
 };
 
 }  // namespace
@@ -672,14 +684,17 @@ LibraryIdentity identify_open_mpi(const MpiLibrary& library) {
 LibraryIdentity identify_mpich(const MpiLibrary& library, std::string_view text) {
   const std::string release = major_minor(library);
   if (release != "4.0" && release != "4.1")
-    return none(library.description, "no tables for MPICH " + release +
-                                         " (mpich-4 follows MPICH 4.0 and 4.1; later versions are not checked against it)");
+    return none(library.description,
+                "no tables for MPICH " + release +
+                    " (mpich-4 follows MPICH 4.0 and 4.1; later versions are not checked against it)");
   if (const std::optional<std::string> configure = version_text_field(text, "MPICH configure:");
       configure && configure->find("--with-hcoll") != std::string::npos)
-    return none(library.description, "MPICH built with HCOLL, which may run its own collectives before MPICH's selection");
+    return none(library.description,
+                "MPICH built with HCOLL, which may run its own collectives before MPICH's selection");
   const std::optional<std::string> device = version_text_field(text, "MPICH Device:");
   if (!device)
-    return none(library.description, "no 'MPICH Device:' line: the device (ch4 or ch3) decides how Allreduce is selected");
+    return none(library.description,
+                "no 'MPICH Device:' line: the device (ch4 or ch3) decides how Allreduce is selected");
   if (device->starts_with("ch4")) return {"mpich-4", library.description, ""};
   if (device->starts_with("ch3")) return {"mpich-4-ch3", library.description, ""};
   return none(library.description, "MPICH device '" + *device + "' has no tables (ch4 and ch3 do)");
@@ -691,7 +706,8 @@ LibraryIdentity identify_smpi(const MpiLibrary& library) {
   // released); 3.30's Open MPI selector is the older one.
   constexpr std::array<std::string_view, 5> same_as_332{"3.31", "3.32", "3.34", "3.35", "3.36"};
   if (std::ranges::find(same_as_332, release) == same_as_332.end())
-    return none(library.description, "no tables for SimGrid " + release + " (smpi-3.32-* stand for SimGrid 3.31 to 3.36)");
+    return none(library.description,
+                "no tables for SimGrid " + release + " (smpi-3.32-* stand for SimGrid 3.31 to 3.36)");
   if (library.name == "smpi")
     return none(library.description, "SMPI's smpi/coll-selector is not known: it picks the tables");
   const std::string selector = library.name.substr(5);  // after "smpi-"
@@ -708,8 +724,8 @@ LibraryIdentity library_tables(const MpiLibrary& library, std::string_view versi
   if (library.name == "ompi") return identify_open_mpi(library);
   if (library.name == "mpich") return identify_mpich(library, version_text);
   if (library.is_smpi()) return identify_smpi(library);
-  return none(library.description, "unknown MPI library: '" + library.description +
-                                       "' (Open MPI, MPICH and SimGrid's SMPI have tables)");
+  return none(library.description,
+              "unknown MPI library: '" + library.description + "' (Open MPI, MPICH and SimGrid's SMPI have tables)");
 }
 
 LibraryIdentity identify_library(std::string_view version_text, std::string_view smpi_selector) {

@@ -89,7 +89,8 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   // Where loses() starts to hold, or about (loses() decides).
   const auto give_up_above = [&] {
     const double pick_limit = std::min(verdict.native_us / (1 + settings.margin), best_qualified);
-    return fastest.size() >= ranked_exactly ? std::max(fastest.back(), pick_limit) : std::numeric_limits<double>::infinity();
+    return fastest.size() >= ranked_exactly ? std::max(fastest.back(), pick_limit)
+                                            : std::numeric_limits<double>::infinity();
   };
   std::vector<std::size_t> order_of;  // per ranked entry, its order in `candidates`
   for (;;) {
@@ -110,7 +111,8 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
       for (Pending& candidate : pending) {
         if (!candidate.open) continue;
         const CallPrediction bound = candidate.costing.prediction();
-        verdict.pruned.push_back({candidate.choice, bound.prediction.us, bound.prediction.approximated, candidate.seconds});
+        verdict.pruned.push_back(
+            {candidate.choice, bound.prediction.us, bound.prediction.approximated, candidate.seconds});
         candidate.open = false;
       }
       break;
@@ -156,10 +158,12 @@ std::string verdict_text(const ModelVerdict& verdict, std::size_t count) {
   std::string text;
   for (std::size_t i = 0; i < std::min(count, verdict.ranked.size()); ++i) {
     const CandidateCost& c = verdict.ranked[i];
-    text += fmt::format("{}{} {:.1f} us{}", text.empty() ? "" : ", ", c.choice->text(), c.us, c.approximated ? "~" : "");
+    text +=
+        fmt::format("{}{} {:.1f} us{}", text.empty() ? "" : ", ", c.choice->text(), c.us, c.approximated ? "~" : "");
   }
   if (verdict.why_native.empty())
-    text += fmt::format("{}native ({}) {:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm, verdict.native_us);
+    text +=
+        fmt::format("{}native ({}) {:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm, verdict.native_us);
   if (!verdict.pruned.empty())
     text += fmt::format(", {} more shown to lose by a lower bound", verdict.pruned.size());
   else

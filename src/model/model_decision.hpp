@@ -48,11 +48,11 @@ struct ModelVerdict {
   // Candidates shown to lose without costing them whole (model_decision): `us` is a lower bound of
   // their prediction, one they cannot win or rank with.
   std::vector<CandidateCost> pruned;
-  double native_us = 0;               // the library's choice; 0 where not costed
-  double native_seconds = 0;          // processor time costing it took
-  std::string native_algorithm;       // its name in the library ("recursive_doubling")
+  double native_us = 0;                   // the library's choice; 0 where not costed
+  double native_seconds = 0;              // processor time costing it took
+  std::string native_algorithm;           // its name in the library ("recursive_doubling")
   const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
-  std::string why_native;  // where native is picked without costing it: why ("" where it was costed)
+  std::string why_native;                 // where native is picked without costing it: why ("" where it was costed)
 };
 
 // `candidates`: the eligible tuning candidates for the call (native among them or not; it is never

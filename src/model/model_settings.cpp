@@ -30,7 +30,9 @@ LibraryDecision library_decisions_for(const ProcessLibrary& process, const std::
     }
   }
   name = process.first_line() + " (decisions " + tables->name() + ")";
-  return [tables](Collective collective, const LibraryFacts& facts) { return native_decision(*tables, collective, facts); };
+  return [tables](Collective collective, const LibraryFacts& facts) {
+    return native_decision(*tables, collective, facts);
+  };
 }
 
 std::optional<ModelSettings> load_model_settings(const EnvironmentSettings& settings, const ProcessLibrary& library,

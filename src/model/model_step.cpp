@@ -92,7 +92,8 @@ bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, cons
 KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
                  const std::vector<const AlgorithmChoice*>& candidates) {
   const AlgorithmChoice* native = selector.native_choice();
-  KeyPlan plan{{native}, KeySource::model,
+  KeyPlan plan{{native},
+               KeySource::model,
                {verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us}};
   const bool online = selector.tune_mode() == TuneMode::online;
   if (!verdict.why_native.empty()) {

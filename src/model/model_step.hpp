@@ -29,7 +29,8 @@ ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>
 // (p entries) gathered. Elsewhere, and beyond max_gathered_procs ranks, uniform (every pair holding
 // `average_bytes`): p² counts on one rank would not fit.
 inline constexpr int max_gathered_procs = 4096;
-AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes, long long average_bytes);
+AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes,
+                                       long long average_bytes);
 
 // What a key's session tries once the model has spoken, by COLLSHIM_TUNE: its pick alone (off), its
 // pick and native (confirm), native and its best few in predicted order (online). Where the model

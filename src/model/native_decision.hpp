@@ -42,7 +42,7 @@ std::string native_label(std::string_view name);
 // messages: SMPI's Allgather "ring" is no ring but a shift exchange (step i: the own block to
 // rank + i, from rank − i), which is Alltoall `pairwise` with one block per pair.
 struct NativeDecision {
-  std::string library_algorithm;  // the library's own name for what it runs, e.g. "neighbor_exchange"
+  std::string library_algorithm;                 // the library's own name for what it runs, e.g. "neighbor_exchange"
   Collective costed_as = Collective::allgather;  // the collective of the stand-in, blocks of the call's size
   // What is costed: a collshim spec of `costed_as`, or mpich_recursive_doubling_stand_in; empty:
   // not modelled.

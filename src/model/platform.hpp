@@ -42,12 +42,12 @@ struct Channel {
   // Messages below this size are eager: the sender is done once it has injected them (MPI's eager
   // protocol, SMPI's detached sends). From it on, and with 0 always, the sender waits for delivery.
   long long eager_threshold_bytes = 0;
-  std::vector<TransferPoint> transfer;     // ascending τ, at least one point
-  std::vector<SizeFactor> size_factors;    // ascending from_bytes; none: factors of 1
+  std::vector<TransferPoint> transfer;   // ascending τ, at least one point
+  std::vector<SizeFactor> size_factors;  // ascending from_bytes; none: factors of 1
 
   double overhead(long long bytes) const;
   double transfer_time(long long bytes, double tau) const;  // L(m, τ), µs (τ may be an effective, fractional one)
-  const SizeFactor& size_factor(long long bytes) const;  // the one that applies to `bytes`
+  const SizeFactor& size_factor(long long bytes) const;     // the one that applies to `bytes`
 };
 
 struct Platform {

@@ -7,8 +7,8 @@
 
 namespace collshim::model {
 
-RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us,
-                       const std::vector<int>& switch_of_rank)
+RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank,
+                       const std::vector<double>& start_us, const std::vector<int>& switch_of_rank)
     : p_(std::max(1, static_cast<int>(node_of_rank.size()))) {
   const int nodes = node_of_rank.empty() ? 0 : *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
   // The generators of G: G is what they generate, and it keeps the nodes if each of them does.
@@ -54,7 +54,9 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
   // Where every radix and step is a power of two, reducing the digits is masking their high bits.
   unsigned kept_bits = ~0u;
   for (std::size_t j = 0; kind_ == RankSymmetry::Kind::digits && power_of_two_radices_ && j < places_.size(); ++j)
-    if (steps_[j] > 0) kept_bits &= ~((static_cast<unsigned>(radices_[j] - 1) & ~static_cast<unsigned>(steps_[j] - 1)) << std::countr_zero(static_cast<unsigned>(places_[j])));
+    if (steps_[j] > 0)
+      kept_bits &= ~((static_cast<unsigned>(radices_[j] - 1) & ~static_cast<unsigned>(steps_[j] - 1))
+                     << std::countr_zero(static_cast<unsigned>(places_[j])));
   for (int rank = 0; rank < p_; ++rank) {
     int representative = rank;
     if (kind_ == RankSymmetry::Kind::rotation) representative = rank % period;
@@ -126,7 +128,8 @@ int RankOrbits::difference(int to, int from) const {
   }
   int result = 0;
   for (std::size_t i = 0; i < radices_.size(); ++i)
-    result += (to / places_[i] % radices_[i] - from / places_[i] % radices_[i] + radices_[i]) % radices_[i] * places_[i];
+    result +=
+        (to / places_[i] % radices_[i] - from / places_[i] % radices_[i] + radices_[i]) % radices_[i] * places_[i];
   return result;
 }
 

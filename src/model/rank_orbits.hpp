@@ -25,8 +25,8 @@ class RankOrbits {
   // must also keep every rank's start time (a barrier's exit skew repeats only under some of them).
   // switch_of_rank, if given: they must keep the ranks' network switches whole too (a message across
   // switches takes longer).
-  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank, const std::vector<double>& start_us = {},
-             const std::vector<int>& switch_of_rank = {});
+  RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& node_of_rank,
+             const std::vector<double>& start_us = {}, const std::vector<int>& switch_of_rank = {});
 
   // none where the declared symmetry does not fit p (then every rank is its own orbit)
   RankSymmetry::Kind kind() const { return kind_; }

@@ -46,7 +46,8 @@ struct UnhandledRow {
 
 class Profile {
  public:
-  explicit Profile(int unhandled_functions = 0) : unhandled_calls_(unhandled_functions), unhandled_bytes_(unhandled_functions) {}
+  explicit Profile(int unhandled_functions = 0)
+      : unhandled_calls_(unhandled_functions), unhandled_bytes_(unhandled_functions) {}
   void record(const ProfileKey& key, long long bytes, double seconds);
   std::vector<ProfileRow> rows() const;
   // Two relaxed increments, no lock: the whole cost of counting a call the shim does not handle.

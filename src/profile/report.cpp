@@ -36,8 +36,10 @@ std::string json_string(const std::string& text) {
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += c;
     }
   }
   return out + "\"";
@@ -108,12 +110,13 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
       "MPI library: {}\nrule files: {}\n",
       h.ranks, h.nodes, h.ppn, h.mapping, h.oversubscribed ? "oversubscribed" : "not oversubscribed", h.mpi_library,
       files.empty() ? "(none)" : files);
-  const std::vector<std::string> titles = {"ranks", "collective", "block size", "algorithm", "rule",
+  const std::vector<std::string> titles = {"ranks", "collective", "block size",   "algorithm", "rule",
                                            "calls", "bytes",      "time total s", "time max s"};
   std::vector<std::vector<std::string>> table;
   for (const MergedRow& r : rows) {
-    table.push_back({std::to_string(r.key.comm_size), std::string(collective_name(static_cast<Collective>(r.key.collective))),
-                     bucket_text(r.key.bucket), choice_name(r.key.choice_id, names), rule_name(r.key.rule_index, names),
+    table.push_back({std::to_string(r.key.comm_size),
+                     std::string(collective_name(static_cast<Collective>(r.key.collective))), bucket_text(r.key.bucket),
+                     choice_name(r.key.choice_id, names), rule_name(r.key.rule_index, names),
                      std::to_string(r.calls_max), std::to_string(r.bytes), fmt::format("{:.6f}", r.seconds_total),
                      fmt::format("{:.6f}", r.seconds_max)});
   }
@@ -126,7 +129,8 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
     std::string line;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const bool numeric = c == 0 || c >= 5;
-      line += (c ? "  " : "") + (numeric ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]));
+      line += (c ? "  " : "") +
+              (numeric ? fmt::format("{:>{}}", cells[c], width[c]) : fmt::format("{:<{}}", cells[c], width[c]));
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -135,12 +139,14 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
   for (const auto& line : table) emit(line);
   if (rows.empty()) out += "(no intercepted calls)\n";
   if (const TuningCost cost = tuning_cost(rows); cost.calls > 0)
-    out += fmt::format("trial calls (online tuning, the cost model's confirmation): {}, {:.6f} s inside them (rule "
-                       "'tuning trial'); rows with rule 'tuned online', 'model, confirmed' or 'model, kept native' run "
-                       "what they settled on\n",
-                       cost.calls, cost.seconds);
-  out += "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
-         "time: inside the calls, summed over ranks and the largest single rank\n";
+    out += fmt::format(
+        "trial calls (online tuning, the cost model's confirmation): {}, {:.6f} s inside them (rule "
+        "'tuning trial'); rows with rule 'tuned online', 'model, confirmed' or 'model, kept native' run "
+        "what they settled on\n",
+        cost.calls, cost.seconds);
+  out +=
+      "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
+      "time: inside the calls, summed over ranks and the largest single rank\n";
   if (!unhandled.empty()) {
     out += "passed through, not handled (nonblocking and persistent collectives go to the MPI library as they are):\n";
     std::size_t name_width = 0;
@@ -166,7 +172,8 @@ std::string format_json_report(const ReportHeader& h, const std::vector<MergedRo
         "{}\n    {{\"comm_size\": {}, \"collective\": {}, \"algorithm\": {}, \"rule\": {}, \"bucket_low_bytes\": {}, "
         "\"bucket\": {}, \"calls\": {}, \"calls_total\": {}, \"bytes\": {}, \"time_total_s\": {:.9f}, "
         "\"time_max_s\": {:.9f}}}",
-        i ? "," : "", r.key.comm_size, json_string(std::string(collective_name(static_cast<Collective>(r.key.collective)))),
+        i ? "," : "", r.key.comm_size,
+        json_string(std::string(collective_name(static_cast<Collective>(r.key.collective)))),
         json_string(choice_name(r.key.choice_id, names)), json_string(rule_name(r.key.rule_index, names)),
         r.key.bucket < 0 ? 0 : (1LL << r.key.bucket), json_string(bucket_text(r.key.bucket)), r.calls_max,
         r.calls_total, r.bytes, r.seconds_total, r.seconds_max);

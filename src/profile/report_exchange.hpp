@@ -11,8 +11,8 @@ namespace collshim {
 // nothing. Records travel as bytes: every rank runs the same binary, so the layout is the same
 // everywhere.
 template <typename Record>
-  requires std::is_trivially_copyable_v<Record>
-std::vector<std::vector<Record>> gather_records(const std::vector<Record>& mine, MPI_Comm comm) {
+requires std::is_trivially_copyable_v<Record> std::vector<std::vector<Record>> gather_records(
+    const std::vector<Record>& mine, MPI_Comm comm) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);

@@ -15,7 +15,7 @@ class DecisionCache {
   const Decision* find(Collective collective, long long block_bytes, int properties = 0) const {
     const Entry& entry = entries_[slot(collective, block_bytes, properties)];
     return entry.collective == key(collective, properties) && entry.block_bytes == block_bytes ? &entry.decision
-                                                                                                : nullptr;
+                                                                                               : nullptr;
   }
   void store(Collective collective, long long block_bytes, const Decision& decision, int properties = 0) {
     entries_[slot(collective, block_bytes, properties)] = {key(collective, properties), block_bytes, decision};

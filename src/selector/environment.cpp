@@ -23,13 +23,27 @@ namespace {
 // Every COLLSHIM_* variable something reads: the shim's own (below, and each collective's forcing
 // variable), collshim-run's, and those of the project's build and test scripts, which the ranks of
 // a test inherit.
-constexpr std::array known_variables{
-    "COLLSHIM_CONFIG", "COLLSHIM_REPORT", "COLLSHIM_LOG", "COLLSHIM_TOPOLOGY", "COLLSHIM_DISABLE",
-    "COLLSHIM_ALLREDUCE_REORDER", "COLLSHIM_TUNE", "COLLSHIM_TUNE_OUT", "COLLSHIM_TUNE_EXCLUDE",
-    "COLLSHIM_PLATFORM", "COLLSHIM_MODEL_MARGIN", "COLLSHIM_MPI_LIBRARY",
-    "COLLSHIM_LIBRARY",  // collshim-run: where libcollshim.so is
-    "COLLSHIM_SKIP_DEPS", "COLLSHIM_BUILD_DIR", "COLLSHIM_BUILD_TARGET", "COLLSHIM_SMPI_BUILD_DIR",
-    "COLLSHIM_MPIEXEC", "COLLSHIM_MPIEXEC_PREFLAGS", "COLLSHIM_MPIEXEC_ENVFLAG", "COLLSHIM_SANITIZER_PRELOAD"};
+constexpr std::array known_variables{"COLLSHIM_CONFIG",
+                                     "COLLSHIM_REPORT",
+                                     "COLLSHIM_LOG",
+                                     "COLLSHIM_TOPOLOGY",
+                                     "COLLSHIM_DISABLE",
+                                     "COLLSHIM_ALLREDUCE_REORDER",
+                                     "COLLSHIM_TUNE",
+                                     "COLLSHIM_TUNE_OUT",
+                                     "COLLSHIM_TUNE_EXCLUDE",
+                                     "COLLSHIM_PLATFORM",
+                                     "COLLSHIM_MODEL_MARGIN",
+                                     "COLLSHIM_MPI_LIBRARY",
+                                     "COLLSHIM_LIBRARY",  // collshim-run: where libcollshim.so is
+                                     "COLLSHIM_SKIP_DEPS",
+                                     "COLLSHIM_BUILD_DIR",
+                                     "COLLSHIM_BUILD_TARGET",
+                                     "COLLSHIM_SMPI_BUILD_DIR",
+                                     "COLLSHIM_MPIEXEC",
+                                     "COLLSHIM_MPIEXEC_PREFLAGS",
+                                     "COLLSHIM_MPIEXEC_ENVFLAG",
+                                     "COLLSHIM_SANITIZER_PRELOAD"};
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -57,8 +71,8 @@ std::vector<std::string> unknown_variable_warnings(const std::vector<std::string
     const auto closest = std::min_element(known.begin(), known.end(), [&](std::string_view a, std::string_view b) {
       return edit_distance(name, a) < edit_distance(name, b);
     });
-    warnings.push_back(name + " is not a variable collshim reads; it is ignored (did you mean " + std::string(*closest) +
-                       "?)");
+    warnings.push_back(name + " is not a variable collshim reads; it is ignored (did you mean " +
+                       std::string(*closest) + "?)");
   }
   return warnings;
 }

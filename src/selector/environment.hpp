@@ -27,9 +27,9 @@ struct EnvironmentSettings {
   LogLevel log_level = LogLevel::off;
   // Raw text of each collective's forcing variable (COLLSHIM_ALLGATHER, ...), by Collective.
   std::array<std::optional<std::string>, collective_count> forced;
-  std::optional<std::string> config;             // COLLSHIM_CONFIG: rule files separated by ':'
-  std::optional<TopologyOverride> topology;      // COLLSHIM_TOPOLOGY
-  std::optional<std::string> report;             // COLLSHIM_REPORT
+  std::optional<std::string> config;         // COLLSHIM_CONFIG: rule files separated by ':'
+  std::optional<TopologyOverride> topology;  // COLLSHIM_TOPOLOGY
+  std::optional<std::string> report;         // COLLSHIM_REPORT
   bool tune_online = false;                  // COLLSHIM_TUNE=online
   TuneMode tune = TuneMode::unset;           // COLLSHIM_TUNE
   std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
@@ -40,9 +40,9 @@ struct EnvironmentSettings {
   // COLLSHIM_TUNE_EXCLUDE: candidates whose spec contains any of these (';'-separated) are never tried
   // by online tuning nor picked by the model (e.g. intra=shm under a simulator that times no copies).
   std::vector<std::string> tune_exclude;
-  std::optional<std::string> tune_out;       // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
-  bool allreduce_reorder = false;  // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
-  std::vector<std::string> errors;  // each names the variable and its value
+  std::optional<std::string> tune_out;  // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
+  bool allreduce_reorder = false;       // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
+  std::vector<std::string> errors;      // each names the variable and its value
   std::vector<std::string> warnings;
 
   // What settles a key no rule decides: the model with a platform, confirmed unless COLLSHIM_TUNE says.

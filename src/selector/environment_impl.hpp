@@ -36,8 +36,9 @@ EnvironmentSettings read_environment(Lookup lookup) {
   if (const char* platform = lookup("COLLSHIM_PLATFORM")) {
     settings.platform = platform;
     if (settings.platform->empty())
-      settings.errors.push_back("COLLSHIM_PLATFORM is empty: expected the path of a platform description (YAML, "
-                                "written by collshim-tune calibrate)");
+      settings.errors.push_back(
+          "COLLSHIM_PLATFORM is empty: expected the path of a platform description (YAML, "
+          "written by collshim-tune calibrate)");
   }
   if (const char* tune = lookup("COLLSHIM_TUNE")) {
     const std::string value = tune;
@@ -47,8 +48,9 @@ EnvironmentSettings read_environment(Lookup lookup) {
     } else if (value == "confirm") {
       settings.tune = TuneMode::confirm;
       if (!settings.platform)
-        settings.warnings.push_back("COLLSHIM_TUNE=confirm confirms the cost model's picks, which needs "
-                                    "COLLSHIM_PLATFORM; without it only rules decide");
+        settings.warnings.push_back(
+            "COLLSHIM_TUNE=confirm confirms the cost model's picks, which needs "
+            "COLLSHIM_PLATFORM; without it only rules decide");
     } else if (value == "off") {
       settings.tune = TuneMode::off;
     } else if (!value.empty()) {

@@ -17,8 +17,8 @@ std::string_view mapping_name(MappingClass mapping) {
 }
 
 std::optional<MappingClass> parse_mapping(std::string_view text) {
-  for (MappingClass m : {MappingClass::single_node, MappingClass::sequential, MappingClass::cyclic,
-                         MappingClass::irregular}) {
+  for (MappingClass m :
+       {MappingClass::single_node, MappingClass::sequential, MappingClass::cyclic, MappingClass::irregular}) {
     if (text == mapping_name(m)) return m;
   }
   return std::nullopt;
@@ -71,13 +71,15 @@ int TopologyOverride::node_of_world_rank(int world_rank, int world_size) const {
 TopologyParseResult parse_topology_override(std::string_view text) {
   TopologyOverride topology;
   bool have_nodes = false, have_mapping = false;
-  const std::string expected = "expected nodes=N,mapping=single_node|sequential|cyclic|irregular[,oversubscribed=yes|no]";
+  const std::string expected =
+      "expected nodes=N,mapping=single_node|sequential|cyclic|irregular[,oversubscribed=yes|no]";
   while (!text.empty()) {
     const auto comma = text.find(',');
     const std::string_view item = text.substr(0, comma);
     text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
     const auto equals = item.find('=');
-    if (equals == std::string_view::npos) return {std::nullopt, "malformed item '" + std::string(item) + "'; " + expected};
+    if (equals == std::string_view::npos)
+      return {std::nullopt, "malformed item '" + std::string(item) + "'; " + expected};
     const std::string_view key = item.substr(0, equals), value = item.substr(equals + 1);
     if (key == "nodes") {
       const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), topology.nodes);
@@ -87,8 +89,8 @@ TopologyParseResult parse_topology_override(std::string_view text) {
     } else if (key == "mapping") {
       const auto mapping = parse_mapping(value);
       if (!mapping)
-        return {std::nullopt, "unknown mapping '" + std::string(value) +
-                                  "'; expected single_node, sequential, cyclic or irregular"};
+        return {std::nullopt,
+                "unknown mapping '" + std::string(value) + "'; expected single_node, sequential, cyclic or irregular"};
       topology.mapping = *mapping;
       have_mapping = true;
     } else if (key == "oversubscribed") {

@@ -67,7 +67,8 @@ MpiLibrary named(std::string name, std::vector<int> version, std::string descrip
 }  // namespace
 
 std::string MpiLibrary::text() const {
-  if (name.empty()) return "unidentified (" + (description.empty() ? std::string("no version text") : description) + ")";
+  if (name.empty())
+    return "unidentified (" + (description.empty() ? std::string("no version text") : description) + ")";
   return version.empty() ? name : name + " " + version_string(version);
 }
 
@@ -147,7 +148,8 @@ bool LibraryRange::contains(const MpiLibrary& library) const {
   if (library.name != name) return false;
   if (!versioned()) return true;
   if (library.version.empty()) return false;
-  return (!low || compare(library.version, 0, *low, 0) >= 0) && (!high || compare(library.version, 0, *high, INT_MAX) <= 0);
+  return (!low || compare(library.version, 0, *low, 0) >= 0) &&
+         (!high || compare(library.version, 0, *high, INT_MAX) <= 0);
 }
 
 bool LibraryRange::covers(const LibraryRange& inner) const {
@@ -203,13 +205,15 @@ std::optional<LibraryRange> parse_library_range(std::string_view text, std::stri
   const std::string high_text = dash == std::string::npos ? versions : versions.substr(dash + 1);
   if (!low_text.empty()) range.low = version_components(low_text, true);
   if (!high_text.empty()) range.high = version_components(high_text, true);
-  if ((!low_text.empty() && !range.low) || (!high_text.empty() && !range.high) || (low_text.empty() && high_text.empty())) {
+  if ((!low_text.empty() && !range.low) || (!high_text.empty() && !range.high) ||
+      (low_text.empty() && high_text.empty())) {
     error = "bad version range '" + versions + "' for library " + words[0] +
             ", expected VERSION, LOW-HIGH, LOW- or -HIGH with versions like 4.1 or 4.1.6";
     return std::nullopt;
   }
   if (range.low && range.high && compare(*range.low, 0, *range.high, INT_MAX) > 0) {
-    error = "impossible version range '" + versions + "' for library " + words[0] + ": the low end is above the high end";
+    error =
+        "impossible version range '" + versions + "' for library " + words[0] + ": the low end is above the high end";
     return std::nullopt;
   }
   return range;

@@ -68,8 +68,8 @@ std::string microseconds(double seconds) { return fmt::format("{:.1f} us", secon
 
 }  // namespace
 
-std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
-                               const std::vector<std::string>& choice_text, const LearnedRulesHeader& header) {
+std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned, const std::vector<std::string>& choice_text,
+                               const LearnedRulesHeader& header) {
   // Per key, the votes of every rank of every communicator that learned it.
   using Key = std::tuple<int, int, int, int, int, int>;  // collective, procs, mapping, nodes, ppn, bucket
   struct Tally {
@@ -99,7 +99,8 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
     when.ppn = Range{l.ppn, l.ppn};
     when.mapping = std::vector<MappingClass>{static_cast<MappingClass>(l.mapping)};
     // The size bucket the tuner keyed on: [2^b, 2^(b+1) - 1], or exactly 0.
-    when.block_bytes = l.bucket < 0 ? Range{0, 0} : Range{1LL << l.bucket, l.bucket >= 62 ? LLONG_MAX : (2LL << l.bucket) - 1};
+    when.block_bytes =
+        l.bucket < 0 ? Range{0, 0} : Range{1LL << l.bucket, l.bucket >= 62 ? LLONG_MAX : (2LL << l.bucket) - 1};
     const auto source = static_cast<KeySource>(l.source);
     const std::string measured =
         fmt::format("{} trial calls; best {}{}", l.trial_calls, microseconds(l.best_seconds),
@@ -110,17 +111,18 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
     if (source == KeySource::online) {
       evidence.push_back(fmt::format("Learned online ({}): {}", header.date, measured));
     } else if (source == KeySource::model_not_costed) {
-      evidence.push_back(fmt::format("Cost model ({}): left native, the library's own choice could not be costed "
-                                     "here; platform {}",
-                                     header.date, header.platform_file));
+      evidence.push_back(
+          fmt::format("Cost model ({}): left native, the library's own choice could not be costed "
+                      "here; platform {}",
+                      header.date, header.platform_file));
     } else {
       const std::string pick = l.predicted_pick_id >= 0 && l.predicted_pick_id < static_cast<int>(choice_text.size())
                                    ? choice_text[l.predicted_pick_id]
                                    : "native";
-      evidence.push_back(fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {:.1f} us; "
-                                     "platform {}",
-                                     header.date, pick, l.predicted_pick_us, l.predicted_native_us,
-                                     header.platform_file));
+      evidence.push_back(
+          fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {:.1f} us; "
+                      "platform {}",
+                      header.date, pick, l.predicted_pick_us, l.predicted_native_us, header.platform_file));
       if (l.trial_calls > 0) evidence.push_back("Confirmed by timed calls: " + measured);
     }
     evidence.push_back("MPI library: " + header.mpi_library +
@@ -128,18 +130,18 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
                                                       "under any library)"
                                                     : ""));
     if (tallies.size() > 1)
-      evidence.push_back(fmt::format("{} of {} communicator ranks chose this", winner->second.votes,
-                                     [&] {
-                                       int total = 0;
-                                       for (const auto& [id, t] : tallies) total += t.votes;
-                                       return total;
-                                     }()));
+      evidence.push_back(fmt::format("{} of {} communicator ranks chose this", winner->second.votes, [&] {
+        int total = 0;
+        for (const auto& [id, t] : tallies) total += t.votes;
+        return total;
+      }()));
     rules += rule_yaml(static_cast<Collective>(l.collective), when, choice_text[l.choice_id], evidence);
   }
   return "# Written by collshim at MPI_Finalize (COLLSHIM_TUNE_OUT): what online tuning learned and the cost model\n"
          "# decided; the job started from: " +
          (files.empty() ? std::string("(no rule files)") : files) +
-         ".\n# Each rule is one (communicator size, mapping, collective, size bucket) the job settled; a measured time is\n"
+         ".\n# Each rule is one (communicator size, mapping, collective, size bucket) the job settled; a measured time "
+         "is\n"
          "# the slowest rank's, the fastest of the timed trial calls. Calls that no rule matches run native.\n"
          "version: 1\n" +
          (rules.empty() ? std::string("rules: []\n") : "rules:\n" + rules);
@@ -158,8 +160,10 @@ std::string merge_rule_files(const std::string& existing_text, const std::string
     const std::size_t end = std::min(existing.find('\n', at), existing.size());
     std::string line = existing.substr(at, end - at);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-    if (line == "rules:") return existing.substr(0, end + 1) + rules + existing.substr(std::min(end + 1, existing.size()));
-    if (line == "rules: []") return existing.substr(0, at) + "rules:\n" + rules + existing.substr(std::min(end + 1, existing.size()));
+    if (line == "rules:")
+      return existing.substr(0, end + 1) + rules + existing.substr(std::min(end + 1, existing.size()));
+    if (line == "rules: []")
+      return existing.substr(0, at) + "rules:\n" + rules + existing.substr(std::min(end + 1, existing.size()));
     at = end + 1;
   }
   return "";

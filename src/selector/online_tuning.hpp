@@ -17,9 +17,9 @@
 namespace collshim {
 
 struct TuningPolicy {
-  int warmup_calls = 1;       // untimed first calls of a candidate (its first call may set up state)
-  int timed_calls = 2;        // timed calls; a candidate's time is the fastest of them
-  double drop_factor = 2.0;   // a candidate whose first timed call is this much slower than the best is dropped
+  int warmup_calls = 1;      // untimed first calls of a candidate (its first call may set up state)
+  int timed_calls = 2;       // timed calls; a candidate's time is the fastest of them
+  double drop_factor = 2.0;  // a candidate whose first timed call is this much slower than the best is dropped
   // The first candidate (native) stays unless another is faster by more than this factor: within a few
   // percent the difference is the noise of a handful of calls, and passing through is never slower.
   double first_margin = 1.05;
@@ -64,10 +64,10 @@ class TuningSession {
 
 // Who settles a key that no forcing variable or rule decided, or that online tuning re-tunes.
 enum class KeySource : std::uint8_t {
-  online,          // COLLSHIM_TUNE=online without a platform: every tuning candidate is tried
-  model,           // the cost model's pick alone (COLLSHIM_TUNE=off with COLLSHIM_PLATFORM)
-  model_confirmed, // the model's pick and native run timed calls, the faster stays (confirm)
-  model_online,    // online tuning over native and the model's best few, in predicted order
+  online,            // COLLSHIM_TUNE=online without a platform: every tuning candidate is tried
+  model,             // the cost model's pick alone (COLLSHIM_TUNE=off with COLLSHIM_PLATFORM)
+  model_confirmed,   // the model's pick and native run timed calls, the faster stays (confirm)
+  model_online,      // online tuning over native and the model's best few, in predicted order
   model_not_costed,  // the model could not cost native (unknown library, not modelled): native
 };
 
@@ -120,9 +120,9 @@ struct LearnedChoice {
   int choice_id = 0;   // in the selector's choice table
   int trial_calls = 0;
   double best_seconds = 0, native_seconds = 0;
-  int source = 0;  // KeySource
+  int source = 0;                                         // KeySource
   double predicted_pick_us = 0, predicted_native_us = 0;  // the model's (0: not costed)
-  int predicted_pick_id = -1;                              // the model's pick (a choice id)
+  int predicted_pick_id = -1;                             // the model's pick (a choice id)
 };
 
 struct LearnedRulesHeader {
@@ -137,8 +137,8 @@ struct LearnedRulesHeader {
 // by majority, then by the faster time), each with its evidence as a comment and `library:` naming
 // the job's library and version (none where it was not identified). Keys whose operation properties
 // a rule cannot express are left out. `choice_text` maps a choice id to its spec.
-std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned,
-                               const std::vector<std::string>& choice_text, const LearnedRulesHeader& header);
+std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned, const std::vector<std::string>& choice_text,
+                               const LearnedRulesHeader& header);
 
 // `learned` (a rule file from learned_rules_yaml) merged into an existing rule file's text: its rules
 // go first (they are newer), then the existing rules, comments kept. Empty `existing`: `learned`.

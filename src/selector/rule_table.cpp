@@ -102,8 +102,8 @@ struct RangeCondition {
       return std::nullopt;
     }
     if (*high < minimum) {
-      problems.error(node.Mark(), "impossible range '" + text + "' for " + name + ": values start at " +
-                                      std::to_string(minimum));
+      problems.error(node.Mark(),
+                     "impossible range '" + text + "' for " + name + ": values start at " + std::to_string(minimum));
       return std::nullopt;
     }
     if (*low > *high) {
@@ -182,7 +182,8 @@ struct FlagCondition {
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     if (text == "true" || text == "yes") return true;
     if (text == "false" || text == "no") return false;
-    problems.error(node.Mark(), "bad value '" + describe(node) + "' for " + std::string(key) + ", expected true or false");
+    problems.error(node.Mark(),
+                   "bad value '" + describe(node) + "' for " + std::string(key) + ", expected true or false");
     return std::nullopt;
   }
   bool matches(bool value, bool fact) const { return value == fact; }
@@ -204,7 +205,8 @@ struct LibraryCondition {
     }
     std::vector<LibraryRange> any_of;
     for (const YAML::Node& item : items) {
-      std::string error = "bad library " + describe(item) + ", expected a name with an optional version range, e.g. "
+      std::string error = "bad library " + describe(item) +
+                          ", expected a name with an optional version range, e.g. "
                           "\"ompi 4.1-5.0\" (or a list of them)";
       const auto range = item.IsScalar() ? parse_library_range(item.Scalar(), error) : std::nullopt;
       if (!range) {
@@ -227,9 +229,7 @@ struct LibraryCondition {
   }
   std::string text(const std::vector<LibraryRange>& any_of) const {
     // Quoted where a version follows the name, as a rule file writes it.
-    auto item = [](const LibraryRange& range) {
-      return range.versioned() ? "\"" + range.text() + "\"" : range.text();
-    };
+    auto item = [](const LibraryRange& range) { return range.versioned() ? "\"" + range.text() + "\"" : range.text(); };
     if (any_of.size() == 1) return item(any_of[0]);
     std::string text = "[";
     for (std::size_t i = 0; i < any_of.size(); ++i) text += (i ? ", " : "") + item(any_of[i]);
@@ -406,8 +406,10 @@ class FileParser {
           error(value.Mark(), "parameter '" + key + "' must be a single value, got " + describe(value));
           return std::nullopt;
         }
-        if (key == "algorithm") name = value.Scalar();
-        else params.emplace_back(key, value.Scalar());
+        if (key == "algorithm")
+          name = value.Scalar();
+        else
+          params.emplace_back(key, value.Scalar());
       }
       if (name.empty()) {
         error(node.Mark(), "'use' map has no 'algorithm', expected e.g. { algorithm: bruck, radix: 4 }");
@@ -455,8 +457,9 @@ class FileParser {
       }
     }
     if (reorder && collective && *collective != Collective::allreduce)
-      error(reorder->first, "'reorder' applies to allreduce rules only (it allows a floating-point reduction to "
-                            "combine in another order)");
+      error(reorder->first,
+            "'reorder' applies to allreduce rules only (it allows a floating-point reduction to "
+            "combine in another order)");
     if (!collective && problems_.count() == before)
       error(node.Mark(), "rule has no 'collective', expected " + collective_names());
     if (!use_node) error(node.Mark(), "rule has no 'use', expected an algorithm name or map");
@@ -549,10 +552,10 @@ void RuleTable::check_shadowed(std::vector<RuleDiagnostic>& diagnostics) const {
   for (std::size_t j = 0; j < rules_.size(); ++j) {
     for (std::size_t i = 0; i < j; ++i) {
       if (rules_[i].collective == rules_[j].collective && rules_[i].when.covers(rules_[j].when)) {
-        diagnostics.push_back({rules_[j].where,
-                               "rule can never match: every call it matches is taken first by the rule at " +
-                                   rules_[i].where.text(),
-                               false});
+        diagnostics.push_back(
+            {rules_[j].where,
+             "rule can never match: every call it matches is taken first by the rule at " + rules_[i].where.text(),
+             false});
         break;
       }
     }

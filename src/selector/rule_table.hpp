@@ -17,8 +17,8 @@ namespace collshim {
 // "COLLSHIM_ALLGATHER=brick".
 struct SourceLocation {
   std::string file;
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
+  int line = 0;              // 1-based
+  int column = 0;            // 1-based
   std::string text() const;  // "file:line:column", or just file when line is 0
 };
 
@@ -41,7 +41,7 @@ struct CallFacts {
   int ppn = 1;
   bool oversubscribed = false;
   // Reductions: properties of the call's operation and data (other collectives: these defaults).
-  bool commutative = true;             // MPI_Op_commutative
+  bool commutative = true;              // MPI_Op_commutative
   bool order_changes_rounding = false;  // floating-point data under an operation whose rounding depends on order
 };
 
@@ -67,7 +67,7 @@ struct RuleConditions {
   // 4.0.2 is not ompi"), or "" when it does. For explanations only: matches() is the allocation-free
   // version of the same tests.
   std::string mismatch(const CallFacts& facts, const JobFacts& job) const;
-  std::string text() const;  // the conditions in rule-file syntax, "{}" for none
+  std::string text() const;                        // the conditions in rule-file syntax, "{}" for none
   bool covers(const RuleConditions& other) const;  // every call `other` matches, this matches too
 };
 
@@ -85,7 +85,7 @@ struct Rule {
 struct RuleDiagnostic {
   SourceLocation where;
   std::string message;
-  bool error = true;  // false: a warning
+  bool error = true;         // false: a warning
   std::string text() const;  // "file:line:column: message"
 };
 

@@ -89,8 +89,9 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
     if ((tune_online_ || model_decides_[c]) && !forced_[c]) {
       always_native_[c] = false;
       for (const std::string& spec : collshim::tuning_candidates(info.collective)) {
-        const bool excluded = std::any_of(settings.tune_exclude.begin(), settings.tune_exclude.end(),
-                                          [&](const std::string& text) { return spec.find(text) != std::string::npos; });
+        const bool excluded =
+            std::any_of(settings.tune_exclude.begin(), settings.tune_exclude.end(),
+                        [&](const std::string& text) { return spec.find(text) != std::string::npos; });
         if (!excluded || spec == "native")
           tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
       }
@@ -141,8 +142,7 @@ Decision Selector::decide(const CallFacts& facts, const RuleTried& on_rule_tried
     }
   }
   // Each unmet need substitutes: the algorithm's fallback, or, for rounding, the library's own order.
-  const bool reorder =
-      allreduce_reorder_ || (decision.rule_index >= 0 && rules_.rules()[decision.rule_index].reorder);
+  const bool reorder = allreduce_reorder_ || (decision.rule_index >= 0 && rules_.rules()[decision.rule_index].reorder);
   while (const char* need = unmet_need(*decision.choice, facts, reorder)) {
     const AlgorithmChoice* fallback = fallback_[decision.choice->id];
     decision.choice = need == rounding_need || fallback == nullptr ? native_ : fallback;

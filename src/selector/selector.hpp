@@ -24,8 +24,8 @@ struct Decision {
   const char* substitution = "";               // after a fallback: what `requested` needed and the call lacked
   static constexpr int no_rule = -1;
   static constexpr int forced_rule = -2;
-  static constexpr int tuned_online = -3;  // chosen by online tuning (COLLSHIM_TUNE=online) in this job
-  static constexpr int tuning_trial = -4;  // a trial call of online tuning (report rows only)
+  static constexpr int tuned_online = -3;   // chosen by online tuning (COLLSHIM_TUNE=online) in this job
+  static constexpr int tuning_trial = -4;   // a trial call of online tuning (report rows only)
   static constexpr int device_memory = -5;  // passed through: device memory in the buffers (report rows only)
   // Settled by the cost model (COLLSHIM_PLATFORM) where no rule matched: its pick alone, its pick
   // after timed calls against native, or native (predicted or measured no faster).

@@ -15,8 +15,9 @@ namespace {
 // their defaults; `inter` takes every algorithm its parameter accepts (below).
 const std::map<std::string, std::vector<std::string>, std::less<>>& swept_values() {
   static const std::map<std::string, std::vector<std::string>, std::less<>> values = {
-      {"radix", {"2", "4", "8"}}, {"k", {"2", "4", "8"}},         {"coalesce", {"0", "1"}},
-      {"dims", {"1", "2", "3", "hypercube"}}, {"intra", {"p2p", "shm"}},   {"own_block", {"free", "charged"}},
+      {"radix", {"2", "4", "8"}}, {"k", {"2", "4", "8"}},
+      {"coalesce", {"0", "1"}},   {"dims", {"1", "2", "3", "hypercube"}},
+      {"intra", {"p2p", "shm"}},  {"own_block", {"free", "charged"}},
   };
   return values;
 }

@@ -21,7 +21,8 @@ int main() {
   void* plain = std::malloc(1 << 20);
   collshim::DeviceMemory after;
   int failed = 0;
-  auto expect = [&](collshim::DeviceMemory& memory, const char* who, const char* what, const void* p, bool device_memory) {
+  auto expect = [&](collshim::DeviceMemory& memory, const char* who, const char* what, const void* p,
+                    bool device_memory) {
     const bool got = memory.is_device(p);
     std::printf("%s %-28s %-18s device=%d (expected %d)\n", got == device_memory ? "ok  " : "FAIL", who, what, got,
                 device_memory);

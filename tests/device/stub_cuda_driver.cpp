@@ -30,7 +30,7 @@ constexpr unsigned memory_type_device = 2;
 extern "C" {
 
 __attribute__((visibility("default"))) void collshim_stub_cuda_mark(const void* pointer, std::size_t bytes,
-                                                                     int managed) {
+                                                                    int managed) {
   const auto begin = reinterpret_cast<std::uintptr_t>(pointer);
   const std::lock_guard lock(ranges_mutex);
   ranges.push_back({begin, begin + bytes, managed != 0});

@@ -31,8 +31,7 @@ int large_bytes(MPI_Comm comm) {
 }
 
 void run_allgather(MPI_Comm comm, const std::string& comm_name, MPI_Datatype send_type, int send_count,
-                   MPI_Datatype recv_type, int count, bool in_place, const std::string& label, Tally& tally,
-                   int salt) {
+                   MPI_Datatype recv_type, int count, bool in_place, const std::string& label, Tally& tally, int salt) {
   int p, rank;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &rank);
@@ -51,10 +50,10 @@ void run_allgather(MPI_Comm comm, const std::string& comm_name, MPI_Datatype sen
   const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
   PMPI_Allgather(sendbuf, send_count, send_type, expected.data(), count, recv_type, comm);
   MPI_Allgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm);
-  tally.check(expected == actual,
-              "allgather " + comm_name + " " + label + " count=" + std::to_string(count) +
-                  (in_place ? " in_place" : ""),
-              expected, actual);
+  tally.check(
+      expected == actual,
+      "allgather " + comm_name + " " + label + " count=" + std::to_string(count) + (in_place ? " in_place" : ""),
+      expected, actual);
 }
 
 // Block sizes of the irregular distributions used by Traeff et al. and the Sparbit thesis; identical
@@ -81,8 +80,8 @@ std::vector<int> distribution(const std::string& name, int p, int c) {
 }
 
 void run_call(MPI_Comm comm, const std::string& comm_name, MPI_Datatype type, const std::string& type_name,
-                    const std::vector<int>& counts, const std::string& dist_name, bool reversed, bool in_place,
-                    Tally& tally, int salt) {
+              const std::vector<int>& counts, const std::string& dist_name, bool reversed, bool in_place, Tally& tally,
+              int salt) {
   int p, rank;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &rank);
@@ -129,15 +128,15 @@ void allgather_cases(const CommCase& comm, const std::vector<TypeCase>& types, T
   // Equal signatures, different layouts: contiguous ints on the send side, strided on the receive side.
   const TypeCase& vector_case = types[3];
   for (int count : {0, 1, 5})
-    run_allgather(comm.comm, comm.name, MPI_INT, 2 * count, vector_case.type, count, false,
-                  "MPI_INT->vector", tally, ++salt);
+    run_allgather(comm.comm, comm.name, MPI_INT, 2 * count, vector_case.type, count, false, "MPI_INT->vector", tally,
+                  ++salt);
 }
 
 void allgatherv_cases(const CommCase& comm, const std::vector<TypeCase>& types, Tally& tally) {
   int p;
   MPI_Comm_size(comm.comm, &p);
   int salt = 1000;
-  const std::vector<std::string> names = {"uniform",   "zero",     "broadcast",         "spike",
+  const std::vector<std::string> names = {"uniform",   "zero",      "broadcast",         "spike",
                                           "half_full", "geometric", "linear_decreasing", "random_zeros"};
   for (const TypeCase& t : types) {
     for (const std::string& name : names) {
@@ -146,13 +145,13 @@ void allgatherv_cases(const CommCase& comm, const std::vector<TypeCase>& types, 
         const auto counts = distribution(name, p, c);
         for (bool reversed : {false, true})
           for (bool in_place : {false, true})
-            run_call(comm.comm, comm.name, t.type, t.name, counts, name + " c=" + std::to_string(c), reversed,
-                           in_place, tally, ++salt);
+            run_call(comm.comm, comm.name, t.type, t.name, counts, name + " c=" + std::to_string(c), reversed, in_place,
+                     tally, ++salt);
       }
     }
   }
   run_call(comm.comm, comm.name, MPI_BYTE, "MPI_BYTE", distribution("random_zeros", p, large_bytes(comm.comm) / 2),
-                 "random_zeros large", true, false, tally, ++salt);
+           "random_zeros large", true, false, tally, ++salt);
 }
 
 }  // namespace

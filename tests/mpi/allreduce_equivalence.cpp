@@ -65,7 +65,8 @@ void run_case(Tally& tally, MPI_Comm comm, const Case& c, int count, bool in_pla
   equivalence::fill_pattern(send, rank, salt);
   if (c.doubles) {  // ordinary numbers, not NaNs from random bytes
     auto* values = reinterpret_cast<double*>(send.data());
-    for (std::size_t i = 0; i < bytes / sizeof(double); ++i) values[i] = std::ldexp(1.0 + (i * 7 + rank * 13) % 97, -(int)(i % 40)) / 3.0;
+    for (std::size_t i = 0; i < bytes / sizeof(double); ++i)
+      values[i] = std::ldexp(1.0 + (i * 7 + rank * 13) % 97, -(int)(i % 40)) / 3.0;
   }
   equivalence::fill_pattern(native, rank, salt + 1);
   shim = native;

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   auto types = make_types();
   Tally tally;
   int salt = 0;
-  for (const auto& [comm_name, comm] : {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
+  for (const auto& [comm_name, comm] :
+       {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
     int p;
     MPI_Comm_size(comm, &p);
     // The large count: past the eager limit per block, about 1 MiB per rank in all.
@@ -71,8 +72,8 @@ int main(int argc, char** argv) {
       for (const TypeCase& t : types) {
         if (count == large && t.name != "MPI_INT") continue;
         for (const bool in_place : {false, true}) {
-          const std::string what = std::string(comm_name) + " count=" + std::to_string(count) + " " + t.name +
-                                   (in_place ? " in_place" : "");
+          const std::string what =
+              std::string(comm_name) + " count=" + std::to_string(count) + " " + t.name + (in_place ? " in_place" : "");
           alltoall_case(comm, what, count, t.type, 1, t.type, in_place, tally, ++salt);
         }
       }

@@ -33,11 +33,25 @@ struct Pattern {
 std::vector<Pattern> patterns(int c) {
   return {
       {"uniform", [c](int, int, int) { return c; }, true},
-      {"random_zeros", [c](int i, int j, int p) { auto x = mix(i, j, p); return x % 3 == 0 ? 0 : int(x % (2 * c + 1)); }, false},
-      {"random_symmetric", [c](int i, int j, int p) { auto x = mix(std::min(i, j), std::max(i, j), p); return x % 4 == 0 ? 0 : int(x % (2 * c + 1)); }, true},
-      {"sparse", [c](int i, int j, int p) {
-         for (int k : {1, 3, 7}) if (p > k && j == (i + k) % p) return c + (i + j) % 3;
-         return 0; }, false},
+      {"random_zeros",
+       [c](int i, int j, int p) {
+         auto x = mix(i, j, p);
+         return x % 3 == 0 ? 0 : int(x % (2 * c + 1));
+       },
+       false},
+      {"random_symmetric",
+       [c](int i, int j, int p) {
+         auto x = mix(std::min(i, j), std::max(i, j), p);
+         return x % 4 == 0 ? 0 : int(x % (2 * c + 1));
+       },
+       true},
+      {"sparse",
+       [c](int i, int j, int p) {
+         for (int k : {1, 3, 7})
+           if (p > k && j == (i + k) % p) return c + (i + j) % 3;
+         return 0;
+       },
+       false},
       {"hot_receiver", [c](int i, int j, int) { return j == 0 ? c * (1 + i % 3) : 0; }, false},
       {"hot_sender", [c](int i, int j, int) { return i == 0 ? c * (1 + j % 3) : 0; }, false},
       {"all_zero", [](int, int, int) { return 0; }, true},
@@ -80,11 +94,11 @@ void run_case(MPI_Comm comm, const std::string& comm_name, const Pattern& patter
   const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
   PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, expected.data(), recvcounts.data(),
                  rdispls.data(), recv_type, comm);
-  MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(),
-                rdispls.data(), recv_type, comm);
+  MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(), rdispls.data(),
+                recv_type, comm);
   tally.check(expected == actual,
-              "alltoallv " + comm_name + " " + pattern.name + " " + type_name + (in_place ? " in_place" : ""),
-              expected, actual);
+              "alltoallv " + comm_name + " " + pattern.name + " " + type_name + (in_place ? " in_place" : ""), expected,
+              actual);
 }
 
 }  // namespace
@@ -99,7 +113,8 @@ int main(int argc, char** argv) {
   const MPI_Datatype vector_type = types[3].type;
   Tally tally;
   int salt = 0;
-  for (const auto& [comm_name, comm] : {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
+  for (const auto& [comm_name, comm] :
+       {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
     // The large count: 40,000 ints per peer up to 6 ranks, then about 1 MiB per rank in the uniform
     // pattern and at least 8 KiB per peer, so that messages pass the MPI library's eager limit
     // (64 KiB per peer up to 16 ranks) while 27 ranks oversubscribing 2 cores stay quick.

@@ -17,8 +17,10 @@ int main(int argc, char** argv) {
   std::vector<int> all(p);
   for (int i = 0; i < rounds; ++i) {
     MPI_Comm comm;
-    if (i % 2 == 0) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
-    else MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &comm);  // reversed order
+    if (i % 2 == 0)
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    else
+      MPI_Comm_split(MPI_COMM_WORLD, 0, p - rank, &comm);  // reversed order
     int mine = i * 1000 + rank, comm_rank;
     MPI_Comm_rank(comm, &comm_rank);
     MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm);

@@ -15,9 +15,9 @@
 namespace {
 
 enum Counted { allgather, allgatherv, alltoall, alltoallv, allreduce, gatherv, scatterv, init, finalize, kinds };
-constexpr std::array<const char*, kinds> names{"MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv",
-                                               "MPI_Allreduce", "MPI_Gatherv",    "MPI_Scatterv", "MPI_Init",
-                                               "MPI_Finalize"};
+constexpr std::array<const char*, kinds> names{"MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+                                               "MPI_Alltoallv", "MPI_Allreduce",  "MPI_Gatherv",
+                                               "MPI_Scatterv",  "MPI_Init",       "MPI_Finalize"};
 std::array<std::atomic<long>, kinds> counts{};
 
 }  // namespace
@@ -39,7 +39,8 @@ TOOL_EXPORT int MPI_Finalize() {
   // One write of the whole line: the launcher forwards each rank's output as it comes, and a line
   // written in pieces can be interleaved with another rank's.
   std::string line = "counting_tool: rank " + std::to_string(rank) + ":";
-  for (int kind = 0; kind < kinds; ++kind) line += " " + std::string(names[kind]) + "=" + std::to_string(counts[kind].load());
+  for (int kind = 0; kind < kinds; ++kind)
+    line += " " + std::string(names[kind]) + "=" + std::to_string(counts[kind].load());
   line += "\n";
   std::fflush(stdout);
   if (write(STDOUT_FILENO, line.data(), line.size()) < 0) return PMPI_Finalize();

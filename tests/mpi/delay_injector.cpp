@@ -1,8 +1,8 @@
 // A test-only library preloaded behind libcollshim.so (tests/mpi/online_tuning_test.sh): it wraps
-// Allgather and Alltoallv, the MPI library's own collectives that `native` runs, with a random delay of 20-60 ms that differs by rank and by call. The shim's other candidates run on
-// point-to-point calls and are not delayed, so online tuning must never pick native, and since each
-// rank sees other times, only the agreement on the slowest rank's time keeps the ranks in step.
-// Both names are wrapped: the shim passes a call through to the next MPI_* in load order (this
+// Allgather and Alltoallv, the MPI library's own collectives that `native` runs, with a random delay of 20-60 ms that
+// differs by rank and by call. The shim's other candidates run on point-to-point calls and are not delayed, so online
+// tuning must never pick native, and since each rank sees other times, only the agreement on the slowest rank's time
+// keeps the ranks in step. Both names are wrapped: the shim passes a call through to the next MPI_* in load order (this
 // library), and a schedule's native phase calls PMPI_* directly.
 #include <dlfcn.h>
 #include <mpi.h>
@@ -40,15 +40,15 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
 }
 
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                              MPI_Datatype recvtype, MPI_Comm comm) {
+                             MPI_Datatype recvtype, MPI_Comm comm) {
   static const auto real = next<decltype(&MPI_Allgather)>("MPI_Allgather");
   delay();
   return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                              MPI_Comm comm) {
+                             void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm) {
   static const auto real = next<decltype(&MPI_Alltoallv)>("MPI_Alltoallv");
   delay();
   return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);

@@ -74,7 +74,8 @@ void run_case(const Case& c, Where where, int holder, Counts& counts) {
   clear_marks();
   c.run(library_send.data(), library_recv.data(), in_place, zero_send, true);
   const char* names[] = {"host", "device send", "device receive", "device receive, in place", "zero-count device send"};
-  compare(library_recv, recv, c.name + " (" + names[static_cast<int>(where)] + " on rank " + std::to_string(holder) + ")");
+  compare(library_recv, recv,
+          c.name + " (" + names[static_cast<int>(where)] + " on rank " + std::to_string(holder) + ")");
   const bool send_counts = c.only_root_sends < 0 || holder == c.only_root_sends;
   const bool receive_counts = c.only_root_receives < 0 || holder == c.only_root_receives;
   const bool device = (where == Where::send && send_counts) ||
@@ -106,8 +107,10 @@ int main(int argc, char** argv) {
        [&](unsigned char* s, unsigned char* r, bool in_place, bool, bool library) {
          if (in_place) std::memcpy(r + static_cast<std::size_t>(rank) * block, s, block);
          const void* from = in_place ? MPI_IN_PLACE : s;
-         if (library) PMPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
-         else MPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
+         if (library)
+           PMPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
+         else
+           MPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
        }},
       {"MPI_Allgatherv", static_cast<std::size_t>(block), all, true,
        [&](unsigned char* s, unsigned char* r, bool in_place, bool zero, bool library) {
@@ -117,15 +120,19 @@ int main(int argc, char** argv) {
          PMPI_Allgather(&mine, 1, MPI_INT, agreed.data(), 1, MPI_INT, comm);
          if (in_place) std::memcpy(r + static_cast<std::size_t>(rank) * block, s, block);
          const void* from = in_place ? MPI_IN_PLACE : s;
-         if (library) PMPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
-         else MPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
+         if (library)
+           PMPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
+         else
+           MPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
        }},
       {"MPI_Alltoall", all, all, true,
        [&](unsigned char* s, unsigned char* r, bool in_place, bool, bool library) {
          if (in_place) std::memcpy(r, s, all);
          const void* from = in_place ? MPI_IN_PLACE : s;
-         if (library) PMPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
-         else MPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
+         if (library)
+           PMPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
+         else
+           MPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
        }},
       {"MPI_Alltoallv", all, all, false,
        [&](unsigned char* s, unsigned char* r, bool, bool zero, bool library) {
@@ -133,16 +140,20 @@ int main(int argc, char** argv) {
          std::vector<int> send_counts(p, zero ? 0 : n), recv_counts(p);
          PMPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
          if (library)
-           PMPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT, comm);
+           PMPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT,
+                          comm);
          else
-           MPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT, comm);
+           MPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT,
+                         comm);
        }},
       {"MPI_Allreduce", static_cast<std::size_t>(block), static_cast<std::size_t>(block), true,
        [&](unsigned char* s, unsigned char* r, bool in_place, bool, bool library) {
          if (in_place) std::memcpy(r, s, block);
          const void* from = in_place ? MPI_IN_PLACE : s;
-         if (library) PMPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
-         else MPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
+         if (library)
+           PMPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
+         else
+           MPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
        }},
       {"MPI_Gatherv", static_cast<std::size_t>(block), all, false,
        [&](unsigned char* s, unsigned char* r, bool, bool zero, bool library) {
@@ -150,15 +161,19 @@ int main(int argc, char** argv) {
          std::vector<int> rc(p);
          int mine = zero ? 0 : n;
          PMPI_Allgather(&mine, 1, MPI_INT, rc.data(), 1, MPI_INT, comm);
-         if (library) PMPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
-         else MPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
+         if (library)
+           PMPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
+         else
+           MPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
        },
        -1, p - 1},
       {"MPI_Scatterv", all, static_cast<std::size_t>(block), false,
        [&](unsigned char* s, unsigned char* r, bool, bool, bool library) {
          const int root = 0;
-         if (library) PMPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
-         else MPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
+         if (library)
+           PMPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
+         else
+           MPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
        },
        0, -1},
   };
@@ -173,7 +188,8 @@ int main(int argc, char** argv) {
     if (c.name == "MPI_Allgatherv" || c.name == "MPI_Alltoallv" || c.name == "MPI_Gatherv")
       run_case(c, Where::zero_count_send, p - 1, tally);
     run_case(c, Where::nowhere, 0, tally);
-    if (rank == 0) std::printf("device_buffers: expect %s host=%d device=%d\n", c.name.c_str(), tally.host, tally.device);
+    if (rank == 0)
+      std::printf("device_buffers: expect %s host=%d device=%d\n", c.name.c_str(), tally.host, tally.device);
   }
   long totals[2] = {passed, failed};
   PMPI_Allreduce(MPI_IN_PLACE, totals, 2, MPI_LONG, MPI_SUM, comm);

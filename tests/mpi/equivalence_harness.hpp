@@ -21,8 +21,8 @@ struct TypeCase {
 // MPI_BYTE, MPI_INT, MPI_DOUBLE, a strided vector of ints (holes between elements) and a struct
 // {char, double} with padding and a resized extent: the layouts an algorithm must not disturb.
 inline std::vector<TypeCase> make_types() {
-  std::vector<TypeCase> types = {{"MPI_BYTE", MPI_BYTE, false}, {"MPI_INT", MPI_INT, false},
-                                 {"MPI_DOUBLE", MPI_DOUBLE, false}};
+  std::vector<TypeCase> types = {
+      {"MPI_BYTE", MPI_BYTE, false}, {"MPI_INT", MPI_INT, false}, {"MPI_DOUBLE", MPI_DOUBLE, false}};
   MPI_Datatype vector_type;
   MPI_Type_vector(2, 1, 3, MPI_INT, &vector_type);
   MPI_Type_commit(&vector_type);

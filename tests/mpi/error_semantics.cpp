@@ -57,8 +57,8 @@ int algorithm_error_reaches_current_handler(int rank, int p) {
   if ((rc != MPI_SUCCESS) != fails_here || handler_calls != (fails_here ? 1 : 0) ||
       (fails_here && handler_comm != comm)) {
     ++failures;
-    std::printf("FAIL rank %d: truncation inside the algorithm: rc %d, handler calls %d%s\n", rank, rc,
-                handler_calls, handler_calls > 0 && handler_comm != comm ? " on another communicator" : "");
+    std::printf("FAIL rank %d: truncation inside the algorithm: rc %d, handler calls %d%s\n", rank, rc, handler_calls,
+                handler_calls > 0 && handler_comm != comm ? " on another communicator" : "");
   }
   if (rank == 1 && p > 2 && in[8] != 2) {
     ++failures;
@@ -86,22 +86,22 @@ int algorithm_error_leaves_no_peer_waiting(int rank, int p) {
 }
 
 // `--truncation [RANK]`: for every collective, the forced algorithm on a call whose rank RANK
-// (default 1) has its counts short (blocks of 2 ints where the others have 4). Every rank must return (a hang fails on the test's
-// timeout); that rank must fail, through the handler its communicator has at the time of the call,
-// which is set after the shim made its shadow. Other ranks need not notice (a shorter message than
-// its receive is no error), but if one fails, its handler must be called too. A valid call on the
-// same communicator afterwards must give the right result.
+// (default 1) has its counts short (blocks of 2 ints where the others have 4). Every rank must return (a hang fails on
+// the test's timeout); that rank must fail, through the handler its communicator has at the time of the call, which is
+// set after the shim made its shadow. Other ranks need not notice (a shorter message than its receive is no error), but
+// if one fails, its handler must be called too. A valid call on the same communicator afterwards must give the right
+// result.
 int truncation_in_every_collective(int rank, int p, int short_rank) {
   if (p < 2) return 0;
   int failures = 0;
   const auto check = [&](const char* collective, MPI_Comm comm, int rc, int calls_before) {
     const int calls = handler_calls - calls_before;
     const bool ok = rank == short_rank ? rc != MPI_SUCCESS && calls == 1 && handler_comm == comm
-                              : calls == (rc != MPI_SUCCESS ? 1 : 0);
+                                       : calls == (rc != MPI_SUCCESS ? 1 : 0);
     if (!ok) {
       ++failures;
-      std::printf("FAIL rank %d: %s with rank %d's counts short: rc %d, handler calls %d\n", rank, collective, short_rank,
-                  rc, calls);
+      std::printf("FAIL rank %d: %s with rank %d's counts short: rc %d, handler calls %d\n", rank, collective,
+                  short_rank, rc, calls);
     }
   };
   MPI_Errhandler handler;
@@ -167,12 +167,14 @@ int own_block_truncation(int rank, int p, int short_rank) {
   };
   const std::vector<Case> cases = {
       {"allgatherv",
-       [&](MPI_Comm c) { return MPI_Allgatherv(out.data(), 4, MPI_INT, in.data(), own_short.data(), displs.data(), MPI_INT, c); },
+       [&](MPI_Comm c) {
+         return MPI_Allgatherv(out.data(), 4, MPI_INT, in.data(), own_short.data(), displs.data(), MPI_INT, c);
+       },
        short_here},
       {"alltoallv",
        [&](MPI_Comm c) {
-         return MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), own_short.data(), displs.data(),
-                              MPI_INT, c);
+         return MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, in.data(), own_short.data(),
+                              displs.data(), MPI_INT, c);
        },
        short_here},
       {"gatherv",
@@ -188,8 +190,8 @@ int own_block_truncation(int rank, int p, int short_rank) {
        short_here},
       {"allreduce", [&](MPI_Comm c) { return MPI_Allreduce(out.data(), in.data(), 4 * p, MPI_INT, MPI_SUM, c); }, false,
        false},
-      {"allreduce in place", [&](MPI_Comm c) { return MPI_Allreduce(MPI_IN_PLACE, in.data(), 4 * p, MPI_INT, MPI_SUM, c); },
-       false, false},
+      {"allreduce in place",
+       [&](MPI_Comm c) { return MPI_Allreduce(MPI_IN_PLACE, in.data(), 4 * p, MPI_INT, MPI_SUM, c); }, false, false},
   };
   for (const Case& test : cases) {
     MPI_Comm comm;
@@ -200,7 +202,7 @@ int own_block_truncation(int rank, int p, int short_rank) {
     const int calls = handler_calls - calls_before;
     // Elsewhere the call is erroneous too (MPI may report it on any rank, as hierarchical:intra=shm
     // does where a node shares the short block): success, or an error through the handler.
-    const bool ok = test.fails_here          ? error_class(rc) == MPI_ERR_TRUNCATE && calls == 1 && handler_comm == comm
+    const bool ok = test.fails_here ? error_class(rc) == MPI_ERR_TRUNCATE && calls == 1 && handler_comm == comm
                     : test.erroneous_elsewhere ? calls == (rc != MPI_SUCCESS ? 1 : 0)
                                                : rc == MPI_SUCCESS && calls == 0;
     if (!ok) {
@@ -250,7 +252,8 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = {
       {"allgather negative count",
        [&](bool shim) {
-         return (shim ? MPI_Allgather : PMPI_Allgather)(out.data(), -1, MPI_INT, in.data(), -1, MPI_INT, MPI_COMM_WORLD);
+         return (shim ? MPI_Allgather : PMPI_Allgather)(out.data(), -1, MPI_INT, in.data(), -1, MPI_INT,
+                                                        MPI_COMM_WORLD);
        }},
       {"allgather null datatype",
        [&](bool shim) {

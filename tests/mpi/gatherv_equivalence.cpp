@@ -35,7 +35,11 @@ std::vector<Distribution> distributions(int c) {
       {"increasing", [c](int i, int p) { return 2 * c * (i + 1) / p; }},  // as printed: zeros for small c
       {"decreasing", [c](int i, int p) { return 2 * c * (p - i) / p + 1; }},
       {"spikes", [c](int i, int p) { return mix(i, p) % 5 == 0 ? 5 * c : 1; }},
-      {"random_zeros", [c](int i, int p) { const auto x = mix(i, p + 17); return x % 3 == 0 ? 0 : int(x % (2 * c + 1)); }},
+      {"random_zeros",
+       [c](int i, int p) {
+         const auto x = mix(i, p + 17);
+         return x % 3 == 0 ? 0 : int(x % (2 * c + 1));
+       }},
       {"two_blocks", [c](int i, int p) { return i == 0 || i == p - 1 ? c : 0; }},
       {"all_zero", [](int, int) { return 0; }},
   };
@@ -68,9 +72,11 @@ void gatherv_case(MPI_Comm comm, const std::string& what, const std::vector<int>
   MPI_Comm_rank(comm, &rank);
   int total = 0;
   const std::vector<int> displs = reversed_displacements(counts, total);
-  std::vector<unsigned char> send(static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 1);
+  std::vector<unsigned char> send(
+      static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 1);
   fill_pattern(send, rank, salt);
-  std::vector<unsigned char> expected(rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 8 : 1, 0xA5);
+  std::vector<unsigned char> expected(
+      rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 8 : 1, 0xA5);
   if (rank == root && in_place) fill_pattern(expected, rank, salt + 1);  // the root's own block is in place
   std::vector<unsigned char> actual = expected;
   const bool my_in_place = in_place && rank == root;
@@ -93,12 +99,13 @@ void scatterv_case(MPI_Comm comm, const std::string& what, const std::vector<int
   std::vector<unsigned char> send(rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 1 : 1);
   fill_pattern(send, rank, salt);
   const std::vector<unsigned char> original = send;
-  std::vector<unsigned char> expected(static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 8, 0xA5);
+  std::vector<unsigned char> expected(
+      static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 8, 0xA5);
   std::vector<unsigned char> actual = expected;
   const bool my_in_place = in_place && rank == root;
   const int recvcount = counts[rank] * types.rank_scale;
-  PMPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type, my_in_place ? MPI_IN_PLACE : expected.data(),
-                recvcount, types.rank_type, root, comm);
+  PMPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type,
+                my_in_place ? MPI_IN_PLACE : expected.data(), recvcount, types.rank_type, root, comm);
   MPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type, my_in_place ? MPI_IN_PLACE : actual.data(),
                recvcount, types.rank_type, root, comm);
   tally.check(expected == actual, "scatterv " + what, expected, actual);
@@ -119,7 +126,8 @@ int main(int argc, char** argv) {
   pairs.push_back({"vector<-2*MPI_INT", types[3].type, MPI_INT, 2});  // the root's type holds 2 ints per element
   Tally tally;
   int salt = 0;
-  for (const auto& [comm_name, comm] : {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
+  for (const auto& [comm_name, comm] :
+       {std::pair{"world", MPI_COMM_WORLD}, {"self", MPI_COMM_SELF}, {"split", split}}) {
     int p;
     MPI_Comm_size(comm, &p);
     std::vector<int> roots = {0, p - 1, p / 2};
@@ -136,8 +144,9 @@ int main(int argc, char** argv) {
             if (c == large && pair.name != "MPI_INT") continue;
             for (const bool in_place : {false, true}) {
               if (in_place && pair.rank_type != pair.root_type) continue;
-              const std::string what = std::string(comm_name) + " " + distribution.name + " c=" + std::to_string(c) + " root=" +
-                                       std::to_string(root) + " " + pair.name + (in_place ? " in_place" : "");
+              const std::string what = std::string(comm_name) + " " + distribution.name + " c=" + std::to_string(c) +
+                                       " root=" + std::to_string(root) + " " + pair.name +
+                                       (in_place ? " in_place" : "");
               gatherv_case(comm, what, counts, pair, root, in_place, tally, ++salt);
               scatterv_case(comm, what, counts, pair, root, in_place, tally, ++salt);
             }

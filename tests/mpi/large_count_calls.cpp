@@ -33,8 +33,8 @@ void fill(std::vector<int>& buffer, int salt) {
 
 // Runs `call` with the shim (MPI_*_c) and with the library (PMPI_*_c) on identical inputs; the
 // receive buffers must then be equal, holes included (both start from the same fill).
-void compare(const std::string& name, const std::function<int(bool shim, std::vector<int>& in, std::vector<int>& out)>& call,
-             std::size_t ints) {
+void compare(const std::string& name,
+             const std::function<int(bool shim, std::vector<int>& in, std::vector<int>& out)>& call, std::size_t ints) {
   std::vector<int> in_shim(ints), out_shim(ints), in_native(ints), out_native(ints);
   fill(in_shim, rank + 1);
   fill(in_native, rank + 1);
@@ -54,7 +54,7 @@ void compare(const std::string& name, const std::function<int(bool shim, std::ve
 
 void seven_collectives(const Layout& layout, const std::string& type_name) {
   const MPI_Datatype t = layout.type;
-  const MPI_Count n = 5;                       // elements per block
+  const MPI_Count n = 5;                               // elements per block
   const MPI_Count span = n * layout.ints_per_element;  // ints a block spans
   const std::size_t all = static_cast<std::size_t>(span) * p + 8;
   std::vector<MPI_Count> counts(p), displs_count(p);
@@ -66,48 +66,70 @@ void seven_collectives(const Layout& layout, const std::string& type_name) {
   const MPI_Count mine = counts[rank];
   for (const bool in_place : {false, true}) {
     const std::string tag = type_name + (in_place ? " in place" : "");
-    compare("MPI_Allgather_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      const void* send = in_place ? MPI_IN_PLACE : in.data();
-      if (in_place) std::memcpy(out.data() + rank * span, in.data(), sizeof(int) * span);
-      return (shim ? MPI_Allgather_c : PMPI_Allgather_c)(send, n, t, out.data(), n, t, MPI_COMM_WORLD);
-    }, all);
-    compare("MPI_Allgatherv_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      const void* send = in_place ? MPI_IN_PLACE : in.data();
-      if (in_place) std::memcpy(out.data() + displs[rank] * layout.ints_per_element, in.data(), sizeof(int) * span);
-      return (shim ? MPI_Allgatherv_c : PMPI_Allgatherv_c)(send, mine, t, out.data(), counts.data(), displs.data(), t,
-                                                            MPI_COMM_WORLD);
-    }, all);
-    compare("MPI_Alltoall_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      if (in_place) out = in;
-      return (shim ? MPI_Alltoall_c : PMPI_Alltoall_c)(in_place ? MPI_IN_PLACE : in.data(), n, t, out.data(), n, t,
-                                                        MPI_COMM_WORLD);
-    }, all);
-    compare("MPI_Alltoallv_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      // Symmetric counts (block i <-> i of the same size on both sides), as MPI_IN_PLACE requires.
-      std::vector<MPI_Count> c(p, n - (rank + 1) % 2);
-      for (int i = 0; i < p; ++i) c[i] = 1 + (i + rank) % 3;
-      if (in_place) out = in;
-      return (shim ? MPI_Alltoallv_c : PMPI_Alltoallv_c)(in_place ? MPI_IN_PLACE : in.data(), c.data(), displs.data(), t,
-                                                          out.data(), c.data(), displs.data(), t, MPI_COMM_WORLD);
-    }, all);
-    compare("MPI_Allreduce_c " + std::string(in_place ? "in place" : ""), [&](bool shim, std::vector<int>& in,
-                                                                                std::vector<int>& out) {
-      if (in_place) out = in;
-      return (shim ? MPI_Allreduce_c : PMPI_Allreduce_c)(in_place ? MPI_IN_PLACE : in.data(), out.data(), span * p, MPI_INT,
-                                                          MPI_SUM, MPI_COMM_WORLD);
-    }, all);
+    compare(
+        "MPI_Allgather_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          const void* send = in_place ? MPI_IN_PLACE : in.data();
+          if (in_place) std::memcpy(out.data() + rank * span, in.data(), sizeof(int) * span);
+          return (shim ? MPI_Allgather_c : PMPI_Allgather_c)(send, n, t, out.data(), n, t, MPI_COMM_WORLD);
+        },
+        all);
+    compare(
+        "MPI_Allgatherv_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          const void* send = in_place ? MPI_IN_PLACE : in.data();
+          if (in_place) std::memcpy(out.data() + displs[rank] * layout.ints_per_element, in.data(), sizeof(int) * span);
+          return (shim ? MPI_Allgatherv_c : PMPI_Allgatherv_c)(send, mine, t, out.data(), counts.data(), displs.data(),
+                                                               t, MPI_COMM_WORLD);
+        },
+        all);
+    compare(
+        "MPI_Alltoall_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          if (in_place) out = in;
+          return (shim ? MPI_Alltoall_c : PMPI_Alltoall_c)(in_place ? MPI_IN_PLACE : in.data(), n, t, out.data(), n, t,
+                                                           MPI_COMM_WORLD);
+        },
+        all);
+    compare(
+        "MPI_Alltoallv_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          // Symmetric counts (block i <-> i of the same size on both sides), as MPI_IN_PLACE requires.
+          std::vector<MPI_Count> c(p, n - (rank + 1) % 2);
+          for (int i = 0; i < p; ++i) c[i] = 1 + (i + rank) % 3;
+          if (in_place) out = in;
+          return (shim ? MPI_Alltoallv_c : PMPI_Alltoallv_c)(in_place ? MPI_IN_PLACE : in.data(), c.data(),
+                                                             displs.data(), t, out.data(), c.data(), displs.data(), t,
+                                                             MPI_COMM_WORLD);
+        },
+        all);
+    compare(
+        "MPI_Allreduce_c " + std::string(in_place ? "in place" : ""),
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          if (in_place) out = in;
+          return (shim ? MPI_Allreduce_c : PMPI_Allreduce_c)(in_place ? MPI_IN_PLACE : in.data(), out.data(), span * p,
+                                                             MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        },
+        all);
     const int root = p - 1;
-    compare("MPI_Gatherv_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      const bool place = in_place && rank == root;
-      if (place) std::memcpy(out.data() + displs[rank] * layout.ints_per_element, in.data(), sizeof(int) * span);
-      return (shim ? MPI_Gatherv_c : PMPI_Gatherv_c)(place ? MPI_IN_PLACE : in.data(), mine, t, out.data(), counts.data(),
-                                                      displs.data(), t, root, MPI_COMM_WORLD);
-    }, all);
-    compare("MPI_Scatterv_c " + tag, [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
-      const bool place = in_place && rank == root;
-      return (shim ? MPI_Scatterv_c : PMPI_Scatterv_c)(in.data(), counts.data(), displs.data(), t,
-                                                        place ? MPI_IN_PLACE : out.data(), mine, t, root, MPI_COMM_WORLD);
-    }, all);
+    compare(
+        "MPI_Gatherv_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          const bool place = in_place && rank == root;
+          if (place) std::memcpy(out.data() + displs[rank] * layout.ints_per_element, in.data(), sizeof(int) * span);
+          return (shim ? MPI_Gatherv_c : PMPI_Gatherv_c)(place ? MPI_IN_PLACE : in.data(), mine, t, out.data(),
+                                                         counts.data(), displs.data(), t, root, MPI_COMM_WORLD);
+        },
+        all);
+    compare(
+        "MPI_Scatterv_c " + tag,
+        [&](bool shim, std::vector<int>& in, std::vector<int>& out) {
+          const bool place = in_place && rank == root;
+          return (shim ? MPI_Scatterv_c : PMPI_Scatterv_c)(in.data(), counts.data(), displs.data(), t,
+                                                           place ? MPI_IN_PLACE : out.data(), mine, t, root,
+                                                           MPI_COMM_WORLD);
+        },
+        all);
   }
 }
 
@@ -128,18 +150,22 @@ void huge_allgather() {
     return sum;
   };
   refill();
-  int bad = MPI_Allgather_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer.data(), block, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
+  int bad = MPI_Allgather_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer.data(), block, MPI_BYTE, MPI_COMM_WORLD) !=
+            MPI_SUCCESS;
   for (int owner = 0; owner < p && !bad; ++owner)
     for (MPI_Count i = 0; i < block; i += 4093)
       if (buffer[static_cast<std::size_t>(owner * block + i)] != pattern(owner, i)) bad = 1;
   const std::uint64_t shim_sum = checksum();
   refill();
-  bad |= PMPI_Allgather_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer.data(), block, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS;
+  bad |= PMPI_Allgather_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buffer.data(), block, MPI_BYTE, MPI_COMM_WORLD) !=
+         MPI_SUCCESS;
   bad |= checksum() != shim_sum;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (bad) {
     ++failed;
-    if (rank == 0) std::printf("FAIL: MPI_Allgather_c of %lld bytes per rank differs from the library's\n", static_cast<long long>(block));
+    if (rank == 0)
+      std::printf("FAIL: MPI_Allgather_c of %lld bytes per rank differs from the library's\n",
+                  static_cast<long long>(block));
   } else {
     ++passed;
   }

@@ -141,15 +141,14 @@ void allgatherv_far() {
   Mapping send(counts[rank] * MiB), recv((static_cast<std::size_t>(displs[0]) + counts[0]) * MiB);
   fill(send.data, counts[rank] * MiB, 100 + rank);
   std::vector<Block> blocks;
-  for (int r = 0; r < p; ++r)
-    blocks.push_back({displs[r] * MiB, counts[r] * MiB, static_cast<std::uint64_t>(100 + r)});
-  check(MPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type,
-                       MPI_COMM_WORLD) == MPI_SUCCESS,
+  for (int r = 0; r < p; ++r) blocks.push_back({displs[r] * MiB, counts[r] * MiB, static_cast<std::uint64_t>(100 + r)});
+  check(MPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
         "allgatherv_far: rc");
   const std::uint64_t shim = verify("allgatherv_far", recv.data, blocks);
   scribble(recv.data, blocks);
-  check(PMPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type,
-                        MPI_COMM_WORLD) == MPI_SUCCESS,
+  check(PMPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
+            MPI_SUCCESS,
         "allgatherv_far: native rc");
   check(sum_of(recv.data, blocks) == shim, "allgatherv_far: checksum differs from native");
   MPI_Type_free(&type);
@@ -177,13 +176,13 @@ void alltoallv_far() {
   std::vector<Block> blocks;
   for (int r = 0; r < p; ++r)
     blocks.push_back({rdispls[r] * MiB, recvcounts[r] * MiB, static_cast<std::uint64_t>(1000 + 64 * r + rank)});
-  check(MPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(),
-                      rdispls.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  check(MPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(), rdispls.data(),
+                      type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_far: rc");
   const std::uint64_t shim = verify("alltoallv_far", recv.data, blocks);
   scribble(recv.data, blocks);
-  check(PMPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(),
-                       rdispls.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  check(PMPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(), rdispls.data(),
+                       type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_far: native rc");
   check(sum_of(recv.data, blocks) == shim, "alltoallv_far: checksum differs from native");
   MPI_Type_free(&type);
@@ -204,19 +203,16 @@ void allgatherv_huge_element() {
   if (rank == 0) fill(recv.data, bytes, 7);
   const std::vector<Block> blocks{{0, bytes, 7}};
   const void* sendbuf = rank == 0 ? MPI_IN_PLACE : recv.data;
-  check(MPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
-            MPI_SUCCESS,
+  check(MPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "allgatherv_huge_element: rc");
   const std::uint64_t shim = verify("allgatherv_huge_element", recv.data, blocks);
   if (rank != 0) scribble(recv.data, blocks);
-  check(PMPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
-            MPI_SUCCESS,
+  check(PMPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "allgatherv_huge_element: native rc");
   check(sum_of(recv.data, blocks) == shim, "allgatherv_huge_element: checksum differs from native");
   MPI_Type_free(&type);
   MPI_Type_free(&piece);
 }
-
 
 // MPI_Alltoallv with an element larger than INT_MAX bytes on both sides: rank 0 sends rank 1 one
 // element of 2 GiB + 16 bytes (two 1 GiB + 8 pieces), which rank 1 receives as one element built of

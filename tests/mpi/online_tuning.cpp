@@ -22,7 +22,8 @@ int allgather_errors(MPI_Comm comm, int call, int count) {
   MPI_Allgather(mine.data(), count, MPI_INT, all.data(), count, MPI_INT, comm);
   int errors = 0;
   for (int from = 0; from < p; ++from) {
-    for (int i = 0; i < count; ++i) errors += all[static_cast<std::size_t>(from) * count + i] != value(call, from, 0, i);
+    for (int i = 0; i < count; ++i)
+      errors += all[static_cast<std::size_t>(from) * count + i] != value(call, from, 0, i);
   }
   return errors;
 }
@@ -37,11 +38,12 @@ int alltoallv_errors(MPI_Comm comm, int call, int count) {
   for (int to = 0; to < p; ++to) {
     for (int i = 0; i < count; ++i) send[static_cast<std::size_t>(to) * count + i] = value(call, rank, to, i);
   }
-  MPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(), displs.data(),
-                MPI_INT, comm);
+  MPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, recv.data(), counts.data(), displs.data(), MPI_INT,
+                comm);
   int errors = 0;
   for (int from = 0; from < p; ++from) {
-    for (int i = 0; i < count; ++i) errors += recv[static_cast<std::size_t>(from) * count + i] != value(call, from, rank, i);
+    for (int i = 0; i < count; ++i)
+      errors += recv[static_cast<std::size_t>(from) * count + i] != value(call, from, rank, i);
   }
   return errors;
 }
@@ -54,7 +56,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm twin;
   MPI_Comm_dup(MPI_COMM_WORLD, &twin);
-  MPI_Comm_set_name(twin, "twin");  // the shim's log names the communicator it tuned
+  MPI_Comm_set_name(twin, "twin");                        // the shim's log names the communicator it tuned
   const int calls = argc > 1 ? std::atoi(argv[1]) : 120;  // more than any key's trials
   long long checks = 0, failed = 0;
   for (int call = 0; call < calls; ++call) {

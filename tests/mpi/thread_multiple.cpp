@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
       std::vector<int> send(3 * p), recv_expected(3 * p), recv_actual(3 * p), three(p, 3), d(p);
       for (int i = 0; i < 3 * p; ++i) send[i] = rank * 1000 + i + t;
       for (int r = 0; r < p; ++r) d[r] = 3 * r;
-      PMPI_Alltoallv(send.data(), three.data(), d.data(), MPI_INT, recv_expected.data(), three.data(), d.data(), MPI_INT, comm);
-      MPI_Alltoallv(send.data(), three.data(), d.data(), MPI_INT, recv_actual.data(), three.data(), d.data(), MPI_INT, comm);
+      PMPI_Alltoallv(send.data(), three.data(), d.data(), MPI_INT, recv_expected.data(), three.data(), d.data(),
+                     MPI_INT, comm);
+      MPI_Alltoallv(send.data(), three.data(), d.data(), MPI_INT, recv_actual.data(), three.data(), d.data(), MPI_INT,
+                    comm);
       (recv_expected == recv_actual ? passed : failed)++;
     }
   };

@@ -19,7 +19,8 @@ constexpr int n = 16;
 struct Buffers {
   int p = 0, rank = 0;
   std::vector<int> mine, out, counts, displs;
-  explicit Buffers(int p_, int rank_) : p(p_), rank(rank_), mine(n), out(static_cast<std::size_t>(n) * p_), counts(p_, n), displs(p_) {
+  explicit Buffers(int p_, int rank_)
+      : p(p_), rank(rank_), mine(n), out(static_cast<std::size_t>(n) * p_), counts(p_, n), displs(p_) {
     for (int i = 0; i < n; ++i) mine[i] = rank * 1000 + i;
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = rank * 100000 + static_cast<int>(i);
     for (int i = 0; i < p; ++i) displs[i] = i * n;
@@ -70,8 +71,12 @@ int main(int argc, char** argv) {
   const MPI_Comm world = MPI_COMM_WORLD;
   std::vector<Variant> variants = {
       {"MPI_Iallgather",
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) { PMPI_Allgather(x.mine.data(), n, MPI_INT, r.data(), n, MPI_INT, world); },
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) { MPI_Iallgather(x.mine.data(), n, MPI_INT, r.data(), n, MPI_INT, world, &q); }},
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
+         PMPI_Allgather(x.mine.data(), n, MPI_INT, r.data(), n, MPI_INT, world);
+       },
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
+         MPI_Iallgather(x.mine.data(), n, MPI_INT, r.data(), n, MPI_INT, world, &q);
+       }},
       {"MPI_Iallgatherv",
        [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
          PMPI_Allgatherv(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, world);
@@ -81,19 +86,27 @@ int main(int argc, char** argv) {
        }},
       {"MPI_Ialltoallv",
        [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
-         PMPI_Alltoallv(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), x.counts.data(), x.displs.data(),
-                        MPI_INT, world);
+         PMPI_Alltoallv(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), x.counts.data(),
+                        x.displs.data(), MPI_INT, world);
        },
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
-         MPI_Ialltoallv(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), x.counts.data(), x.displs.data(),
-                        MPI_INT, world, &q);
+         MPI_Ialltoallv(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), x.counts.data(),
+                        x.displs.data(), MPI_INT, world, &q);
        }},
       {"MPI_Ialltoall",
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) { PMPI_Alltoall(x.out.data(), n, MPI_INT, r.data(), n, MPI_INT, world); },
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) { MPI_Ialltoall(x.out.data(), n, MPI_INT, r.data(), n, MPI_INT, world, &q); }},
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
+         PMPI_Alltoall(x.out.data(), n, MPI_INT, r.data(), n, MPI_INT, world);
+       },
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
+         MPI_Ialltoall(x.out.data(), n, MPI_INT, r.data(), n, MPI_INT, world, &q);
+       }},
       {"MPI_Iallreduce",
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) { PMPI_Allreduce(x.mine.data(), r.data(), n, MPI_INT, MPI_SUM, world); },
-       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) { MPI_Iallreduce(x.mine.data(), r.data(), n, MPI_INT, MPI_SUM, world, &q); }},
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
+         PMPI_Allreduce(x.mine.data(), r.data(), n, MPI_INT, MPI_SUM, world);
+       },
+       [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
+         MPI_Iallreduce(x.mine.data(), r.data(), n, MPI_INT, MPI_SUM, world, &q);
+       }},
       {"MPI_Igatherv",
        [&](const Buffers& x, std::vector<int>& r, MPI_Request&) {
          PMPI_Gatherv(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, 0, world);
@@ -115,32 +128,42 @@ int main(int argc, char** argv) {
       {"MPI_Allgather_init", variants[0].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
          MPI_Allgather_init(x.mine.data(), n, MPI_INT, r.data(), n, MPI_INT, world, info, &q);
-       }, true},
+       },
+       true},
       {"MPI_Allgatherv_init", variants[1].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
-         MPI_Allgatherv_init(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, world, info, &q);
-       }, true},
+         MPI_Allgatherv_init(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, world,
+                             info, &q);
+       },
+       true},
       {"MPI_Alltoallv_init", variants[2].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
          MPI_Alltoallv_init(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), x.counts.data(),
                             x.displs.data(), MPI_INT, world, info, &q);
-       }, true},
+       },
+       true},
       {"MPI_Alltoall_init", variants[3].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
          MPI_Alltoall_init(x.out.data(), n, MPI_INT, r.data(), n, MPI_INT, world, info, &q);
-       }, true},
+       },
+       true},
       {"MPI_Allreduce_init", variants[4].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
          MPI_Allreduce_init(x.mine.data(), r.data(), n, MPI_INT, MPI_SUM, world, info, &q);
-       }, true},
+       },
+       true},
       {"MPI_Gatherv_init", variants[5].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
-         MPI_Gatherv_init(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, 0, world, info, &q);
-       }, true},
+         MPI_Gatherv_init(x.mine.data(), n, MPI_INT, r.data(), x.counts.data(), x.displs.data(), MPI_INT, 0, world,
+                          info, &q);
+       },
+       true},
       {"MPI_Scatterv_init", variants[6].reference,
        [&](const Buffers& x, std::vector<int>& r, MPI_Request& q) {
-         MPI_Scatterv_init(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), n, MPI_INT, 0, world, info, &q);
-       }, true},
+         MPI_Scatterv_init(x.out.data(), x.counts.data(), x.displs.data(), MPI_INT, r.data(), n, MPI_INT, 0, world,
+                           info, &q);
+       },
+       true},
   };
   variants.insert(variants.end(), persistent.begin(), persistent.end());
 #endif

@@ -59,7 +59,9 @@ TEST(AllgatherAlgorithms, SelectorRunsTheFallbackAtIneligibleProcessCounts) {
                           }),
                           RuleTable{}, diagnostics);
   ASSERT_TRUE(diagnostics.empty());
-  auto decide = [&](Collective c, int p) { return selector.decide({c, p, 64, MappingClass::single_node, 1, p, false}); };
+  auto decide = [&](Collective c, int p) {
+    return selector.decide({c, p, 64, MappingClass::single_node, 1, p, false});
+  };
   EXPECT_EQ(decide(Collective::allgather, 8).choice->text(), "recursive_doubling");
   const Decision rd6 = decide(Collective::allgather, 6);
   EXPECT_EQ(rd6.choice->text(), "bruck");

@@ -63,9 +63,10 @@ TEST(AllreduceSchedules, RecursiveMultiplyingKeepsRankOrderForEveryPAndK) {
 }
 
 TEST(AllreduceSchedules, RecursiveMultiplyingWithTheFactorsOfThePaper) {
-  for (const auto& [p, factors] : std::vector<std::pair<int, std::string>>{
-           {8, "2x4"}, {12, "3x4"}, {96, "8x3x4"}, {128, "8x4x4"}, {6, "6"}}) {
-    const auto result = check_generator(allreduce_recursive_multiplying_schedule, p, true, multiplying_params(4, factors));
+  for (const auto& [p, factors] :
+       std::vector<std::pair<int, std::string>>{{8, "2x4"}, {12, "3x4"}, {96, "8x3x4"}, {128, "8x4x4"}, {6, "6"}}) {
+    const auto result =
+        check_generator(allreduce_recursive_multiplying_schedule, p, true, multiplying_params(4, factors));
     EXPECT_TRUE(result.ok()) << factors << ": " << first_error(result);
   }
 }
@@ -98,12 +99,19 @@ TEST(AllreduceSchedules, PrimeMergingSavesTheCollapseAndExpandButNeedsCommutativ
     }
     return rounds.size();
   };
-  EXPECT_EQ(message_rounds([&](int r) { return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4, "auto", "merge")); }, 7), 2u);
-  EXPECT_EQ(message_rounds([&](int r) { return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4)); }, 7), 3u);
+  EXPECT_EQ(message_rounds(
+                [&](int r) {
+                  return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4, "auto", "merge"));
+                },
+                7),
+            2u);
+  EXPECT_EQ(message_rounds(
+                [&](int r) { return allreduce_recursive_multiplying_schedule(nodes7, r, multiplying_params(4)); }, 7),
+            3u);
   EXPECT_EQ(split.steps.size(), merge.steps.size() - 1);
   EXPECT_FALSE(plan_prime_merging(8, 4));  // 8 factors: nothing to merge
-  const auto result = check_generator(allreduce_recursive_multiplying_schedule, 7, true,
-                                      multiplying_params(4, "auto", "merge"));
+  const auto result =
+      check_generator(allreduce_recursive_multiplying_schedule, 7, true, multiplying_params(4, "auto", "merge"));
   EXPECT_TRUE(mentions(result, "out of rank order"));
 }
 

@@ -39,7 +39,8 @@ AlltoallBlocks hot_spot(int p) {
 }
 
 // The first rank whose counted profile differs from its schedule's; -1 if none; -2 if no counted form.
-int first_difference(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank, const AlltoallBlocks& blocks) {
+int first_difference(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
+                     const AlltoallBlocks& blocks) {
   const int p = static_cast<int>(node_of_rank.size());
   const std::vector<RankProfile> counted = counted_alltoall_profiles(choice, node_of_rank, blocks);
   if (counted.empty()) return -2;
@@ -47,7 +48,8 @@ int first_difference(const AlgorithmChoice& choice, const std::vector<int>& node
                           return blocks.bytes(static_cast<int>(datum / p), static_cast<int>(datum % p));
                         }};
   for (int rank = 0; rank < p; ++rank)
-    if (counted[static_cast<std::size_t>(rank)] != rank_profile(call, rank, generate_schedule(choice, node_of_rank, rank)))
+    if (counted[static_cast<std::size_t>(rank)] !=
+        rank_profile(call, rank, generate_schedule(choice, node_of_rank, rank)))
       return rank;
   return -1;
 }
@@ -59,7 +61,8 @@ TEST(AlltoallProfiles, GridCountsEqualItsSchedules) {
       const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
       for (const AlltoallBlocks& blocks : {every_pair(24), every_pair(0), sparse(p), hot_spot(p)})
         EXPECT_EQ(first_difference(choice, one_node, blocks), -1)
-            << spec << ", p = " << p << (blocks.uniform() ? ", one size " + std::to_string(blocks.every_pair_bytes) : ", irregular");
+            << spec << ", p = " << p
+            << (blocks.uniform() ? ", one size " + std::to_string(blocks.every_pair_bytes) : ", irregular");
     }
   }
 }
@@ -78,7 +81,8 @@ TEST(AlltoallProfiles, NodeGridCountsEqualItsSchedulesOnEvenNodes) {
         const AlltoallBlocks blocks = p % 3 == 0 ? every_pair(24) : p % 3 == 1 ? sparse(p) : every_pair(0);
         const int difference = first_difference(choice, map.node_of_rank, blocks);
         if (!even) {
-          EXPECT_EQ(difference, -2) << spec << ", p = " << p << ", " << map.name << ": uneven nodes have no counted form";
+          EXPECT_EQ(difference, -2) << spec << ", p = " << p << ", " << map.name
+                                    << ": uneven nodes have no counted form";
           continue;
         }
         ++compared;

@@ -61,8 +61,8 @@ TEST(AlltoallvSchedules, EveryByteReachesItsDestinationOnceForAllProcessCounts) 
       for (int rank = 0; rank < p; ++rank) schedules.push_back(generate_schedule(choice, one_node, rank));
       for (const CountMatrix& matrix : count_matrices(p)) {
         const auto datum_bytes = [&](std::int64_t datum) { return matrix.bytes(datum / p, datum % p); };
-        const CheckResult result = check_schedules({BlockNaming::alltoall, p, datum_bytes},
-                                                   [&](int rank) { return schedules[rank]; });
+        const CheckResult result =
+            check_schedules({BlockNaming::alltoall, p, datum_bytes}, [&](int rank) { return schedules[rank]; });
         const std::string where = spec + " p=" + std::to_string(p) + " " + matrix.name;
         ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
 
@@ -100,9 +100,8 @@ TEST(AlltoallvSchedules, StartupsPerRank) {
     const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
     for (const std::string& spec : alltoallv_specs()) {
       const AlgorithmChoice choice = *parse_algorithm_spec(spec, Collective::alltoallv).choice;
-      const CheckResult result = check_schedules({BlockNaming::alltoall, p, {}}, [&](int rank) {
-        return generate_schedule(choice, one_node, rank);
-      });
+      const CheckResult result = check_schedules({BlockNaming::alltoall, p, {}},
+                                                 [&](int rank) { return generate_schedule(choice, one_node, rank); });
       ASSERT_TRUE(result.ok()) << spec << " p=" << p << ": " << result.errors.front();
       long most = 0;
       for (const long messages : result.stats.messages_sent) most = std::max(most, messages);

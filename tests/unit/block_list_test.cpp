@@ -83,8 +83,8 @@ TEST(SegmentsElements, IsTheSumOfItsSegments) {
         for (int n = 0; first + n <= p; ++n) {
           long long sum = 0;
           for (int s = first; s < first + n; ++s) sum += segment_elements(count, p, s);
-          ASSERT_EQ(segments_elements(count, p, first, n), sum) << "p " << p << " count " << count << " [" << first
-                                                                 << ", " << first + n << ")";
+          ASSERT_EQ(segments_elements(count, p, first, n), sum)
+              << "p " << p << " count " << count << " [" << first << ", " << first + n << ")";
         }
       }
     }
@@ -101,8 +101,8 @@ TEST(PayloadBytes, SummedPerRunEqualsSummedPerDatum) {
     for (std::int64_t d = first; d < first + count; ++d) bytes += datum_bytes(d);
     return bytes;
   };
-  for (const BlockNaming naming : {BlockNaming::allgather, BlockNaming::alltoall, BlockNaming::reduction,
-                                   BlockNaming::gather}) {
+  for (const BlockNaming naming :
+       {BlockNaming::allgather, BlockNaming::alltoall, BlockNaming::reduction, BlockNaming::gather}) {
     CheckSetup per_datum{naming, p, datum_bytes};
     CheckSetup per_run = per_datum;
     per_run.datum_run_bytes = run_bytes;
@@ -112,7 +112,8 @@ TEST(PayloadBytes, SummedPerRunEqualsSummedPerDatum) {
       region.blocks.push_back(20);
       for (int holder = 0; holder < p; ++holder) {
         long long expected = 0;
-        for (const std::int64_t block : region.blocks) expected += datum_bytes(datum_of(naming, p, holder, buffer, block));
+        for (const std::int64_t block : region.blocks)
+          expected += datum_bytes(datum_of(naming, p, holder, buffer, block));
         EXPECT_EQ(payload_bytes(per_datum, holder, region), expected);
         EXPECT_EQ(payload_bytes(per_run, holder, region), expected)
             << "naming " << static_cast<int>(naming) << " buffer " << static_cast<int>(buffer);

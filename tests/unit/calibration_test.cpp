@@ -73,7 +73,8 @@ double fan_slope(const Platform& platform, bool network, bool in) {
 ChannelMeasurements measure(const Platform& platform, bool network, const std::vector<int>& taus) {
   ChannelMeasurements measured;
   for (const int tau : taus)
-    for (long long bytes = 1; bytes <= (1 << 20); bytes *= 4) measured.steps.push_back({tau, bytes, step_us(platform, network, tau, bytes)});
+    for (long long bytes = 1; bytes <= (1 << 20); bytes *= 4)
+      measured.steps.push_back({tau, bytes, step_us(platform, network, tau, bytes)});
   measured.zero_byte_step_us = step_us(platform, network, 1, empty);
   measured.send_overhead_us = fan_slope(platform, network, false);
   measured.receive_overhead_us = fan_slope(platform, network, true);
@@ -109,7 +110,8 @@ TEST(Calibration, FitsBackTheDescriptionThatProducedTheMeasurements) {
   measured.net = measure(known, true, {1, 2, 4, 8});
   const Calibration fitted = fit_platform(measured);
   EXPECT_EQ(fitted.platform.name, "fitted");
-  for (const auto& [fit, truth] : {std::pair{&fitted.platform.shm, &known.shm}, std::pair{&fitted.platform.net, &known.net}}) {
+  for (const auto& [fit, truth] :
+       {std::pair{&fitted.platform.shm, &known.shm}, std::pair{&fitted.platform.net, &known.net}}) {
     // Within what the one-byte stand-in for an empty message adds (about 10^-4 µs).
     EXPECT_NEAR(fit->overhead_us, truth->overhead_us, 1e-3);
     EXPECT_NEAR(fit->receive_overhead_us, truth->receive_overhead_us, 1e-3);
@@ -117,7 +119,8 @@ TEST(Calibration, FitsBackTheDescriptionThatProducedTheMeasurements) {
     for (std::size_t i = 0; i < fit->transfer.size(); ++i) {
       EXPECT_EQ(fit->transfer[i].tau, truth->transfer[i].tau);
       EXPECT_NEAR(fit->transfer[i].latency_us, truth->transfer[i].latency_us, 2e-3) << "tau " << fit->transfer[i].tau;
-      EXPECT_NEAR(fit->transfer[i].gbytes_per_s, truth->transfer[i].gbytes_per_s, 1e-3 * truth->transfer[i].gbytes_per_s);
+      EXPECT_NEAR(fit->transfer[i].gbytes_per_s, truth->transfer[i].gbytes_per_s,
+                  1e-3 * truth->transfer[i].gbytes_per_s);
     }
     for (const SizeFactor& factor : fit->size_factors) EXPECT_NEAR(factor.latency_factor, 1.0, 1e-3);
   }
@@ -170,7 +173,8 @@ TEST(Calibration, FindsWhetherNetworkTrafficCrossesTheNodesMemory) {
 // parts was up to 1.28 off where the bandwidth part weighs).
 TEST(Calibration, SizeFactorsReproduceABentCurveAtEveryMeasuredSize) {
   Platform known = known_platform();
-  const std::vector<SizeFactor> bends = {{0, 2.0, 0.8}, {257, 1.95, 0.34}, {1426, 1.6, 0.6}, {15424, 3.5, 0.7}, {65472, 11.6, 0.94}};
+  const std::vector<SizeFactor> bends = {
+      {0, 2.0, 0.8}, {257, 1.95, 0.34}, {1426, 1.6, 0.6}, {15424, 3.5, 0.7}, {65472, 11.6, 0.94}};
   known.shm.size_factors = known.net.size_factors = bends;
   CalibrationMeasurements measured;
   measured.shm = measure(known, false, {1, 2, 4, 8});
@@ -263,7 +267,8 @@ std::vector<SwitchProbe> probes(const Platform& platform, int nodes, const std::
   const auto node = [&](int i) { return node_order.empty() ? i : node_order[static_cast<std::size_t>(i)]; };
   for (int from = 0; from < nodes - 1;) {
     SwitchProbe probe{from, {}};
-    for (int to = from + 1; to < nodes; ++to) probe.us.push_back(probe_us(platform, nodes, node(from), node(to), empty));
+    for (int to = from + 1; to < nodes; ++to)
+      probe.us.push_back(probe_us(platform, nodes, node(from), node(to), empty));
     result.push_back(probe);
     const std::optional<int> run = switch_run(probe.us);
     if (!run) break;
@@ -311,12 +316,12 @@ TEST(Calibration, SwitchesAreReadBackFromLatencyProbes) {
 
 TEST(Calibration, ASwitchRunEndsAtTheFirstStepUpInLatency) {
   EXPECT_EQ(switch_run({}), 0);
-  EXPECT_EQ(switch_run({3.0, 3.1, 2.9}), 3);             // no step: all near
-  EXPECT_EQ(switch_run({3.0, 3.2, 5.5, 5.4}), 2);        // 2.3 µs up
-  EXPECT_EQ(switch_run({3.0, 3.3, 3.6}), 3);             // steps below 0.5 µs
-  EXPECT_EQ(switch_run({20.0, 21.5, 22.5}), 3);          // below a tenth of 20 µs
-  EXPECT_EQ(switch_run({106.0, 106.0, 130.0}), 2);       // Yahoo: 24 µs up from 106
-  EXPECT_EQ(switch_run({5.5, 3.0}), std::nullopt);       // the near node comes after a far one
+  EXPECT_EQ(switch_run({3.0, 3.1, 2.9}), 3);        // no step: all near
+  EXPECT_EQ(switch_run({3.0, 3.2, 5.5, 5.4}), 2);   // 2.3 µs up
+  EXPECT_EQ(switch_run({3.0, 3.3, 3.6}), 3);        // steps below 0.5 µs
+  EXPECT_EQ(switch_run({20.0, 21.5, 22.5}), 3);     // below a tenth of 20 µs
+  EXPECT_EQ(switch_run({106.0, 106.0, 130.0}), 2);  // Yahoo: 24 µs up from 106
+  EXPECT_EQ(switch_run({5.5, 3.0}), std::nullopt);  // the near node comes after a far one
 }
 
 }  // namespace

@@ -87,7 +87,8 @@ TEST(CostModel, RecursiveDoublingOnOneChannelIsTheThesisClosedForm) {
   }
   platform.local_copies_free = true;  // the initial copy c(m, P) drops out
   const double L = platform.shm.transfer_time(m, 8);
-  expect_close(predict_allgather(platform, "recursive_doubling", sequential(8, 8), m).us, 3 * o_shm + 14 * L, "free copies");
+  expect_close(predict_allgather(platform, "recursive_doubling", sequential(8, 8), m).us, 3 * o_shm + 14 * L,
+               "free copies");
 }
 
 // Eq. 4.19: Θ_BinSct(m) = log2 P·o(m) + Σ_i 2·L(m/2^(i+1), 2^i), for a binomial tree written out by
@@ -113,7 +114,8 @@ TEST(CostModel, BinomialScatterTreeIsTheThesisClosedForm) {
     const CheckSetup call{BlockNaming::allgather, p, [&](std::int64_t) { return total / p; }};
     double expected = 0;
     for (int i = 0; i < steps; ++i) expected += o_shm + 2 * platform.shm.transfer_time(total >> (i + 1), 1 << i);
-    expect_close(predict(platform, call, sequential(p, p), schedule_of).us, expected, "binomial p=" + std::to_string(p));
+    expect_close(predict(platform, call, sequential(p, p), schedule_of).us, expected,
+                 "binomial p=" + std::to_string(p));
   }
 }
 
@@ -127,7 +129,8 @@ TEST(CostModel, RecursiveDoublingOnTwoChannelsSequentialIsTheThesisForm) {
   };
   for (const Case& c : {Case{16, 4, 2, 2, 30, 12}, Case{32, 8, 3, 2, 62, 24}}) {
     const double L0 = platform.shm.transfer_time(m, c.q), L1 = platform.net.transfer_time(m, c.q);
-    const double expected = L0 + c.shm_overheads * o_shm + c.net_overheads * o_net + c.shm_transfers * L0 + c.net_transfers * L1;
+    const double expected =
+        L0 + c.shm_overheads * o_shm + c.net_overheads * o_net + c.shm_transfers * L0 + c.net_transfers * L1;
     expect_close(predict_allgather(platform, "recursive_doubling", sequential(c.p, c.q), m).us, expected,
                  "sequential p=" + std::to_string(c.p));
   }
@@ -308,8 +311,10 @@ TEST(CostModel, NetworkMessagesCanLoadTheNodesMemory) {
   platform.nic_copies_per_message = 0;
   const auto schedule_of = [](int rank) {
     Step step;
-    if (rank < 2) step.sends.push_back({rank + 2, Region{Buffer::recv, {rank}}});
-    else step.recvs.push_back({rank - 2, Region{Buffer::recv, {rank - 2}}});
+    if (rank < 2)
+      step.sends.push_back({rank + 2, Region{Buffer::recv, {rank}}});
+    else
+      step.recvs.push_back({rank - 2, Region{Buffer::recv, {rank - 2}}});
     return Schedule{{step}, 0};
   };
   const CheckSetup call{BlockNaming::allgather, 4, [](std::int64_t) { return m; }};

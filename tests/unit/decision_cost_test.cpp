@@ -94,7 +94,8 @@ std::vector<ModelCall> calls(int p) {
   for (int origin = 0; origin < p; ++origin) {
     irregular.pairs.sending.emplace_back();
     for (int destination = 0; destination < p; ++destination)
-      if ((origin * 7 + destination * 3) % 5 == 0) irregular.pairs.sending.back().emplace_back(destination, 64 + origin);
+      if ((origin * 7 + destination * 3) % 5 == 0)
+        irregular.pairs.sending.back().emplace_back(destination, 64 + origin);
   }
   result.push_back(irregular);
   return result;
@@ -112,8 +113,10 @@ TEST(DecisionCost, OneRanksOwnWorkBoundsEveryPrediction) {
             const AlgorithmCosting costing(platform, call, nodes, choice);
             // The bound the decision uses (rank 0's), and every other rank's.
             EXPECT_LE(costing.lower_bound_us(), predicted) << choice.text() << " p=" << p << " " << platform.name;
-            const CheckSetup setup = plan_cost(call, false, [&](int r) { return generate_schedule(choice, nodes, r); },
-                                               {}, "").setup;
+            const CheckSetup setup =
+                plan_cost(
+                    call, false, [&](int r) { return generate_schedule(choice, nodes, r); }, {}, "")
+                    .setup;
             for (int rank = 0; rank < p; ++rank) {
               const double bound =
                   rank_work_lower_bound_us(platform, setup, nodes, rank, generate_schedule(choice, nodes, rank));
@@ -206,7 +209,8 @@ TEST(DecisionCost, PruningKeepsThePickAndTheFastest) {
                 }
                 for (const CandidateCost& bound : verdict.pruned) {
                   for (const CandidateCost& exact : every.ranked)
-                    if (exact.choice == bound.choice) EXPECT_LE(bound.us, exact.us) << what << " " << exact.choice->text();
+                    if (exact.choice == bound.choice)
+                      EXPECT_LE(bound.us, exact.us) << what << " " << exact.choice->text();
                 }
               }
             }
@@ -223,8 +227,8 @@ TEST(DecisionCost, AnUnevenVectorKeepsTheSymmetryOfWholeVectorMessages) {
   int symmetric = 0;
   for (const int p : {6, 8, 12, 16, 32}) {
     for (const std::vector<int>& nodes : {sequential(p, 2), round_robin(p, 2), sequential(p, 1)}) {
-      for (const std::string& spec : {"recursive_doubling", "recursive_multiplying", "recursive_multiplying:k=3", "ring",
-                                       "rabenseifner"}) {
+      for (const std::string& spec :
+           {"recursive_doubling", "recursive_multiplying", "recursive_multiplying:k=3", "ring", "rabenseifner"}) {
         const AlgorithmChoice choice = *parse_algorithm_spec(spec, Collective::allreduce).choice;
         if (!eligible(choice, p)) continue;
         for (const long long elements : {1LL, 3LL, p - 1LL, p + 1LL, 3LL * p + 2}) {

@@ -138,7 +138,8 @@ TEST(GridRouting, FullGridsUseTheClassicCoordinates) {
   // Hypercube: phase j pairs r with r xor 2^(k-1-j), highest bit first.
   const GridRouting cube(8, {2, 2, 2});
   for (int r = 0; r < 8; ++r) {
-    for (int j = 0; j < 3; ++j) EXPECT_EQ(cube.phase(j, r).members, (std::vector<int>{std::min(r, r ^ (4 >> j)), std::max(r, r ^ (4 >> j))}));
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(cube.phase(j, r).members, (std::vector<int>{std::min(r, r ^ (4 >> j)), std::max(r, r ^ (4 >> j))}));
   }
 }
 
@@ -201,7 +202,8 @@ TEST(GridShape, ParsesTheDimsParameter) {
   EXPECT_EQ(parse_grid_dims("2")->count, 2);
   EXPECT_EQ(parse_grid_dims("16")->count, 16);
   EXPECT_TRUE(parse_grid_dims("hypercube")->hypercube);
-  for (const char* bad : {"1", "0", "17", "-2", "2x", "", "Hypercube", "cube"}) EXPECT_FALSE(parse_grid_dims(bad)) << bad;
+  for (const char* bad : {"1", "0", "17", "-2", "2x", "", "Hypercube", "cube"})
+    EXPECT_FALSE(parse_grid_dims(bad)) << bad;
 }
 
 }  // namespace

@@ -109,9 +109,10 @@ TEST(Hierarchical, NativeInterKeepsOnlyTheIntraPhases) {
         for (std::size_t s = 0; s < intra.steps.size(); ++s) {
           const std::size_t in_full = s < hierarchical_gather_steps ? s : s + ring_steps;
           const auto same = [](const std::vector<BlockTransfer>& a, const std::vector<BlockTransfer>& b) {
-            return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const BlockTransfer& x, const BlockTransfer& y) {
-              return x.peer == y.peer && x.blocks == y.blocks;
-            });
+            return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                              [](const BlockTransfer& x, const BlockTransfer& y) {
+                                return x.peer == y.peer && x.blocks == y.blocks;
+                              });
           };
           ASSERT_TRUE(same(intra.steps[s].sends, full.steps[in_full].sends)) << map.name << " p=" << p;
           ASSERT_TRUE(same(intra.steps[s].recvs, full.steps[in_full].recvs)) << map.name << " p=" << p;
@@ -124,8 +125,8 @@ TEST(Hierarchical, NativeInterKeepsOnlyTheIntraPhases) {
 // Every variant in the form the engine runs: the opaque phases (the leaders' MPI_Allgatherv, the
 // shared-memory window) are checked through the transfers that model them.
 TEST(Hierarchical, EveryVariantIsACorrectAllgatherInItsCommonForm) {
-  for (const std::string spec : {"inter=native", "inter=native,intra=shm", "inter=bruck,intra=shm",
-                                 "inter=sparbit", "inter=recursive_doubling,intra=shm"}) {
+  for (const std::string spec : {"inter=native", "inter=native,intra=shm", "inter=bruck,intra=shm", "inter=sparbit",
+                                 "inter=recursive_doubling,intra=shm"}) {
     const SpecParseResult parsed = parse_algorithm_spec("hierarchical:" + spec, Collective::allgatherv);
     ASSERT_TRUE(parsed.choice) << parsed.error;
     for (int p = 1; p <= max_procs; ++p) {
@@ -195,7 +196,8 @@ TEST(HierarchicalAllreduce, EveryRankGetsTheWholeReductionForEveryNodeMap) {
       ASSERT_TRUE(parsed.choice) << parsed.error;
       const NodeLayout layout = make_node_layout(map.node_of_rank);
       std::vector<Schedule> schedules;
-      for (int rank = 0; rank < p; ++rank) schedules.push_back(generate_schedule(*parsed.choice, map.node_of_rank, rank));
+      for (int rank = 0; rank < p; ++rank)
+        schedules.push_back(generate_schedule(*parsed.choice, map.node_of_rank, rank));
       CheckSetup setup;
       setup.naming = BlockNaming::reduction;
       setup.p = p;
@@ -225,7 +227,8 @@ TEST(HierarchicalAllreduce, WindowPhasesModelThePointToPointSteps) {
     for (const Transfer& recv : step.recvs) all.push_back({-1 - recv.peer, recv.region.blocks});
     return all;
   };
-  for (const std::vector<int>& node_of_rank : {std::vector<int>{0, 0, 0, 1, 1}, std::vector<int>{0, 1, 0, 1, 0, 1, 2}}) {
+  for (const std::vector<int>& node_of_rank :
+       {std::vector<int>{0, 0, 0, 1, 1}, std::vector<int>{0, 1, 0, 1, 0, 1, 2}}) {
     const int p = static_cast<int>(node_of_rank.size());
     const AlgorithmChoice p2p = *parse_algorithm_spec("hierarchical", Collective::allreduce).choice;
     const AlgorithmChoice shm = *parse_algorithm_spec("hierarchical:intra=shm", Collective::allreduce).choice;

@@ -37,8 +37,9 @@ LibraryPlacement nodes_of(int per_node) { return {per_node, true, 0}; }
 TEST(LibraryDecisions, EveryShippedFileParsesAndCoversEveryCollective) {
   const std::vector<std::string_view> names = library_decisions_names();
   const std::set<std::string_view> shipped(names.begin(), names.end());
-  for (const std::string_view expected : {"ompi-4.1", "ompi-5.0", "mpich-4", "mpich-4-ch3", "smpi-3.32-ompi",
-                                          "smpi-3.32-mpich", "smpi-3.32-mvapich2", "smpi-3.32-impi", "smpi-3.32-default"})
+  for (const std::string_view expected :
+       {"ompi-4.1", "ompi-5.0", "mpich-4", "mpich-4-ch3", "smpi-3.32-ompi", "smpi-3.32-mpich", "smpi-3.32-mvapich2",
+        "smpi-3.32-impi", "smpi-3.32-default"})
     EXPECT_TRUE(shipped.contains(expected)) << expected;
   for (const std::string_view name : names) {
     const LibraryDecisions* tables = library_decisions(name);
@@ -46,7 +47,8 @@ TEST(LibraryDecisions, EveryShippedFileParsesAndCoversEveryCollective) {
     EXPECT_EQ(tables->name(), name);
     EXPECT_FALSE(tables->description().empty()) << name;
     EXPECT_FALSE(tables->source().empty()) << name;
-    for (const CollectiveInfo& info : collectives) EXPECT_TRUE(tables->covers(info.collective)) << name << " " << info.name;
+    for (const CollectiveInfo& info : collectives)
+      EXPECT_TRUE(tables->covers(info.collective)) << name << " " << info.name;
   }
   EXPECT_EQ(library_decisions("ompi-4.0"), nullptr);
   EXPECT_EQ(library_decisions_alias("ompi"), "smpi-3.32-ompi");
@@ -61,8 +63,9 @@ TEST(LibraryDecisions, EveryDecisionHasAnEligibleStandInOrAReason) {
     for (int p = 2; p <= 4200; p += p < 140 ? 1 : 97) {
       for (long long bytes = 1; bytes <= (4 << 20); bytes *= 4) {
         for (const CollectiveInfo& info : collectives) {
-          for (const LibraryPlacement placement : {LibraryPlacement{1, true, 0}, LibraryPlacement{1 << (p % 5), p % 2 == 0, 0},
-                                                   LibraryPlacement{p, true, 1}, LibraryPlacement{1, false, 3}}) {
+          for (const LibraryPlacement placement :
+               {LibraryPlacement{1, true, 0}, LibraryPlacement{1 << (p % 5), p % 2 == 0, 0},
+                LibraryPlacement{p, true, 1}, LibraryPlacement{1, false, 3}}) {
             LibraryFacts facts = call(p, bytes - 1, placement);
             facts.commutative = p % 3 != 0;
             const NativeDecision decision = decide(name, info.collective, facts);
@@ -172,11 +175,13 @@ TEST(LibraryDecisions, OpenMpi50HanAcrossNodes) {
   const auto same_as_41 = [&](Collective collective, const LibraryFacts& facts) {
     EXPECT_EQ(runs(t, collective, facts), runs("ompi-4.1", collective, facts));
   };
-  same_as_41(Collective::allgather, call(64, 1024, {64, true, 1}));                          // one node
-  EXPECT_EQ(runs(t, Collective::allgather, call(64, 1024, nodes_of(16))), "han (node gather, leaders' allgather, node bcast): not modelled");
-  same_as_41(Collective::allgather, call(64, 1024, nodes_of(1)));                            // one rank per node: the leaders' tuned Allgather
-  same_as_41(Collective::allgather, call(33, 1024, {1, true, 3}));                           // 16 + 16 + 1: HAN falls back
-  EXPECT_EQ(runs(t, Collective::allreduce, call(64, 1024, nodes_of(1))), "han (node reduce, leaders' ireduce and ibcast, node bcast): not modelled");
+  same_as_41(Collective::allgather, call(64, 1024, {64, true, 1}));  // one node
+  EXPECT_EQ(runs(t, Collective::allgather, call(64, 1024, nodes_of(16))),
+            "han (node gather, leaders' allgather, node bcast): not modelled");
+  same_as_41(Collective::allgather, call(64, 1024, nodes_of(1)));   // one rank per node: the leaders' tuned Allgather
+  same_as_41(Collective::allgather, call(33, 1024, {1, true, 3}));  // 16 + 16 + 1: HAN falls back
+  EXPECT_EQ(runs(t, Collective::allreduce, call(64, 1024, nodes_of(1))),
+            "han (node reduce, leaders' ireduce and ibcast, node bcast): not modelled");
   same_as_41(Collective::allreduce, call(64, 1024, {64, true, 1}));
   LibraryFacts non_commutative = call(64, 1024, nodes_of(16));
   non_commutative.commutative = false;
@@ -218,8 +223,8 @@ TEST(LibraryDecisions, Mpich4AllgatherAndAlltoall) {
 // MPICH 4 (ch4): one node takes the shared-memory module's release_gather, nodes of more than one rank the node-aware
 // composition, one rank per node the generic JSON; ch3 always the generic JSON.
 TEST(LibraryDecisions, Mpich4Allreduce) {
-  const auto allreduce = [](std::string_view t, int p, long long bytes, LibraryPlacement placement, bool commutative = true,
-                            bool builtin = true) {
+  const auto allreduce = [](std::string_view t, int p, long long bytes, LibraryPlacement placement,
+                            bool commutative = true, bool builtin = true) {
     LibraryFacts facts = call(p, bytes, placement);
     facts.commutative = commutative;
     facts.builtin_op = builtin;
@@ -227,38 +232,52 @@ TEST(LibraryDecisions, Mpich4Allreduce) {
   };
   const LibraryPlacement one_node{8, true, 1}, one_per_node = nodes_of(1), sixteen = nodes_of(16);
   EXPECT_EQ(allreduce("mpich-4", 8, 1024, one_node), "MPIDI_POSIX_mpi_allreduce_release_gather: not modelled");
-  EXPECT_EQ(allreduce("mpich-4", 8, 1024, one_node, false, false), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 8, 1024, one_node, false, false),
+            "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
   EXPECT_EQ(allreduce("mpich-4", 64, 1024, sixteen), "MPIDI_Allreduce_intra_composition_alpha: not modelled");
   EXPECT_EQ(allreduce("mpich-4", 33, 1024, {1, true, 3}), "MPIDI_Allreduce_intra_composition_alpha: not modelled");
   EXPECT_EQ(allreduce("mpich-4", 64, 8, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
-  EXPECT_EQ(allreduce("mpich-4", 64, 504, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");  // 63 < 64
-  EXPECT_EQ(allreduce("mpich-4", 64, 512, one_per_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
-  EXPECT_EQ(allreduce("mpich-4", 96, 512, one_per_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");  // 64 = pof2
-  EXPECT_EQ(allreduce("mpich-4", 96, 504, one_per_node), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
-  EXPECT_EQ(allreduce("mpich-4", 64, 1 << 20, one_per_node, true, false), "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 504, one_per_node),
+            "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");  // 63 < 64
+  EXPECT_EQ(allreduce("mpich-4", 64, 512, one_per_node),
+            "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(allreduce("mpich-4", 96, 512, one_per_node),
+            "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");  // 64 = pof2
+  EXPECT_EQ(allreduce("mpich-4", 96, 504, one_per_node),
+            "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
+  EXPECT_EQ(allreduce("mpich-4", 64, 1 << 20, one_per_node, true, false),
+            "MPIR_Allreduce_intra_recursive_doubling -> recursive_doubling");
   EXPECT_EQ(allreduce("mpich-4", 64, 0, one_per_node), "MPIR_Allreduce_intra_smp: not modelled");
-  EXPECT_EQ(allreduce("mpich-4-ch3", 64, 512, sixteen), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
-  EXPECT_EQ(allreduce("mpich-4-ch3", 8, 1024, one_node), "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(allreduce("mpich-4-ch3", 64, 512, sixteen),
+            "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
+  EXPECT_EQ(allreduce("mpich-4-ch3", 8, 1024, one_node),
+            "MPIR_Allreduce_intra_reduce_scatter_allgather -> rabenseifner");
   EXPECT_EQ(runs("mpich-4-ch3", Collective::alltoall, call(8, 256)), "MPIR_Alltoall_intra_brucks -> bruck");
   EXPECT_EQ(runs("mpich-4", Collective::gatherv, call(8, 8)), "MPIR_Gatherv_allcomm_linear: not modelled");
 }
 
 TEST(LibraryDecisions, SmpiDefaultSelector) {
-  EXPECT_EQ(runs("smpi-3.32-default", Collective::alltoall, call(64, 1023)), runs("smpi-3.32-ompi", Collective::alltoall, call(64, 1023)));
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::alltoall, call(64, 1023)),
+            runs("smpi-3.32-ompi", Collective::alltoall, call(64, 1023)));
   EXPECT_EQ(runs("smpi-3.32-default", Collective::allgather, call(64, 8)), "iallgather (linear): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-default", Collective::allreduce, call(64, 8)), "reduce__default + bcast__default: not modelled");
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::allreduce, call(64, 8)),
+            "reduce__default + bcast__default: not modelled");
 }
 
 // Intel MPI's Alltoallv in SMPI tests the constant size 1, so only p and the ranks per node decide.
 TEST(LibraryDecisions, SmpiIntelMpiAlltoallvIgnoresTheSize) {
-  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(8))), "plum (alltoallv__bruck): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(16, 1 << 20, nodes_of(8))), "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(16))), "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(8))),
+            "plum (alltoallv__bruck): not modelled");
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(16, 1 << 20, nodes_of(8))),
+            "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(16))),
+            "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
 }
 
 // The exact texts of MPI_Get_library_version from the libraries installed here (Open MPI 4.1.4 counts its
 // terminating NUL; MPICH's configure line is shortened).
-constexpr std::string_view open_mpi_414{"Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0", 88};
+constexpr std::string_view open_mpi_414{
+    "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0", 88};
 constexpr std::string_view mpich_402 =
     "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\nMPICH ABI:\t14:2:2\n"
     "MPICH Device:\tch4:ucx\nMPICH configure:\t--build=x86_64-linux-gnu --prefix=/usr --with-libfabric=/usr "
@@ -279,11 +298,16 @@ TEST(LibraryDecisions, IdentifiesTheInstalledLibraries) {
     EXPECT_EQ(smpi.description, "SimGrid 3.32 SMPI, smpi/coll-selector:" + std::string(selector));
     EXPECT_NE(library_decisions(smpi.tables), nullptr);
   }
-  EXPECT_EQ(identify_library("Open MPI v5.0.3, package: Open MPI builder Distribution, ident: 5.0.3, repo rev: v5.0.3, Apr 08, 2024").tables, "ompi-5.0");
-  EXPECT_EQ(identify_library("Open MPI v4.1.6rc1, package: Open MPI, ident: 4.1.6rc1").description, "Open MPI 4.1.6rc1");
+  EXPECT_EQ(identify_library(
+                "Open MPI v5.0.3, package: Open MPI builder Distribution, ident: 5.0.3, repo rev: v5.0.3, Apr 08, 2024")
+                .tables,
+            "ompi-5.0");
+  EXPECT_EQ(identify_library("Open MPI v4.1.6rc1, package: Open MPI, ident: 4.1.6rc1").description,
+            "Open MPI 4.1.6rc1");
   EXPECT_EQ(identify_library("MPICH Version:\t4.1.2\nMPICH Device:\tch4:ofi\n").tables, "mpich-4");
   EXPECT_EQ(identify_library("MPICH Version:\t4.0\nMPICH Device:\tch3:nemesis\n").tables, "mpich-4-ch3");
-  EXPECT_EQ(identify_library("SMPI Version 3.36. Copyright The SimGrid Team 2007-2024", "ompi").tables, "smpi-3.32-ompi");
+  EXPECT_EQ(identify_library("SMPI Version 3.36. Copyright The SimGrid Team 2007-2024", "ompi").tables,
+            "smpi-3.32-ompi");
 }
 
 TEST(LibraryDecisions, NoTablesForAnUnknownLibraryOrVersionWithAReason) {
@@ -292,8 +316,10 @@ TEST(LibraryDecisions, NoTablesForAnUnknownLibraryOrVersionWithAReason) {
     EXPECT_TRUE(identity.tables.empty()) << text;
     EXPECT_NE(identity.why_none.find(reason), std::string::npos) << text << ": " << identity.why_none;
   };
-  none("Intel(R) MPI Library 2021.6 for Linux* OS\n", "", "unknown MPI library: 'Intel(R) MPI Library 2021.6 for Linux* OS'");
-  none("MVAPICH2 Version     :\t2.3.7\nMVAPICH2 Release date :\tWed March 02 22:00:00 EST 2022\n", "", "unknown MPI library");
+  none("Intel(R) MPI Library 2021.6 for Linux* OS\n", "",
+       "unknown MPI library: 'Intel(R) MPI Library 2021.6 for Linux* OS'");
+  none("MVAPICH2 Version     :\t2.3.7\nMVAPICH2 Release date :\tWed March 02 22:00:00 EST 2022\n", "",
+       "unknown MPI library");
   none("Open MPI v4.0.3, package: Debian OpenMPI, ident: 4.0.3", "", "no tables for Open MPI 4.0");
   none("Open MPI v6.0.0, package: Open MPI", "", "no tables for Open MPI 6.0");
   none("MPICH Version:\t3.4.3\nMPICH Device:\tch4:ofi\n", "", "no tables for MPICH 3.4");
@@ -385,7 +411,8 @@ TEST(LibraryDecisions, RulesFirstMatchNestedListsAlgorithmsAndLabels) {
   EXPECT_NE(unmatched.find("test: no rule for allgather matches p = 6, 1048576 B"), std::string::npos) << unmatched;
   EXPECT_EQ(run(Collective::allgather, call(32, 8, nodes_of(8))), "by nodes|allgather|ring|");
   // 33 ranks on nodes of 8 are not balanced: past "by nodes", to the table decide_as names.
-  EXPECT_EQ(run(Collective::allgather, call(33, 8, {8, true, 0})), "recursive_doubling|allgather|mpich_recursive_doubling|");
+  EXPECT_EQ(run(Collective::allgather, call(33, 8, {8, true, 0})),
+            "recursive_doubling|allgather|mpich_recursive_doubling|");
   EXPECT_EQ(run(Collective::allgather, call(32, 8, {1, false, 3})), "|allgather||scattered nodes");
   // Above 20 ranks, blocks below the largest power of two up to p.
   EXPECT_EQ(run(Collective::allgather, call(32, 31, {1, true, 3})), "|allgather|bruck|");
@@ -408,11 +435,15 @@ TEST(LibraryDecisions, RulesFirstMatchNestedListsAlgorithmsAndLabels) {
 // decide_as must name a table of the set and not lead back, for any collective, through rules or algorithms.
 TEST(LibraryDecisions, DecideAsNamesATableAndDoesNotComeBack) {
   const auto file = [](const std::string& name, const std::string& alltoall) {
-    return parse_library_decisions("library: " + name + "\nsource: here\ncollectives:\n  allgather:\n    source: x\n"
-                                   "    rules: [{stand_in: ring}]\n  alltoall:\n    source: x\n" + alltoall, name + ".yaml");
+    return parse_library_decisions("library: " + name +
+                                       "\nsource: here\ncollectives:\n  allgather:\n    source: x\n"
+                                       "    rules: [{stand_in: ring}]\n  alltoall:\n    source: x\n" +
+                                       alltoall,
+                                   name + ".yaml");
   };
-  const LibraryDecisions a = file("a", "    rules: [{p: 2, stand_in: pairwise}, {run: other}]\n"
-                                       "    algorithms:\n      other: [{decide_as: b}]\n");
+  const LibraryDecisions a = file("a",
+                                  "    rules: [{p: 2, stand_in: pairwise}, {run: other}]\n"
+                                  "    algorithms:\n      other: [{decide_as: b}]\n");
   const LibraryDecisions b = file("b", "    rules: [{decide_as: c}]\n");
   const LibraryDecisions c = file("c", "    rules: [{stand_in: pairwise}]\n");
   const LibraryDecisions back = file("c", "    rules: [{decide_as: a}]\n");
@@ -446,7 +477,8 @@ std::string with_allgather(const std::string& rules, const std::string& rest = "
 
 TEST(LibraryDecisions, MalformedFilesAreErrorsWithFileLineAndColumn) {
   EXPECT_EQ(parse_error("library: bad\nsource: [unclosed\n").substr(0, 30), "bad.yaml:3:1: malformed YAML: ");
-  EXPECT_EQ(parse_error(with_allgather("      - {p: 2, runs: ring}\n")).substr(0, 43), "bad.yaml:7:16: unknown key 'runs' in a rule");
+  EXPECT_EQ(parse_error(with_allgather("      - {p: 2, runs: ring}\n")).substr(0, 43),
+            "bad.yaml:7:16: unknown key 'runs' in a rule");
   EXPECT_EQ(parse_error(with_allgather("      - {p: 2, run: ring}\n")),
             "bad.yaml:7:21: run 'ring': no such algorithm under 'algorithms'");
   EXPECT_EQ(parse_error(with_allgather("      - {p: {below: 12*q}, stand_in: ring}\n")),
@@ -461,18 +493,22 @@ TEST(LibraryDecisions, MalformedFilesAreErrorsWithFileLineAndColumn) {
             "bad.yaml:7:26: a rule has one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
   EXPECT_EQ(parse_error(with_allgather("      - {p: 2}\n")),
             "bad.yaml:7:9: a rule needs one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
-  EXPECT_EQ(parse_error(with_allgather("      - {stand_in: brick}\n")).find(
-                "bad.yaml:7:9: stand_in 'brick' is neither a schedule of the model's own nor a allgather algorithm: "),
-            0u);
+  EXPECT_EQ(
+      parse_error(with_allgather("      - {stand_in: brick}\n"))
+          .find("bad.yaml:7:9: stand_in 'brick' is neither a schedule of the model's own nor a allgather algorithm: "),
+      0u);
   EXPECT_EQ(parse_error(with_allgather("      - {costed_as: allgatherz, stand_in: ring}\n")),
             "bad.yaml:7:21: unknown collective 'allgatherz' for 'costed_as'");
   EXPECT_EQ(parse_error(with_allgather("      - {costed_as: alltoall, not_modelled: \"why\"}\n")),
             "bad.yaml:7:21: 'costed_as' and 'whole_buffers' go with 'stand_in'");
-  EXPECT_EQ(parse_error(with_allgather("      - {p: 2, p: 3, stand_in: ring}\n")), "bad.yaml:7:16: key 'p' given twice in a rule");
-  EXPECT_EQ(parse_error(with_allgather("      - {run: a}\n", "    algorithms:\n      a:\n        - {run: b}\n      b:\n        - {run: a}\n")),
+  EXPECT_EQ(parse_error(with_allgather("      - {p: 2, p: 3, stand_in: ring}\n")),
+            "bad.yaml:7:16: key 'p' given twice in a rule");
+  EXPECT_EQ(parse_error(with_allgather(
+                "      - {run: a}\n", "    algorithms:\n      a:\n        - {run: b}\n      b:\n        - {run: a}\n")),
             "bad.yaml:9:7: algorithm 'a' runs itself: a -> b -> a");
-  EXPECT_EQ(parse_error("library: bad\nsource: here\ncollectives:\n  allgather:\n    rules:\n      - {stand_in: ring}\n"),
-            "bad.yaml:4:3: collective 'allgather' needs 'source': the library's file and function it follows");
+  EXPECT_EQ(
+      parse_error("library: bad\nsource: here\ncollectives:\n  allgather:\n    rules:\n      - {stand_in: ring}\n"),
+      "bad.yaml:4:3: collective 'allgather' needs 'source': the library's file and function it follows");
   EXPECT_EQ(parse_error("library: bad\nsource: here\ncollectives:\n  allgathr:\n    source: x\n"),
             "bad.yaml:4:3: unknown collective 'allgathr', expected " + collective_names());
   EXPECT_EQ(parse_error("library: bad\ncollectives:\n  allgather:\n    source: x\n    rules: [{stand_in: ring}]\n"),

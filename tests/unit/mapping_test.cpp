@@ -43,12 +43,12 @@ TEST(Mapping, OneRankPerNodeIsSequential) {
 }
 
 TEST(Mapping, TopologyOverrideProducesEveryClass) {
-  for (const auto& [text, expected] : std::vector<std::pair<std::string, MappingClass>>{
-           {"nodes=4,mapping=cyclic", MappingClass::cyclic},
-           {"nodes=3,mapping=sequential", MappingClass::sequential},
-           {"mapping=single_node", MappingClass::single_node},
-           {"nodes=2,mapping=irregular", MappingClass::irregular},
-           {"nodes=3,mapping=irregular", MappingClass::irregular}}) {
+  for (const auto& [text, expected] :
+       std::vector<std::pair<std::string, MappingClass>>{{"nodes=4,mapping=cyclic", MappingClass::cyclic},
+                                                         {"nodes=3,mapping=sequential", MappingClass::sequential},
+                                                         {"mapping=single_node", MappingClass::single_node},
+                                                         {"nodes=2,mapping=irregular", MappingClass::irregular},
+                                                         {"nodes=3,mapping=irregular", MappingClass::irregular}}) {
     const auto parsed = parse_topology_override(text);
     ASSERT_TRUE(parsed.topology) << text << ": " << parsed.error;
     for (int p : {8, 12, 16}) {

@@ -7,9 +7,11 @@
 namespace collshim {
 namespace {
 
-constexpr std::string_view open_mpi_414{"Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0", 88};
-constexpr std::string_view mpich_402 = "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n"
-                                       "MPICH Device:\tch4:ucx\n";
+constexpr std::string_view open_mpi_414{
+    "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0", 88};
+constexpr std::string_view mpich_402 =
+    "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n"
+    "MPICH Device:\tch4:ucx\n";
 
 TEST(MpiLibrary, IdentifiesOpenMpiMpichAndSmpiSelectors) {
   const MpiLibrary ompi = identify_mpi_library(open_mpi_414);
@@ -110,16 +112,20 @@ TEST(MpiLibrary, BadRangesSayWhatWasExpected) {
     EXPECT_FALSE(parse_library_range(text, error)) << text;
     return error;
   };
-  EXPECT_EQ(error_of("openmpi 4.1").rfind("unknown library 'openmpi', expected ompi, mpich, smpi-ompi, smpi-mpich, "
-                                          "smpi-mvapich2, smpi-impi or smpi-default",
-                                          0),
+  EXPECT_EQ(error_of("openmpi 4.1")
+                .rfind("unknown library 'openmpi', expected ompi, mpich, smpi-ompi, smpi-mpich, "
+                       "smpi-mvapich2, smpi-impi or smpi-default",
+                       0),
             0u);
-  EXPECT_EQ(error_of("ompi 4.x"), "bad version range '4.x' for library ompi, expected VERSION, LOW-HIGH, LOW- or "
-                                  "-HIGH with versions like 4.1 or 4.1.6");
-  EXPECT_EQ(error_of("ompi -"), "bad version range '-' for library ompi, expected VERSION, LOW-HIGH, LOW- or -HIGH "
-                                "with versions like 4.1 or 4.1.6");
-  EXPECT_EQ(error_of("ompi 5.0-4.1"), "impossible version range '5.0-4.1' for library ompi: the low end is above the "
-                                      "high end");
+  EXPECT_EQ(error_of("ompi 4.x"),
+            "bad version range '4.x' for library ompi, expected VERSION, LOW-HIGH, LOW- or "
+            "-HIGH with versions like 4.1 or 4.1.6");
+  EXPECT_EQ(error_of("ompi -"),
+            "bad version range '-' for library ompi, expected VERSION, LOW-HIGH, LOW- or -HIGH "
+            "with versions like 4.1 or 4.1.6");
+  EXPECT_EQ(error_of("ompi 5.0-4.1"),
+            "impossible version range '5.0-4.1' for library ompi: the low end is above the "
+            "high end");
   EXPECT_EQ(error_of("ompi 4.1 5.0").rfind("bad library 'ompi 4.1 5.0', expected NAME or \"NAME VERSIONS\"", 0), 0u);
   EXPECT_EQ(error_of("").rfind("bad library ''", 0), 0u);
   // 4.1.5 to any 4.1.x is a range, not an impossible one.

@@ -1,7 +1,8 @@
-// The libraries' own Allgather, Alltoall and Allreduce decisions as SMPI 3.32's ompi, mpich, mvapich2 and impi selectors
-// make them (config/libraries/smpi-3.32-*.yaml), as the cost model costs them: the thresholds, the stand-in schedules of
-// the model's own (checked at every p, with their rank symmetries), and that every decision has a stand-in that exists
-// and is eligible at that p. These are the expectations the C++ selectors had before the tables became data.
+// The libraries' own Allgather, Alltoall and Allreduce decisions as SMPI 3.32's ompi, mpich, mvapich2 and impi
+// selectors make them (config/libraries/smpi-3.32-*.yaml), as the cost model costs them: the thresholds, the stand-in
+// schedules of the model's own (checked at every p, with their rank symmetries), and that every decision has a stand-in
+// that exists and is eligible at that p. These are the expectations the C++ selectors had before the tables became
+// data.
 #include <gtest/gtest.h>
 
 #include "algorithms/engine/algorithm_spec.hpp"
@@ -59,7 +60,7 @@ TEST(NativeDecision, OpenMpiThresholds) {
 TEST(NativeDecision, MpichThresholds) {
   EXPECT_EQ(runs(mpich, 64, 8191), "allgather recursive_doubling");  // 512 KiB in all, less one block
   EXPECT_EQ(runs(mpich, 64, 8192), "alltoall pairwise");
-  EXPECT_EQ(runs(mpich, 96, 853), "allgather bruck");  // 81888 B in all
+  EXPECT_EQ(runs(mpich, 96, 853), "allgather bruck");   // 81888 B in all
   EXPECT_EQ(runs(mpich, 80, 1024), "allgather bruck");  // exactly 80 KiB
   EXPECT_EQ(runs(mpich, 80, 1025), "alltoall pairwise");
 }
@@ -185,7 +186,8 @@ TEST(NativeDecision, Mvapich2AndIntelMpiAlltoallThresholds) {
   EXPECT_EQ(runs_alltoall(impi, 8, 100), "alltoall scatter_dest_alltoall");
   EXPECT_EQ(runs_alltoall(impi, 2, 100), "alltoall xor_pairwise_alltoall");
   EXPECT_EQ(runs(impi, 64, 8, {16, true}, Collective::alltoall), "alltoall bruck");
-  EXPECT_EQ(runs(impi, 64, 6, {8, true}, Collective::alltoall), "allgather mpich_recursive_doubling");  // 4, then MVAPICH2's
+  EXPECT_EQ(runs(impi, 64, 6, {8, true}, Collective::alltoall),
+            "allgather mpich_recursive_doubling");  // 4, then MVAPICH2's
   EXPECT_EQ(runs(impi, 64, 6495, {16, true}, Collective::alltoall), "alltoall xor_pairwise_alltoall");  // 3
   EXPECT_EQ(runs(impi, 64, 6496, {16, true}, Collective::alltoall), "alltoall scatter_dest_alltoall");  // 4
 }
@@ -199,10 +201,10 @@ TEST(NativeDecision, AllreduceThresholds) {
   EXPECT_EQ(runs_allreduce(ompi, 96, 262143), "allreduce recursive_doubling");
   EXPECT_EQ(runs_allreduce(ompi, 96, 262144), "allreduce rabenseifner");
   EXPECT_EQ(runs_allreduce(ompi, 200, 131071), "not modelled: redbcast (allreduce__redbcast)");
-  EXPECT_EQ(runs_allreduce(ompi, 3, 4104), "allreduce ring");  // lr: 513 elements in 3 segments
+  EXPECT_EQ(runs_allreduce(ompi, 3, 4104), "allreduce ring");                    // lr: 513 elements in 3 segments
   EXPECT_EQ(runs_allreduce(ompi, 3, 4096), "not modelled: lr (allreduce__lr)");  // 512 do not split in 3
   EXPECT_EQ(runs_allreduce(ompi, 2, 4096), "allreduce ring");
-  EXPECT_EQ(runs_allreduce(ompi, 3, 4), "not modelled: lr (allreduce__lr)");  // fewer elements than ranks
+  EXPECT_EQ(runs_allreduce(ompi, 3, 4), "not modelled: lr (allreduce__lr)");    // fewer elements than ranks
   EXPECT_EQ(runs_allreduce(ompi, 20, 32), "not modelled: lr (allreduce__lr)");  // the segmented ring, 4 elements
   EXPECT_EQ(runs_allreduce(mpich, 96, 1 << 20), "allreduce recursive_doubling");
   EXPECT_EQ(runs_allreduce(mpich, 96, 8, 16), "not modelled: mvapich2_two_level");
@@ -219,17 +221,19 @@ TEST(NativeDecision, Mvapich2AndIntelMpiAllreduceThresholds) {
   EXPECT_EQ(runs_allreduce(mvapich2, 96, 16384), "allreduce recursive_doubling");
   EXPECT_EQ(runs_allreduce(mvapich2, 96, 16385, 16), "allreduce rabenseifner");  // one level, any placement
   EXPECT_EQ(runs_allreduce(mvapich2, 16, 1025), "allreduce rabenseifner");
-  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 128), "allreduce recursive_doubling");  // leaders' rs: 16 elements < 2048 ranks
-  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 1024), "allreduce recursive_doubling");  // multicast: rd
-  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 16384), "allreduce rabenseifner");  // 2048 elements
+  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 128),
+            "allreduce recursive_doubling");  // leaders' rs: 16 elements < 2048 ranks
+  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 1024), "allreduce recursive_doubling");   // multicast: rd
+  EXPECT_EQ(runs_allreduce(mvapich2, 2048, 16384), "allreduce rabenseifner");        // 2048 elements
   EXPECT_EQ(runs_allreduce(mvapich2, 2048, 16376), "allreduce recursive_doubling");  // 2047
-  EXPECT_EQ(runs_allreduce(impi, 64, 8), "allreduce recursive_doubling");  // 4: two-level
-  EXPECT_EQ(runs_allreduce(impi, 64, 16), "allreduce recursive_doubling");  // 1
+  EXPECT_EQ(runs_allreduce(impi, 64, 8), "allreduce recursive_doubling");            // 4: two-level
+  EXPECT_EQ(runs_allreduce(impi, 64, 16), "allreduce recursive_doubling");           // 1
   EXPECT_EQ(runs_allreduce(impi, 64, 93784), "not modelled: rab1");
   EXPECT_NE(decide(impi, Collective::allreduce, 96, 93784, {1, true}).why_not.find("throws"), std::string::npos);
   EXPECT_EQ(runs_allreduce(impi, 64, 817658), "not modelled: redbcast");
   EXPECT_EQ(runs_allreduce(impi, 8, 131072), "allreduce ring");  // 8: the segmented ring's logical ring, 16384 elements
-  EXPECT_EQ(runs_allreduce(impi, 6, 131072), "not modelled: ompi_ring_segmented (allreduce__lr)");  // 16384 do not split in 6
+  EXPECT_EQ(runs_allreduce(impi, 6, 131072),
+            "not modelled: ompi_ring_segmented (allreduce__lr)");  // 16384 do not split in 6
   EXPECT_EQ(runs_allreduce(impi, 64, 200, 8), "not modelled: smp_binomial");
 }
 
@@ -241,10 +245,11 @@ TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
     Schedule (*schedule)(int, int);
     RankSymmetry (*symmetry)(int);
   };
-  for (const Library& library : {Library{"ompi_linear", ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
-                                 Library{"xor_pairwise", xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
-                                 Library{"scatter_dest", scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
-                                 Library{"mpich_scattered", mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry}}) {
+  for (const Library& library :
+       {Library{"ompi_linear", ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+        Library{"xor_pairwise", xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
+        Library{"scatter_dest", scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
+        Library{"mpich_scattered", mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry}}) {
     for (int p = 1; p <= 130; ++p) {
       if (library.schedule == xor_pairwise_alltoall_schedule && (p & (p - 1)) != 0) continue;
       const CheckSetup call = uniform_setup(BlockNaming::alltoall, p, 24);
@@ -330,7 +335,8 @@ TEST(NativeDecision, EveryDecisionHasAnEligibleStandIn) {
           // Allreduce: the compositions of a selector's own Reduce, Bcast or Allgather, and node phases,
           // are not modelled, in every library. The pair exchange fails in SMPI at a p that is not a
           // power of two.
-          const bool modelled = (all_modelled || collective == Collective::alltoall) && collective != Collective::allreduce &&
+          const bool modelled = (all_modelled || collective == Collective::alltoall) &&
+                                collective != Collective::allreduce &&
                                 (decision.library_algorithm != "pair" || (p & (p - 1)) == 0);
           if (!modelled && decision.stand_in.empty()) {
             EXPECT_FALSE(decision.why_not.empty());

@@ -101,7 +101,8 @@ void expect_shape_traffic(const std::string& dims, const Traffic& counted, const
     } else if (sizes.size() == 1) {
       ASSERT_LE(sent, per_lane) << where << " rank " << rank;
     } else {
-      ASSERT_LE(sent, (2 * nodes + m - 1) / m * per_lane * static_cast<long>(*sizes.rbegin())) << where << " rank " << rank;
+      ASSERT_LE(sent, (2 * nodes + m - 1) / m * per_lane * static_cast<long>(*sizes.rbegin()))
+          << where << " rank " << rank;
     }
   }
 }
@@ -127,8 +128,8 @@ TEST(NodeGrid, EveryBlockArrivesOnceAndFewMessagesCrossNodesForAllProcessCountsA
         const NodeGridRouting routing(map.node_of_rank, *parse_node_grid_dims(dims));
 
         const auto datum_bytes = [&](std::int64_t datum) { return matrix.bytes(datum / p, datum % p); };
-        const CheckResult result = check_schedules({BlockNaming::alltoall, p, datum_bytes},
-                                                   [&](int rank) { return schedules[rank]; });
+        const CheckResult result =
+            check_schedules({BlockNaming::alltoall, p, datum_bytes}, [&](int rank) { return schedules[rank]; });
         ASSERT_TRUE(result.ok()) << where << ": " << result.errors.front();
         // Every byte leaves its origin once and is forwarded at most phases - 1 times (one local
         // combine, K - 1 intermediate nodes, one local delivery); 8-byte size headers come on top.
@@ -173,7 +174,8 @@ TEST(NodeGrid, HandlersOfAnUnevenExample) {
   // (2+1) mod 2 are both local rank 1), from their handlers: rank 1 (node 0) and rank 5.
   const auto incoming = routing.incoming(1, 4);
   ASSERT_EQ(incoming.size(), 2u);
-  EXPECT_EQ(incoming.at(1), (std::vector<std::int64_t>{0 * 6 + 3, 0 * 6 + 4, 1 * 6 + 3, 1 * 6 + 4, 2 * 6 + 3, 2 * 6 + 4}));
+  EXPECT_EQ(incoming.at(1),
+            (std::vector<std::int64_t>{0 * 6 + 3, 0 * 6 + 4, 1 * 6 + 3, 1 * 6 + 4, 2 * 6 + 3, 2 * 6 + 4}));
   EXPECT_EQ(incoming.at(5), (std::vector<std::int64_t>{5 * 6 + 3, 5 * 6 + 4}));
 }
 

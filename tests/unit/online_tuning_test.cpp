@@ -121,7 +121,8 @@ TEST(ModelEnvironment, PlatformMarginAndTuneModes) {
   EXPECT_TRUE(plain.confirms());
   EXPECT_DOUBLE_EQ(plain.model_margin, 0.10);
   EXPECT_TRUE(plain.errors.empty() && plain.warnings.empty());
-  const auto off = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE", "off"}, {"COLLSHIM_MODEL_MARGIN", "0.25"}});
+  const auto off =
+      environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE", "off"}, {"COLLSHIM_MODEL_MARGIN", "0.25"}});
   EXPECT_FALSE(off.confirms());
   EXPECT_DOUBLE_EQ(off.model_margin, 0.25);
   const auto online = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE", "online"}});
@@ -175,9 +176,10 @@ TEST(OnlineTuningSelector, TunesNeitherForcedCallsNorRulesLearnedBefore) {
   std::vector<RuleDiagnostic> diagnostics;
   RuleTable table;
   table.add_file_text(learned, "learned.yaml", diagnostics);
-  const Selector selector(environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_OUT", "learned.yaml"},
-                                       {"COLLSHIM_ALLTOALLV", "pairwise"}}),
-                          std::move(table), diagnostics);
+  const Selector selector(
+      environment(
+          {{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_OUT", "learned.yaml"}, {"COLLSHIM_ALLTOALLV", "pairwise"}}),
+      std::move(table), diagnostics);
   ASSERT_TRUE(diagnostics.empty());
   EXPECT_FALSE(selector.tunes(selector.decide(allgather_facts(4))));  // a rule of COLLSHIM_TUNE_OUT
   EXPECT_TRUE(selector.tunes(selector.decide(allgather_facts(6))));   // no rule
@@ -193,8 +195,17 @@ TEST(OnlineTuningSelector, TunesNeitherForcedCallsNorRulesLearnedBefore) {
 }
 
 LearnedChoice learned_choice(int choice_id, double best_seconds, int bucket = 6) {
-  return {static_cast<int>(Collective::allgather), 16, 2, 8, static_cast<int>(MappingClass::sequential), bucket, 0,
-          choice_id, 40, best_seconds, 3 * best_seconds};
+  return {static_cast<int>(Collective::allgather),
+          16,
+          2,
+          8,
+          static_cast<int>(MappingClass::sequential),
+          bucket,
+          0,
+          choice_id,
+          40,
+          best_seconds,
+          3 * best_seconds};
 }
 
 TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
@@ -209,7 +220,8 @@ TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
   ASSERT_TRUE(diagnostics.empty()) << yaml;
   ASSERT_EQ(table.rules().size(), 2u) << yaml;
   EXPECT_NE(yaml.find("Learned online (2026-11-24): 40 trial calls; best 2.0 us, native 6.0 us (3.00x)"),
-            std::string::npos) << yaml;
+            std::string::npos)
+      << yaml;
   EXPECT_NE(yaml.find("2 of 3 communicator ranks chose this"), std::string::npos) << yaml;
   std::vector<RuleDiagnostic> none;
   const Selector selector(environment({}), std::move(table), none);
@@ -229,8 +241,8 @@ TEST(LearnedRules, OneRulePerKeyByMajorityParsedBackToTheSameDecision) {
 TEST(LearnedRules, NameTheLibraryTheyWereLearnedUnder) {
   const std::vector<std::string> choices = {"native", "ring"};
   const MpiLibrary ompi{"ompi", {4, 1, 4}, "4.1.4", "Open MPI 4.1.4"};
-  const std::string yaml = learned_rules_yaml({learned_choice(1, 1e-6)}, choices,
-                                              {"Open MPI v4.1.4", ompi, "2026-11-24", {"default"}});
+  const std::string yaml =
+      learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"Open MPI v4.1.4", ompi, "2026-11-24", {"default"}});
   EXPECT_NE(yaml.find("    when: { library: \"ompi 4.1.4\", procs: 16, block_bytes: 64-127, mapping: sequential, "
                       "nodes: 2, ppn: 8 }\n"),
             std::string::npos)
@@ -247,8 +259,8 @@ TEST(LearnedRules, NameTheLibraryTheyWereLearnedUnder) {
   EXPECT_EQ(decided(yaml, {"ompi", {4, 1, 5}, "4.1.5", ""}), "native");
   EXPECT_EQ(decided(yaml, {"mpich", {4, 0, 2}, "4.0.2", ""}), "native");
   // A library the shim cannot name: no condition to write, and the evidence says so.
-  const std::string unnamed = learned_rules_yaml({learned_choice(1, 1e-6)}, choices,
-                                                 {"Intel(R) MPI Library 2021.6", {}, "2026-11-24", {}});
+  const std::string unnamed =
+      learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"Intel(R) MPI Library 2021.6", {}, "2026-11-24", {}});
   EXPECT_EQ(unnamed.find("when: { library"), std::string::npos) << unnamed;
   EXPECT_NE(unnamed.find("when: { procs: 16"), std::string::npos) << unnamed;
   EXPECT_NE(unnamed.find("# MPI library: Intel(R) MPI Library 2021.6 (not identified: the rule cannot name it, so it "
@@ -261,8 +273,9 @@ TEST(LearnedRules, NameTheLibraryTheyWereLearnedUnder) {
 TEST(LearnedRules, MergeKeepsTheExistingRulesAndCommentsAfterTheNewOnes) {
   const std::vector<std::string> choices = {"native", "ring"};
   const std::string learned = learned_rules_yaml({learned_choice(1, 1e-6)}, choices, {"MPI", {}, "today", {}});
-  const std::string existing = "# site notes\nversion: 1\nrules:\n  # old evidence\n  - collective: allgather\n"
-                               "    when: { procs: 64 }\n    use: bruck\n";
+  const std::string existing =
+      "# site notes\nversion: 1\nrules:\n  # old evidence\n  - collective: allgather\n"
+      "    when: { procs: 64 }\n    use: bruck\n";
   const std::string merged = merge_rule_files(existing, learned);
   ASSERT_FALSE(merged.empty());
   EXPECT_EQ(merged.rfind("# site notes\nversion: 1\nrules:\n  # Learned online", 0), 0u) << merged;

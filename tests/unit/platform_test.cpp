@@ -76,15 +76,22 @@ TEST(Platform, ErrorsNameFileLineColumnAndWhatWasExpected) {
   const std::string net = "net:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\n";
   expect_error("shm:\n  overhead_us: fast\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\n" + net,
                "bad.yaml:2:16: bad value 'fast' for 'overhead_us', expected a number, 0 or more");
-  expect_error("shm:\n  overhaed_us: 1\n" + net, "bad.yaml:2:3: unknown key 'overhaed_us' in channel 'shm', expected one of");
+  expect_error("shm:\n  overhaed_us: 1\n" + net,
+               "bad.yaml:2:3: unknown key 'overhaed_us' in channel 'shm', expected one of");
   expect_error(net, "bad.yaml:1:1: missing 'shm'");
-  expect_error("shm:\n  transfer:\n    - {tau: 4, latency_us: 1, gbytes_per_s: 1}\n    - {tau: 2, latency_us: 1, gbytes_per_s: 1}\n" + net,
-               "bad.yaml:4:7: transfer points of channel 'shm' must have ascending tau (2 after 4)");
-  expect_error("shm:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 0}]\n" + net, "bad.yaml:2:52: 'gbytes_per_s' must be above 0");
+  expect_error(
+      "shm:\n  transfer:\n    - {tau: 4, latency_us: 1, gbytes_per_s: 1}\n    - {tau: 2, latency_us: 1, gbytes_per_s: "
+      "1}\n" +
+          net,
+      "bad.yaml:4:7: transfer points of channel 'shm' must have ascending tau (2 after 4)");
+  expect_error("shm:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 0}]\n" + net,
+               "bad.yaml:2:52: 'gbytes_per_s' must be above 0");
   expect_error("shm:\n  transfer: [{tau: 1, latency_us: 1}]\n" + net, "needs 'tau', 'latency_us' and 'gbytes_per_s'");
-  expect_error("shm:\n  size_factors: [{from_bytes: 8}, {from_bytes: 8}]\n" + net, "bad.yaml:2:35: size factors of channel 'shm' must have ascending from_bytes");
+  expect_error("shm:\n  size_factors: [{from_bytes: 8}, {from_bytes: 8}]\n" + net,
+               "bad.yaml:2:35: size factors of channel 'shm' must have ascending from_bytes");
   expect_error("probe_us: -1\n", "bad.yaml:1:11: bad value '-1' for 'probe_us', expected a number, 0 or more");
-  expect_error("transfers_wait_for_receiver: maybe\n", "bad.yaml:1:30: bad value 'maybe' for 'transfers_wait_for_receiver', expected true or false");
+  expect_error("transfers_wait_for_receiver: maybe\n",
+               "bad.yaml:1:30: bad value 'maybe' for 'transfers_wait_for_receiver', expected true or false");
   expect_error("shm: [1, 2\n", "bad.yaml:2:1: malformed YAML");
   expect_error("name: a\nname: b\n", "bad.yaml:2:1: key 'name' given twice");
 }
@@ -92,8 +99,11 @@ TEST(Platform, ErrorsNameFileLineColumnAndWhatWasExpected) {
 // A job's nodes fill the switches in turn, the last size repeating; the description reads and
 // writes them back, and names what is wrong with them.
 TEST(Platform, SwitchesTakeTheJobsNodesInTurn) {
-  const std::string net = "net:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\nshm:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\n";
-  const Platform platform = parse_platform("switches: {nodes_per_switch: [5, 11], across_latency_us: 12}\n" + net, "s.yaml");
+  const std::string net =
+      "net:\n  transfer: [{tau: 1, latency_us: 1, gbytes_per_s: 1}]\nshm:\n  transfer: [{tau: 1, latency_us: 1, "
+      "gbytes_per_s: 1}]\n";
+  const Platform platform =
+      parse_platform("switches: {nodes_per_switch: [5, 11], across_latency_us: 12}\n" + net, "s.yaml");
   EXPECT_EQ(platform.nodes_per_switch, (std::vector<int>{5, 11}));
   EXPECT_DOUBLE_EQ(platform.across_switches_latency_us, 12.0);
   EXPECT_EQ(platform.switch_of_node(0), 0);
@@ -113,9 +123,7 @@ TEST(Platform, SwitchesTakeTheJobsNodesInTurn) {
   expect_error("switches: {nodes: [4]}\n" + net, "bad.yaml:1:12: unknown key 'nodes' in 'switches'");
 }
 
-TEST(Platform, AMissingFileIsNamed) {
-  EXPECT_THROW(load_platform("/nonexistent/platform.yaml"), PlatformError);
-}
+TEST(Platform, AMissingFileIsNamed) { EXPECT_THROW(load_platform("/nonexistent/platform.yaml"), PlatformError); }
 
 }  // namespace
 }  // namespace collshim::model

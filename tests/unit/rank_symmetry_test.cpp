@@ -124,13 +124,15 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
           const RankSymmetry symmetry = rank_symmetry(choice, nodes);
           if (symmetry.kind == RankSymmetry::Kind::none) continue;
           ++symmetric_maps;
-          const std::string what = spec.text + " p=" + std::to_string(p) + " " + std::to_string(per_node) + " per node" +
-                                   (nodes == sequential(p, per_node) ? "" : " round-robin");
+          const std::string what = spec.text + " p=" + std::to_string(p) + " " + std::to_string(per_node) +
+                                   " per node" + (nodes == sequential(p, per_node) ? "" : " round-robin");
           // No relabeling moves a rank within its node: an orbit's ranks share their local index.
           const RankOrbits orbits(symmetry, nodes);
           for (int rank = 0; rank < p; ++rank) {
             const int model = orbits.representative_rank(orbits.orbit_of(rank));
-            const auto local = [&](int r) { return static_cast<int>(std::count(nodes.begin(), nodes.begin() + r, nodes[r])); };
+            const auto local = [&](int r) {
+              return static_cast<int>(std::count(nodes.begin(), nodes.begin() + r, nodes[r]));
+            };
             ASSERT_EQ(local(rank), local(model)) << what << " rank " << rank;
           }
           EXPECT_EQ(rank_symmetry_violation(uniform_call(spec.collective, p, 24), symmetry,
@@ -140,7 +142,8 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
         }
       }
     }
-    EXPECT_GE(symmetric_maps, spec.min_symmetric_maps) << spec.text << " declares a symmetry on too few maps to be tested";
+    EXPECT_GE(symmetric_maps, spec.min_symmetric_maps)
+        << spec.text << " declares a symmetry on too few maps to be tested";
     // Elsewhere it declares none: one node, an uneven last node, nodes neither runs nor round-robin.
     EXPECT_EQ(rank_symmetry(choice, std::vector<int>(16, 0)).kind, RankSymmetry::Kind::none);
     EXPECT_EQ(rank_symmetry(choice, sequential(20, 8)).kind, RankSymmetry::Kind::none);
@@ -153,21 +156,27 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
   EXPECT_NE(rank_symmetry_violation(uniform_call(Collective::allgather, 16, 24), {RankSymmetry::Kind::rotation, 2},
                                     [&](int rank) { return generate_schedule(bruck, nodes, rank); }),
             "");
-  EXPECT_EQ(rank_symmetry(choice_of({Collective::allreduce, "hierarchical:inter=recursive_doubling"}), sequential(32, 4)).kind,
-            RankSymmetry::Kind::none) << "the leaders run it in place, where its last rank copies and the others do not";
+  EXPECT_EQ(
+      rank_symmetry(choice_of({Collective::allreduce, "hierarchical:inter=recursive_doubling"}), sequential(32, 4))
+          .kind,
+      RankSymmetry::Kind::none)
+      << "the leaders run it in place, where its last rank copies and the others do not";
   EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical"}), sequential(32, 4)).kind,
-            RankSymmetry::Kind::none) << "inter=native: a library collective";
+            RankSymmetry::Kind::none)
+      << "inter=native: a library collective";
 }
 
 // The lists above cover every declaration, so a new one cannot go unchecked.
 TEST(RankSymmetry, EveryDeclaringAlgorithmIsChecked) {
   std::set<std::pair<Collective, std::string>> listed;
-  for (const Spec& spec : symmetric_specs) listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
-  for (const Spec& spec : node_aware_specs) listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
+  for (const Spec& spec : symmetric_specs)
+    listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
+  for (const Spec& spec : node_aware_specs)
+    listed.insert({spec.collective, std::string(choice_of(spec).algorithm->name)});
   for (const Algorithm& algorithm : algorithms()) {
     if (!algorithm.symmetry) continue;
     for (const Collective collective : algorithm.collectives) {
-      const Collective checked = collective == Collective::allgatherv ? Collective::allgather
+      const Collective checked = collective == Collective::allgatherv  ? Collective::allgather
                                  : collective == Collective::alltoallv ? Collective::alltoall
                                                                        : collective;
       EXPECT_TRUE(listed.contains({checked, std::string(algorithm.name)})) << algorithm.name;
@@ -187,7 +196,8 @@ TEST(RankSymmetry, AWrongDeclarationIsFound) {
   EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::rotation}, schedules_of("recursive_doubling")), "");
   EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {2, 2, 2}}, schedules_of("ring")), "");
   EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::rotation}, schedules_of("neighbor_exchange")), "");
-  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {2, 4}}, schedules_of("recursive_doubling")), "");
+  EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {2, 4}}, schedules_of("recursive_doubling")),
+            "");
   EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {3, 3}}, schedules_of("ring")), "")
       << "radices whose product is not p do not fit";
 }
@@ -211,17 +221,20 @@ TEST(RankOrbits, TheNodeMapDecidesHowManyRanksAreCosted) {
   EXPECT_EQ(RankOrbits(rotation, sequential(64, 16)).node_orbits(), 1);
   EXPECT_EQ(RankOrbits(rotation, round_robin(64, 4)).representatives(), 1);
   EXPECT_EQ(RankOrbits(rotation, round_robin(60, 4)).representatives(), 1);
-  EXPECT_EQ(RankOrbits(rotation, sequential(60, 16)).representatives(), 60) << "an uneven last node: no shift keeps the nodes";
+  EXPECT_EQ(RankOrbits(rotation, sequential(60, 16)).representatives(), 60)
+      << "an uneven last node: no shift keeps the nodes";
   EXPECT_EQ(RankOrbits({RankSymmetry::Kind::rotation, 2}, round_robin(64, 4)).representatives(), 2);
   EXPECT_EQ(RankOrbits(binary, sequential(64, 16)).representatives(), 1) << "XOR of the low bits stays in the node";
   EXPECT_EQ(RankOrbits(binary, round_robin(64, 4)).representatives(), 1);
-  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).representatives(), 16) << "XOR 1 and 2 keep nodes of 12, XOR 4 splits them";
+  EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).representatives(), 16)
+      << "XOR 1 and 2 keep nodes of 12, XOR 4 splits them";
   EXPECT_EQ(RankOrbits(binary, sequential(64, 12)).kind(), RankSymmetry::Kind::digits);
   EXPECT_EQ(RankOrbits(binary, sequential(32, 4)).kind(), RankSymmetry::Kind::none) << "radices for 64, not 32";
   EXPECT_EQ(RankOrbits({}, sequential(64, 16)).representatives(), 64);
   // A row of 8 (the low digit) holds two nodes of 4: shifts by 4 along it keep them, by 1 or 2 not.
   EXPECT_EQ(RankOrbits(RankSymmetry{RankSymmetry::Kind::digits, 1, {8, 4}}, sequential(32, 4)).representatives(), 4);
-  EXPECT_EQ(RankOrbits(RankSymmetry{RankSymmetry::Kind::digits, 1, {8, 4}}, sequential(32, 4)).orbit_of(8 * 3 + 4 + 2), 2);
+  EXPECT_EQ(RankOrbits(RankSymmetry{RankSymmetry::Kind::digits, 1, {8, 4}}, sequential(32, 4)).orbit_of(8 * 3 + 4 + 2),
+            2);
   // Fixed digits: a node-aware algorithm's local index. Nodes of 4 consecutive ranks, the node index
   // rotated: node 0's ranks represent their orbits.
   const RankOrbits by_node(RankSymmetry{RankSymmetry::Kind::digits, 1, {4, 16}, {0}}, sequential(64, 4));
@@ -281,9 +294,9 @@ TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
   };
   int reduced = 0;
   for (const int p : {6, 8, 12, 16, 24, 27, 32, 48, 64}) {
-    const std::vector<NodeMap> maps = {{"one node", sequential(p, p)},        {"sequential 2", sequential(p, 2)},
-                                       {"sequential 4", sequential(p, 4)},    {"round robin 2", round_robin(p, 2)},
-                                       {"round robin 3", round_robin(p, 3)},  {"round robin 4", round_robin(p, 4)},
+    const std::vector<NodeMap> maps = {{"one node", sequential(p, p)},       {"sequential 2", sequential(p, 2)},
+                                       {"sequential 4", sequential(p, 4)},   {"round robin 2", round_robin(p, 2)},
+                                       {"round robin 3", round_robin(p, 3)}, {"round robin 4", round_robin(p, 4)},
                                        {"one per node", sequential(p, 1)}};
     std::vector<Spec> specs = symmetric_specs;
     specs.insert(specs.end(), node_aware_specs.begin(), node_aware_specs.end());
@@ -298,8 +311,8 @@ TEST(SymmetricCosting, PredictsWhatCostingEveryRankPredicts) {
           const std::vector<double> start = dissemination_barrier_exit_us(platform, map.nodes);
           for (const long long bytes : {64LL, 4096LL}) {
             const CheckSetup call = uniform_call(spec.collective, p, bytes);
-            const std::string what = spec.text + " p=" + std::to_string(p) + " " + map.name +
-                                     (wait ? " waiting" : "") + " bytes=" + std::to_string(bytes);
+            const std::string what = spec.text + " p=" + std::to_string(p) + " " + map.name + (wait ? " waiting" : "") +
+                                     " bytes=" + std::to_string(bytes);
             const Prediction every_rank = predict(platform, call, map.nodes, schedule_of, start);
             const Prediction by_orbit = predict(platform, call, map.nodes, schedule_of, start, symmetry);
             ASSERT_EQ(every_rank.ranks_costed, p) << what;
@@ -355,9 +368,10 @@ TEST(SymmetricCosting, SwitchesAreKeptWhole) {
 TEST(SymmetricCosting, AWrongDeclarationStopsThePrediction) {
   const AlgorithmChoice choice = choice_of({Collective::allgather, "recursive_doubling"});
   const std::vector<int> nodes = round_robin(32, 4);
-  EXPECT_THROW(predict(drifting_platform(false), uniform_call(Collective::allgather, 32, 64), nodes,
-                       [&](int rank) { return generate_schedule(choice, nodes, rank); }, {}, {RankSymmetry::Kind::rotation}),
-               std::logic_error);
+  EXPECT_THROW(
+      predict(drifting_platform(false), uniform_call(Collective::allgather, 32, 64), nodes,
+              [&](int rank) { return generate_schedule(choice, nodes, rank); }, {}, {RankSymmetry::Kind::rotation}),
+      std::logic_error);
 }
 
 // Where packing costs, which messages are scattered breaks the symmetry: every rank is costed.
@@ -366,9 +380,9 @@ TEST(SymmetricCosting, PackingTurnsItOff) {
   platform.pack_gbytes_per_s = 2;
   const AlgorithmChoice choice = choice_of({Collective::allgather, "bruck"});
   const std::vector<int> nodes = sequential(32, 4);
-  const Prediction prediction = predict(platform, uniform_call(Collective::allgather, 32, 64), nodes,
-                                        [&](int rank) { return generate_schedule(choice, nodes, rank); }, {},
-                                        rank_symmetry(choice, nodes));
+  const Prediction prediction = predict(
+      platform, uniform_call(Collective::allgather, 32, 64), nodes,
+      [&](int rank) { return generate_schedule(choice, nodes, rank); }, {}, rank_symmetry(choice, nodes));
   EXPECT_EQ(prediction.ranks_costed, 32);
 }
 

@@ -73,16 +73,19 @@ TEST(RecursiveMultiplying, LargeProcessCountsPlanQuickly) {
 
 TEST(RecursiveMultiplying, FactorListsAreValidated) {
   for (const char* good : {"8x3x4", "2", "7", "64x64", "auto"}) {
-    EXPECT_TRUE(parse_algorithm_spec(std::string("recursive_multiplying:factors=") + good, Collective::allgather).choice)
+    EXPECT_TRUE(
+        parse_algorithm_spec(std::string("recursive_multiplying:factors=") + good, Collective::allgather).choice)
         << good;
   }
   for (const char* bad : {"", "1", "8x1", "x", "4x", "x4", "8xx3", "0", "-2", "3.5", "8*3", "65536x65536", "Auto"}) {
-    const auto parsed = parse_algorithm_spec(std::string("recursive_multiplying:factors=") + bad, Collective::allgather);
+    const auto parsed =
+        parse_algorithm_spec(std::string("recursive_multiplying:factors=") + bad, Collective::allgather);
     EXPECT_FALSE(parsed.choice) << bad;
     EXPECT_NE(parsed.error.find("joined by 'x'"), std::string::npos) << parsed.error;
   }
   for (const char* bad : {"1", "65", "four"}) {
-    EXPECT_FALSE(parse_algorithm_spec(std::string("recursive_multiplying:k=") + bad, Collective::allgather).choice) << bad;
+    EXPECT_FALSE(parse_algorithm_spec(std::string("recursive_multiplying:k=") + bad, Collective::allgather).choice)
+        << bad;
   }
 }
 

@@ -59,7 +59,8 @@ std::vector<int> roots_of(int p) {
 Schedule schedule_of(const std::string& algorithm, BlockNaming naming, int p, int rank, int root,
                      const std::vector<TreeNode>& traff_nodes) {
   const bool gather = naming == BlockNaming::gather;
-  if (algorithm == "linear") return gather ? linear_gatherv_schedule(p, rank, root) : linear_scatterv_schedule(p, rank, root);
+  if (algorithm == "linear")
+    return gather ? linear_gatherv_schedule(p, rank, root) : linear_scatterv_schedule(p, rank, root);
   const TreeNode node = algorithm == "binomial" ? binomial_tree_node(p, rank, root) : traff_nodes[rank];
   return gather ? gather_tree_schedule(node, p, rank, root) : scatter_tree_schedule(node, p, rank, root);
 }

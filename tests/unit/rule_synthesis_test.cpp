@@ -165,7 +165,8 @@ TEST(RuleSynthesis, EachLibraryIsJudgedAgainstItsOwnNative) {
                              "native (smpi_ompi): geometric mean 1.25x"),
             std::string::npos)
       << shared.yaml;
-  EXPECT_NE(shared.yaml.find("when: { library: [\"smpi-impi 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+  EXPECT_NE(shared.yaml.find("when: { library: [\"smpi-impi 3.32\", \"smpi-ompi 3.32\"], procs: 16,"),
+            std::string::npos)
       << shared.yaml;
   const RuleTable both = parsed(shared);
   EXPECT_EQ(runs(both, 1024, job_of("smpi-impi", {3, 32})), "ring");
@@ -182,8 +183,8 @@ TEST(RuleSynthesis, TwoLibrariesInOneCsvGiveTwoRuleSetsEachWithItsOwnEvidence) {
   };
   std::vector<Measurement> m = {measured(1024, "native", 100), measured(1024, "ring", 50),
                                 measured(4096, "native", 100), measured(4096, "ring", 120),
-                                mpich(1024, "native", 40),      mpich(1024, "ring", 50),
-                                mpich(4096, "native", 200),     mpich(4096, "ring", 100)};
+                                mpich(1024, "native", 40),     mpich(1024, "ring", 50),
+                                mpich(4096, "native", 200),    mpich(4096, "ring", 100)};
   const auto result = synthesize_rules(m, {});
   ASSERT_EQ(result.rules, 2) << result.yaml;
   const RuleTable table = parsed(result);
@@ -196,8 +197,7 @@ TEST(RuleSynthesis, TwoLibrariesInOneCsvGiveTwoRuleSetsEachWithItsOwnEvidence) {
                              "geometric mean 2.00x"),
             std::string::npos)
       << result.yaml;
-  EXPECT_NE(result.yaml.find("# MPI library: MPICH Version:\t4.0.2\n"), std::string::npos)
-      << result.yaml;
+  EXPECT_NE(result.yaml.find("# MPI library: MPICH Version:\t4.0.2\n"), std::string::npos) << result.yaml;
   EXPECT_NE(result.yaml.find("# 1 cell, block_bytes 1024 measured; ratio to ompi 4.1.4's own native (native): "
                              "geometric mean 2.00x"),
             std::string::npos)
@@ -281,7 +281,8 @@ TEST(RuleSynthesis, PredictionsFillOnlyCellsNobodyMeasured) {
   // Judged per costed library (native:ompi and native:mpich are SMPI 3.32's selectors), each gets the
   // same rule: one rule for both.
   ASSERT_EQ(result.rules, 1) << result.yaml;
-  EXPECT_NE(result.yaml.find("when: { library: [\"smpi-mpich 3.32\", \"smpi-ompi 3.32\"], procs: 16,"), std::string::npos)
+  EXPECT_NE(result.yaml.find("when: { library: [\"smpi-mpich 3.32\", \"smpi-ompi 3.32\"], procs: 16,"),
+            std::string::npos)
       << result.yaml;
   const RuleTable table = parsed(result);
   EXPECT_EQ(runs(table, 1024), "native");
@@ -379,9 +380,10 @@ TEST(RuleSynthesis, RobustTakesTheBestWorstCaseAndNeedsFivePercent) {
   SynthesisOptions robust;
   robust.robust = true;
   // ring: 2.0x on a, 1.04x on b (worst 1.04 < 1.05); sparbit: 1.2x and 1.1x (worst 1.1).
-  std::vector<Measurement> m = {measured(1024, "native", 100, 0, "a"), measured(1024, "ring", 50, 0, "a"),
-                                measured(1024, "sparbit", 100 / 1.2, 0, "a"), measured(1024, "native", 104, 0, "b"),
-                                measured(1024, "ring", 100, 0, "b"), measured(1024, "sparbit", 104 / 1.1, 0, "b")};
+  std::vector<Measurement> m = {
+      measured(1024, "native", 100, 0, "a"),        measured(1024, "ring", 50, 0, "a"),
+      measured(1024, "sparbit", 100 / 1.2, 0, "a"), measured(1024, "native", 104, 0, "b"),
+      measured(1024, "ring", 100, 0, "b"),          measured(1024, "sparbit", 104 / 1.1, 0, "b")};
   const auto result = synthesize_rules(m, robust);
   ASSERT_EQ(result.rules, 1) << result.yaml;
   EXPECT_EQ(runs(parsed(result), 1024), "sparbit");
@@ -453,7 +455,7 @@ TEST(RuleSynthesis, SweepsWithOneWinnerWidenToTheHullOfTheirPlacements) {
   const RuleTable table = parsed(result);  // no "can never match" warning
   EXPECT_EQ(runs_at(table, 96, 32, 4, 8), "ring");
   EXPECT_EQ(runs_at(table, 96, 32, 4, 8, MappingClass::cyclic), "ring");
-  EXPECT_EQ(runs_at(table, 256, 32, 4, 8), "native");  // sizes stay as measured
+  EXPECT_EQ(runs_at(table, 256, 32, 4, 8), "native");   // sizes stay as measured
   EXPECT_EQ(runs_at(table, 64, 128, 16, 8), "native");  // and so do placements beyond the hull
   EXPECT_NE(result.yaml.find("4 cells, block_bytes 64..128 measured"), std::string::npos) << result.yaml;
 }
@@ -546,16 +548,17 @@ CsvReadResult read(const std::string& text, const std::string& platform = "") {
 }
 
 TEST(RuleSynthesisCsv, ReadsCollshimBenchOutput) {
-  const auto result = read("# collshim-bench: comment lines are skipped\n" + header +
-                           "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3.5,0.25,,"
-                           "\"Open MPI v4.1.4, package: Debian\",2024-05-01\n"
-                           "allgather,,16,1024,16384,bruck:radix=2,1,2,3,1.0,ok,2,8,sequential,1024,2.5,0.5,,x,2024-05-01\n",
-                           "lab");
+  const auto result =
+      read("# collshim-bench: comment lines are skipped\n" + header +
+               "allgather,,16,1024,16384,native,1,2,3,1.0,ok,2,8,sequential,1024,3.5,0.25,,"
+               "\"Open MPI v4.1.4, package: Debian\",2024-05-01\n"
+               "allgather,,16,1024,16384,bruck:radix=2,1,2,3,1.0,ok,2,8,sequential,1024,2.5,0.5,,x,2024-05-01\n",
+           "lab");
   ASSERT_TRUE(result.errors.empty()) << result.errors[0];
   ASSERT_EQ(result.measurements.size(), 2u);
   EXPECT_TRUE(result.measurements[0].native);
   EXPECT_EQ(result.measurements[0].mpi_library, "Open MPI v4.1.4, package: Debian");
-  EXPECT_EQ(result.measurements[0].platform, "lab");  // from --platform: the column is empty
+  EXPECT_EQ(result.measurements[0].platform, "lab");     // from --platform: the column is empty
   EXPECT_EQ(result.measurements[1].algorithm, "bruck");  // canonical: default parameters dropped
   EXPECT_DOUBLE_EQ(result.measurements[1].time_us, 2.5);
   EXPECT_EQ(result.measurements[1].source, "results.csv:4");  // line numbers count comments
@@ -605,8 +608,9 @@ TEST(RuleSynthesisCsv, ErrorsNameFileLineAndColumn) {
             0u);
   EXPECT_EQ(first_error(header + "allgather,,16,1024\n"),
             "results.csv:2: 4 fields, the header names 20 (column 'total_bytes' is missing)");
-  EXPECT_EQ(first_error("collective,ranks,nodes,ppn,mapping,block_bytes,algorithm,median_us\n"),
-            "results.csv:1: the header has no column 'spread_us' (collshim-bench --csv writes every column rules needs)");
+  EXPECT_EQ(
+      first_error("collective,ranks,nodes,ppn,mapping,block_bytes,algorithm,median_us\n"),
+      "results.csv:1: the header has no column 'spread_us' (collshim-bench --csv writes every column rules needs)");
   EXPECT_EQ(first_error(""), "results.csv: no header line (expected collshim-bench --csv output)");
   EXPECT_EQ(first_error(header + "allgather,\"open\n"), "results.csv:2: unterminated quoted field");
 }

@@ -60,8 +60,10 @@ TEST(RuleTable, ParsesTheDesignExample) {
 
 TEST(RuleTable, RangesMatchAtTheirBoundaries) {
   RuleTable table;
-  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { procs: 4-8, block_bytes: 1KiB-2KiB }, use: ring }\n",
-                       &table).empty());
+  ASSERT_TRUE(
+      problems(head + "  - { collective: allgather, when: { procs: 4-8, block_bytes: 1KiB-2KiB }, use: ring }\n",
+               &table)
+          .empty());
   const RuleConditions& when = table.rules()[0].when;
   CallFacts f{Collective::allgather, 4, 1024, MappingClass::sequential, 1, 4, false};
   EXPECT_TRUE(when.matches(f));
@@ -107,10 +109,11 @@ TEST(RuleTable, AcceptsEveryCollectiveOfTheTable) {
 
 // text() writes the conditions in rule-file syntax: parsed again, they are the same conditions.
 TEST(RuleTable, ConditionTextParsesBack) {
-  for (const std::string when : {"{}", "{ procs: 4-8 }", "{ block_bytes: -1KiB, nodes: 2- }",
-                                 "{ procs: 6, block_bytes: 512-2MiB, mapping: [cyclic, irregular], nodes: 2-3, ppn: -4, "
-                                 "oversubscribed: true }",
-                                 "{ mapping: sequential, oversubscribed: false }"}) {
+  for (const std::string when :
+       {"{}", "{ procs: 4-8 }", "{ block_bytes: -1KiB, nodes: 2- }",
+        "{ procs: 6, block_bytes: 512-2MiB, mapping: [cyclic, irregular], nodes: 2-3, ppn: -4, "
+        "oversubscribed: true }",
+        "{ mapping: sequential, oversubscribed: false }"}) {
     RuleTable table;
     const auto found = problems(head + "  - { collective: allgather, when: " + when + ", use: ring }\n", &table);
     ASSERT_TRUE(found.empty()) << when << ": " << found[0].text();
@@ -143,9 +146,10 @@ TEST(RuleTable, ReorderIsABooleanOfAllreduceRules) {
                "'reorder' applies to allreduce rules only");
   std::vector<RuleDiagnostic> diagnostics;
   RuleTable table;
-  table.add_file_text(head + "  - { collective: allreduce, reorder: true, use: ring }\n"
-                             "  - { collective: allreduce, reorder: false, use: ring }\n"
-                             "  - { collective: allreduce, use: ring }\n",
+  table.add_file_text(head +
+                          "  - { collective: allreduce, reorder: true, use: ring }\n"
+                          "  - { collective: allreduce, reorder: false, use: ring }\n"
+                          "  - { collective: allreduce, use: ring }\n",
                       "r.yaml", diagnostics);
   ASSERT_EQ(table.rules().size(), 3u);
   EXPECT_TRUE(table.rules()[0].reorder);
@@ -155,7 +159,8 @@ TEST(RuleTable, ReorderIsABooleanOfAllreduceRules) {
 
 TEST(RuleTable, UnknownCollective) {
   expect_error(head + "  - collective: reduce\n    use: ring\n", 3, 17,
-               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv or alltoall");
+               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv "
+               "or alltoall");
 }
 
 TEST(RuleTable, MissingUse) {
@@ -163,8 +168,9 @@ TEST(RuleTable, MissingUse) {
 }
 
 TEST(RuleTable, UnknownCondition) {
-  expect_error(head + "  - collective: allgather\n    when: { cores: 4 }\n    use: ring\n", 4, 13,
-               "unknown condition 'cores', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
+  expect_error(
+      head + "  - collective: allgather\n    when: { cores: 4 }\n    use: ring\n", 4, 13,
+      "unknown condition 'cores', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
 }
 
 TEST(RuleTable, UnknownAlgorithm) {
@@ -264,8 +270,9 @@ TEST(RuleTable, ExplanationsAgreeWithMatching) {
                        &table)
                   .empty());
   const RuleConditions& when = table.rules()[0].when;
-  EXPECT_EQ(when.text(), "{ procs: 4-8, block_bytes: 1KiB-, mapping: [cyclic, irregular], nodes: 2-, ppn: -4, "
-                         "oversubscribed: false }");
+  EXPECT_EQ(when.text(),
+            "{ procs: 4-8, block_bytes: 1KiB-, mapping: [cyclic, irregular], nodes: 2-, ppn: -4, "
+            "oversubscribed: false }");
   int matched = 0;
   for (int procs : {3, 4, 8, 9})
     for (long long bytes : {1023LL, 1024LL})
@@ -292,15 +299,17 @@ JobFacts job(const std::string& name, std::vector<int> version) { return {{name,
 
 TEST(RuleTable, LibraryConditionTakesANameAVersionRangeOrAList) {
   RuleTable table;
-  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
-                              "  - { collective: allgather, when: { library: [smpi-ompi 3.32, mpich], procs: 4 }, use: bruck }\n"
-                              "  - collective: allgather\n"
-                              "    when:\n"
-                              "      library: ompi 5.1-\n"
-                              "      procs: 4\n"
-                              "    use: sparbit\n",
-                       &table)
-                  .empty());
+  ASSERT_TRUE(
+      problems(head +
+                   "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
+                   "  - { collective: allgather, when: { library: [smpi-ompi 3.32, mpich], procs: 4 }, use: bruck }\n"
+                   "  - collective: allgather\n"
+                   "    when:\n"
+                   "      library: ompi 5.1-\n"
+                   "      procs: 4\n"
+                   "    use: sparbit\n",
+               &table)
+          .empty());
   const auto& rules = table.rules();
   EXPECT_EQ(rules[0].when.text(), "{ library: \"ompi 4.1-5.0\", procs: 4 }");
   EXPECT_EQ(rules[1].when.text(), "{ library: [\"smpi-ompi 3.32\", mpich], procs: 4 }");
@@ -339,20 +348,22 @@ TEST(RuleTable, BadLibraryValuesNameTheirPlace) {
                "empty library list, expected ompi, mpich");
   expect_error(head + "  - collective: allgather\n    when: { library: { name: ompi } }\n    use: ring\n", 4, 22,
                "bad library a map, expected a name with an optional version range");
-  expect_error(head + "  - collective: allgather\n    when: { libary: ompi }\n    use: ring\n", 4, 13,
-               "unknown condition 'libary', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
+  expect_error(
+      head + "  - collective: allgather\n    when: { libary: ompi }\n    use: ring\n", 4, 13,
+      "unknown condition 'libary', expected library, procs, block_bytes, mapping, nodes, ppn or oversubscribed");
 }
 
 TEST(RuleTable, LibraryConditionsShadowOnlyWhereTheyCover) {
-  const auto found = problems(head +
-                              "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
-                              "  - { collective: allgather, when: { library: \"ompi 4.1.6\", procs: 4 }, use: bruck }\n"
-                              "  - { collective: allgather, when: { library: ompi, procs: 4 }, use: bruck }\n"
-                              "  - { collective: allgather, when: { library: mpich, procs: 4 }, use: bruck }\n"
-                              "  - { collective: allgather, when: { procs: 4 }, use: sparbit }\n"
-                              "  - { collective: allgather, when: { library: [mpich, smpi-ompi], procs: 4 }, use: ring }\n"
-                              "  - { collective: allgather, when: { procs: 8 }, use: sparbit }\n"
-                              "  - { collective: allgather, when: { library: smpi-ompi, procs: 8 }, use: ring }\n");
+  const auto found =
+      problems(head +
+               "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4 }, use: ring }\n"
+               "  - { collective: allgather, when: { library: \"ompi 4.1.6\", procs: 4 }, use: bruck }\n"
+               "  - { collective: allgather, when: { library: ompi, procs: 4 }, use: bruck }\n"
+               "  - { collective: allgather, when: { library: mpich, procs: 4 }, use: bruck }\n"
+               "  - { collective: allgather, when: { procs: 4 }, use: sparbit }\n"
+               "  - { collective: allgather, when: { library: [mpich, smpi-ompi], procs: 4 }, use: ring }\n"
+               "  - { collective: allgather, when: { procs: 8 }, use: sparbit }\n"
+               "  - { collective: allgather, when: { library: smpi-ompi, procs: 8 }, use: ring }\n");
   // 4.1.6 is inside 4.1-5.0 (line 4); `ompi` alone also matches other versions (line 5 stays); the
   // rule without a library takes every library (lines 8 and 10).
   ASSERT_EQ(found.size(), 3u) << found[0].text();
@@ -365,9 +376,10 @@ TEST(RuleTable, LibraryConditionsShadowOnlyWhereTheyCover) {
 
 TEST(RuleTable, ExplanationsNameTheLibraryFirst) {
   RuleTable table;
-  ASSERT_TRUE(problems(head + "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4-8 }, use: ring }\n",
-                       &table)
-                  .empty());
+  ASSERT_TRUE(
+      problems(head + "  - { collective: allgather, when: { library: \"ompi 4.1-5.0\", procs: 4-8 }, use: ring }\n",
+               &table)
+          .empty());
   const RuleConditions& when = table.rules()[0].when;
   const CallFacts call{Collective::allgather, 16, 64, MappingClass::single_node, 1, 16, false};
   EXPECT_EQ(when.mismatch(call, job("mpich", {4, 0, 2})), "library mpich 4.0.2 is not \"ompi 4.1-5.0\"");

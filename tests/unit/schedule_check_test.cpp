@@ -126,7 +126,8 @@ TEST(ScheduleCheck, RejectsTheWrongDataInABlock) {
       if (rank == 0 && recv.peer == 1) recv.region.blocks = {2};
     return s;
   };
-  EXPECT_TRUE(mentions(check_schedules({BlockNaming::alltoall, 3, {}}, wrong_message), "rank 1 sends send{2} but rank 0 expects recv{2}"));
+  EXPECT_TRUE(mentions(check_schedules({BlockNaming::alltoall, 3, {}}, wrong_message),
+                       "rank 1 sends send{2} but rank 0 expects recv{2}"));
   // A copy: rank 0 puts its own block where rank 1's data for it belongs.
   auto wrong_copy = [](int rank) {
     Schedule s = linear_alltoallv_of(3)(rank);

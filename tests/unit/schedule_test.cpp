@@ -121,7 +121,8 @@ CostFormula recursive_multiplying_formula(int k) {
             // The plan is the cheapest there is: fewest steps, then fewest critical-path messages.
             const FactorCost cheapest = cheapest_recursive_multiplying(p, k);
             auto e = expect_equal("steps of the plan", plan.steps(), cheapest.stages);
-            if (e.empty()) e = expect_equal("critical messages of the plan", plan.critical_messages(), cheapest.messages);
+            if (e.empty())
+              e = expect_equal("critical messages of the plan", plan.critical_messages(), cheapest.messages);
             if (e.empty() && k == 2) {
               // MPICH's recursive doubling (paper Eq. 2): floor(log2 p) stages, +2 unless p is a power of two.
               long log2 = 0;
@@ -234,14 +235,13 @@ TEST_P(ScheduleTest, EveryRankGetsEveryBlockOnceForAllProcessCounts) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllgatherFamily, ScheduleTest, ::testing::ValuesIn(cost_formulas()),
-                         [](const auto& info) {
-                           std::string name = info.param.spec;
-                           for (char& c : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllgatherFamily, ScheduleTest, ::testing::ValuesIn(cost_formulas()), [](const auto& info) {
+  std::string name = info.param.spec;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+});
 
 // Every registered allgather-family algorithm must appear in the table above.
 TEST(ScheduleTest, EveryScheduleAlgorithmHasACostFormula) {

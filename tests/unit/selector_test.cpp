@@ -83,7 +83,8 @@ TEST(Selector, ForcingVariableChoosesTheAlgorithmOfItsCollectiveOnly) {
 }
 
 TEST(Selector, OneProcessAlwaysPassesThrough) {
-  const auto b = build({{"COLLSHIM_ALLGATHER", "ring"}}, {"version: 1\nrules:\n  - { collective: alltoallv, use: pairwise }\n"});
+  const auto b =
+      build({{"COLLSHIM_ALLGATHER", "ring"}}, {"version: 1\nrules:\n  - { collective: alltoallv, use: pairwise }\n"});
   EXPECT_EQ(chosen(b, facts(Collective::allgather, 1, 64, MappingClass::single_node, 1)), "native");
   EXPECT_EQ(chosen(b, facts(Collective::alltoallv, 1, 64, MappingClass::single_node, 1)), "native");
   EXPECT_EQ(chosen(b, facts(Collective::allgather, 2)), "ring");
@@ -215,11 +216,13 @@ TEST(Selector, LaterFilesOverrideEarlierOnesAndForcingBeatsAll) {
 }
 
 TEST(Selector, SizeKeyedAlltoallvRulesNeedAnAgreedSize) {
-  const auto b = build({}, {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  const auto b =
+      build({}, {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
   EXPECT_TRUE(b.selector->needs_agreed_size(Collective::alltoallv));
   EXPECT_FALSE(b.selector->always_native(Collective::alltoallv));
-  const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
-                            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  const auto forced =
+      build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
+            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
   EXPECT_FALSE(forced.selector->needs_agreed_size(Collective::alltoallv));
 }
 
@@ -240,15 +243,16 @@ rules:
     return b.selector->decision_depends_on_size(call);
   };
   EXPECT_TRUE(depends(64, 16, MappingClass::sequential));
-  EXPECT_FALSE(depends(64, 8, MappingClass::sequential));   // ppn differs
-  EXPECT_FALSE(depends(12, 4, MappingClass::sequential));   // procs: 8-16 decides first, whatever the size
-  EXPECT_FALSE(depends(4, 4, MappingClass::sequential));    // no rule for 4
+  EXPECT_FALSE(depends(64, 8, MappingClass::sequential));  // ppn differs
+  EXPECT_FALSE(depends(12, 4, MappingClass::sequential));  // procs: 8-16 decides first, whatever the size
+  EXPECT_FALSE(depends(4, 4, MappingClass::sequential));   // no rule for 4
   EXPECT_TRUE(depends(32, 8, MappingClass::cyclic));
   EXPECT_FALSE(depends(32, 8, MappingClass::sequential));
-  EXPECT_FALSE(depends(1, 1, MappingClass::single_node));   // one process never exchanges
+  EXPECT_FALSE(depends(1, 1, MappingClass::single_node));  // one process never exchanges
   // Forcing fixes the choice: nothing depends on the size.
-  const auto forced = build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
-                            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
+  const auto forced =
+      build({{"COLLSHIM_ALLTOALLV", "pairwise"}},
+            {"version: 1\nrules:\n  - { collective: alltoallv, when: { block_bytes: -64 }, use: linear }\n"});
   EXPECT_FALSE(forced.selector->decision_depends_on_size(facts(Collective::alltoallv, 64)));
 }
 
@@ -362,8 +366,9 @@ namespace {
 // The decision order with a platform description: a forcing variable, then the rules, then the cost
 // model (where no rule matched, for the collectives it costs), then native.
 TEST(Selector, ModelDecidesOnlyWhereNoForcingVariableOrRuleDoes) {
-  const auto b = build({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_ALLTOALL", "pairwise"}},
-                       {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -1KiB }, use: ring }\n"});
+  const auto b =
+      build({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_ALLTOALL", "pairwise"}},
+            {"version: 1\nrules:\n  - { collective: allgather, when: { block_bytes: -1KiB }, use: ring }\n"});
   ASSERT_TRUE(b.diagnostics.empty()) << b.diagnostics[0].text();
   const Decision ruled = b.selector->decide(facts(Collective::allgather, 8, 64));
   EXPECT_EQ(ruled.choice->algorithm->name, "ring");
@@ -374,7 +379,7 @@ TEST(Selector, ModelDecidesOnlyWhereNoForcingVariableOrRuleDoes) {
   EXPECT_FALSE(b.selector->always_native(Collective::allgather));
   EXPECT_EQ(b.selector->decide(facts(Collective::alltoall, 8)).rule_index, Decision::forced_rule);
   EXPECT_FALSE(b.selector->model_decides(Collective::alltoall));  // forced: the model never decides
-  EXPECT_FALSE(b.selector->model_decides(Collective::gatherv));  // rooted calls are not costed
+  EXPECT_FALSE(b.selector->model_decides(Collective::gatherv));   // rooted calls are not costed
   EXPECT_TRUE(b.selector->model_decides(Collective::alltoallv));
   // Alltoallv's sizes are rank-local: the ranks agree on one before the model keys on its bucket.
   EXPECT_TRUE(b.selector->needs_agreed_size(Collective::alltoallv));
@@ -397,8 +402,9 @@ TEST(Environment, UnknownCollshimVariablesAreNamedWithTheClosestKnownOne) {
   const std::vector<std::string> warnings = unknown_variable_warnings(
       {"COLLSHIM_ALLGATER", "COLLSHIM_ALLGATHER", "PATH", "COLLSHIM_PLATFROM", "COLLSHIM_MPIEXEC", "COLLSHIM_LIBRARY"});
   ASSERT_EQ(warnings.size(), 2u);
-  EXPECT_EQ(warnings[0], "COLLSHIM_ALLGATER is not a variable collshim reads; it is ignored (did you mean "
-                         "COLLSHIM_ALLGATHER?)");
+  EXPECT_EQ(warnings[0],
+            "COLLSHIM_ALLGATER is not a variable collshim reads; it is ignored (did you mean "
+            "COLLSHIM_ALLGATHER?)");
   EXPECT_NE(warnings[1].find("COLLSHIM_PLATFROM is not a variable collshim reads; it is ignored (did you mean "
                              "COLLSHIM_PLATFORM?)"),
             std::string::npos);

@@ -18,10 +18,10 @@ TEST(TuningCandidates, AllgatherSweepsTheVariantsThatChangeTraffic) {
   const auto specs = tuning_candidates(Collective::allgather);
   ASSERT_FALSE(specs.empty());
   EXPECT_EQ(specs.front(), "native");
-  for (const char* spec : {"bruck", "bruck:radix=4", "bruck:radix=8", "recursive_multiplying:k=2",
-                           "recursive_multiplying", "recursive_multiplying:k=8", "sparbit", "sparbit:coalesce=1",
-                           "ring", "neighbor_exchange", "recursive_doubling", "hierarchical",
-                           "hierarchical:intra=shm", "hierarchical:inter=bruck", "hierarchical:inter=sparbit,intra=shm"})
+  for (const char* spec :
+       {"bruck", "bruck:radix=4", "bruck:radix=8", "recursive_multiplying:k=2", "recursive_multiplying",
+        "recursive_multiplying:k=8", "sparbit", "sparbit:coalesce=1", "ring", "neighbor_exchange", "recursive_doubling",
+        "hierarchical", "hierarchical:intra=shm", "hierarchical:inter=bruck", "hierarchical:inter=sparbit,intra=shm"})
     EXPECT_TRUE(contains(specs, spec)) << spec;
   EXPECT_FALSE(contains(specs, "bruck:radix=16"));  // only the swept values
 }
@@ -32,7 +32,7 @@ TEST(TuningCandidates, AlltoallvSweepsGridShapes) {
                            "node_grid:dims=2", "node_grid:dims=3", "node_grid:dims=hypercube"})
     EXPECT_TRUE(contains(specs, spec)) << spec;
   EXPECT_FALSE(contains(specs, "grid:dims=1"));  // node_grid's direct shape is not a flat grid
-  EXPECT_FALSE(contains(specs, "bruck"));  // not an Alltoallv algorithm
+  EXPECT_FALSE(contains(specs, "bruck"));        // not an Alltoallv algorithm
 }
 
 TEST(TuningCandidates, EveryCandidateIsCanonicalAndUnique) {

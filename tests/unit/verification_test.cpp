@@ -30,9 +30,9 @@ Measurement row(long long block_bytes, const std::string& algorithm, double time
 
 TEST(Verification, TableRowsGiveSpeedupsAndPassThroughCountsAsOne) {
   const std::vector<Measurement> m = {
-      row(64, "native", 10), row(64, "collshim", 5, "bruck"),             // 2x
-      row(128, "native", 10), row(128, "collshim", 12, "native"),         // noise: counts as 1
-      row(256, "native", 10), row(256, "collshim", 20, "ring"),           // 0.5x: below
+      row(64, "native", 10),  row(64, "collshim", 5, "bruck"),     // 2x
+      row(128, "native", 10), row(128, "collshim", 12, "native"),  // noise: counts as 1
+      row(256, "native", 10), row(256, "collshim", 20, "ring"),    // 0.5x: below
   };
   const VerifyResult r = verify_table(m, nullptr, 0.95);
   ASSERT_TRUE(r.errors.empty());
@@ -49,7 +49,8 @@ TEST(Verification, TableRowsGiveSpeedupsAndPassThroughCountsAsOne) {
 }
 
 // Rows of SimGrid 3.32's SMPI, where the selector plays the library.
-Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us, const std::string& decision = "") {
+Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us,
+                 const std::string& decision = "") {
   Measurement m = row(block_bytes, algorithm, time_us, decision);
   m.mpi_library = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
   return m;
@@ -57,9 +58,8 @@ Measurement smpi(long long block_bytes, const std::string& algorithm, double tim
 
 TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
   const std::vector<Measurement> m = {
-      smpi(64, "smpi_ompi", 12), smpi(64, "smpi_mpich", 10), smpi(64, "bruck", 4), smpi(64, "ring", 8),
-      smpi(128, "smpi_ompi", 10), smpi(128, "bruck", 11),
-      smpi(256, "smpi_ompi", 10), smpi(256, "ring", 9),
+      smpi(64, "smpi_ompi", 12),  smpi(64, "smpi_mpich", 10), smpi(64, "bruck", 4),       smpi(64, "ring", 8),
+      smpi(128, "smpi_ompi", 10), smpi(128, "bruck", 11),     smpi(256, "smpi_ompi", 10), smpi(256, "ring", 9),
   };
   std::vector<std::string> asked;
   const auto decide = [&](const CallFacts& facts, const MpiLibrary& library) -> std::string {
@@ -67,7 +67,7 @@ TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
     if (library.name == "smpi-mpich") return "";  // the table has no rule for mpich's selector
     if (facts.block_bytes == 64) return "ring";
     if (facts.block_bytes == 128) return "";  // no rule: native
-    return "sparbit";                          // never measured at 256
+    return "sparbit";                         // never measured at 256
   };
   const VerifyResult r = verify_table(m, decide, 0.95);
   ASSERT_TRUE(r.errors.empty());
@@ -94,7 +94,7 @@ TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
 // selectors) join them, and a table row counts for the decision it ran, not for another.
 TEST(Verification, ATableRowCountsAsAMeasurementOfTheDecisionItRan) {
   const std::vector<Measurement> m = {
-      smpi(64, "smpi_ompi", 12), smpi(64, "collshim", 6, "bruck"), smpi(64, "smpi_mpich", 9),  // 2x, 1.5x
+      smpi(64, "smpi_ompi", 12),  smpi(64, "collshim", 6, "bruck"), smpi(64, "smpi_mpich", 9),  // 2x, 1.5x
       smpi(128, "smpi_ompi", 12), smpi(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
   };
   const auto decide = [](const CallFacts&, const MpiLibrary&) -> std::string { return "bruck"; };

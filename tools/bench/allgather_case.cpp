@@ -62,8 +62,8 @@ class AllgatherCase : public BenchCase {
   int call_native() override {
     const int own = counts_[rank_];
     return uniform_ ? PMPI_Allgather(buffers_.send(), own, MPI_BYTE, buffers_.recv(), own, MPI_BYTE, comm_)
-                    : PMPI_Allgatherv(buffers_.send(), own, MPI_BYTE, buffers_.recv(), counts_.data(),
-                                      displs_.data(), MPI_BYTE, comm_);
+                    : PMPI_Allgatherv(buffers_.send(), own, MPI_BYTE, buffers_.recv(), counts_.data(), displs_.data(),
+                                      MPI_BYTE, comm_);
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
@@ -105,14 +105,16 @@ class AllgatherCase : public BenchCase {
 }  // namespace
 
 CaseInfo allgather_case() {
-  return {Collective::allgather, "", {}, "per-rank block",
-          [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AllgatherCase>(comm, options, true); }};
+  return {Collective::allgather, "", {}, "per-rank block", [](MPI_Comm comm, const CaseOptions& options) {
+            return std::make_unique<AllgatherCase>(comm, options, true);
+          }};
 }
 
 CaseInfo allgatherv_case() {
-  return {Collective::allgatherv, "--distribution", distributions,
-          "per-rank block size c of the distribution; total: bytes gathered",
-          [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AllgatherCase>(comm, options, false); }};
+  return {
+      Collective::allgatherv, "--distribution", distributions,
+      "per-rank block size c of the distribution; total: bytes gathered",
+      [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AllgatherCase>(comm, options, false); }};
 }
 
 }  // namespace collshim::bench

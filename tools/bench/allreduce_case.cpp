@@ -79,7 +79,10 @@ class AllreduceCase : public BenchCase {
 }  // namespace
 
 CaseInfo allreduce_case() {
-  return {Collective::allreduce, "", {}, "bytes of the vector (MPI_INT64_T, MPI_SUM)",
+  return {Collective::allreduce,
+          "",
+          {},
+          "bytes of the vector (MPI_INT64_T, MPI_SUM)",
           [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AllreduceCase>(comm, options); }};
 }
 

@@ -38,8 +38,8 @@ class AlltoallCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    const AlltoallvCall call{buffers_.send(), nullptr, nullptr, MPI_BYTE, buffers_.recv(), nullptr, nullptr,
-                             MPI_BYTE,        c_,      c_};
+    const AlltoallvCall call{buffers_.send(), nullptr, nullptr,  MPI_BYTE, buffers_.recv(),
+                             nullptr,         nullptr, MPI_BYTE, c_,       c_};
     return run_call(call, choice, context);
   }
 
@@ -62,7 +62,10 @@ class AlltoallCase : public BenchCase {
 }  // namespace
 
 CaseInfo alltoall_case() {
-  return {Collective::alltoall, "", {}, "bytes per block (every rank to every rank); total: bytes over all ranks",
+  return {Collective::alltoall,
+          "",
+          {},
+          "bytes per block (every rank to every rank); total: bytes over all ranks",
           [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AlltoallCase>(comm, options); }};
 }
 

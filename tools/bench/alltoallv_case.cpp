@@ -14,8 +14,8 @@
 namespace collshim::bench {
 namespace {
 
-const std::vector<std::string> patterns = {"uniform", "sparse_1", "sparse_8", "sparse_sqrt", "power_law",
-                                           "hot_spot", "shift"};
+const std::vector<std::string> patterns = {"uniform",   "sparse_1", "sparse_8", "sparse_sqrt",
+                                           "power_law", "hot_spot", "shift"};
 
 // SplitMix64: a small, seedable generator whose streams are cheap to start per rank.
 class SplitMix {
@@ -136,8 +136,8 @@ class AlltoallvCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    const AlltoallvCall call{buffers_.send(),   sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                             buffers_.recv(),   recvcounts_.data(), rdispls_.data(), MPI_BYTE};
+    const AlltoallvCall call{buffers_.send(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+                             buffers_.recv(), recvcounts_.data(), rdispls_.data(), MPI_BYTE};
     return run_call(call, choice, context);
   }
 

@@ -43,9 +43,8 @@ void StepBuffers::allocate(long long send_bytes, long long recv_bytes, double al
 }
 
 const std::vector<CaseInfo>& bench_cases() {
-  static const std::vector<CaseInfo> cases = {allgather_case(), allgatherv_case(), alltoallv_case(),
-                                                gatherv_case(),   scatterv_case(), alltoall_case(),
-                                                allreduce_case()};
+  static const std::vector<CaseInfo> cases = {allgather_case(), allgatherv_case(), alltoallv_case(), gatherv_case(),
+                                              scatterv_case(),  alltoall_case(),   allreduce_case()};
   return cases;
 }
 

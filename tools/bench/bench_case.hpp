@@ -98,9 +98,9 @@ class BenchCase {
 // A collective collshim-bench can time.
 struct CaseInfo {
   Collective collective;
-  std::string variant_option;             // "--distribution", "--pattern", or "" if the case has none
-  std::vector<std::string> variants;      // its values, the first the default
-  std::string size_meaning;               // "per-rank block", "bytes per pair", ... for the table header
+  std::string variant_option;         // "--distribution", "--pattern", or "" if the case has none
+  std::vector<std::string> variants;  // its values, the first the default
+  std::string size_meaning;           // "per-rank block", "bytes per pair", ... for the table header
   std::function<std::unique_ptr<BenchCase>(MPI_Comm, const CaseOptions&)> make;
 };
 

@@ -99,18 +99,20 @@ class Calibrator {
   }
 
   // τ pairs (from[i], to[i]): from sends, to answers; half the round trip. τ = 1 is a ping-pong.
-  double pairs_step(const std::vector<int>& from, const std::vector<int>& to, int tau, long long bytes, bool synchronous) {
+  double pairs_step(const std::vector<int>& from, const std::vector<int>& to, int tau, long long bytes,
+                    bool synchronous) {
     const int as_sender = position_of(rank_, from, tau), as_receiver = position_of(rank_, to, tau);
     const int n = bytes_arg(bytes);
-    return timed(as_sender >= 0 || as_receiver >= 0, iterations_for(bytes), [&] {
-             if (as_sender >= 0) {
-               send(to[as_sender], n, synchronous);
-               receive(to[as_sender], n);
-             } else {
-               receive(from[as_receiver], n);
-               send(from[as_receiver], n, synchronous);
-             }
-           }) /
+    return timed(as_sender >= 0 || as_receiver >= 0, iterations_for(bytes),
+                 [&] {
+                   if (as_sender >= 0) {
+                     send(to[as_sender], n, synchronous);
+                     receive(to[as_sender], n);
+                   } else {
+                     receive(from[as_receiver], n);
+                     send(from[as_receiver], n, synchronous);
+                   }
+                 }) /
            2.0;
   }
 
@@ -190,7 +192,8 @@ class Calibrator {
       // clock stands still while testing).
       int done = 0, tests = 0;
       const double start = MPI_Wtime();
-      while (!done && (tests < 100 || MPI_Wtime() - start < 200e-6) && tests < 100000) MPI_Test(&request, &done, MPI_STATUS_IGNORE), ++tests;
+      while (!done && (tests < 100 || MPI_Wtime() - start < 200e-6) && tests < 100000)
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE), ++tests;
       result[0] = done;
       MPI_Send(send_.data(), 0, MPI_BYTE, receiver, go_tag, comm_);
       MPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -254,16 +257,19 @@ class Calibrator {
     const int in_a = position_of(rank_, a_), in_b = position_of(rank_, b_);
     const int n = bytes_arg(bytes);
     const bool participates = in_a >= 0 || (in_b >= 0 && in_b < pairs);
-    return timed(participates, iterations_for(bytes), [&] {
-      for (int step = 0; step < 2; ++step) {
-        if (in_a >= 0 && in_a < pairs)
-          send_and_receive(b_[in_a], b_[in_a], n);
-        else if (in_a >= pairs)
-          send_and_receive(a_[pairs + (in_a - pairs + 1) % ring], a_[pairs + (in_a - pairs + ring - 1) % ring], n);
-        else
-          send_and_receive(a_[in_b], a_[in_b], n);
-      }
-    }, ring);
+    return timed(
+        participates, iterations_for(bytes),
+        [&] {
+          for (int step = 0; step < 2; ++step) {
+            if (in_a >= 0 && in_a < pairs)
+              send_and_receive(b_[in_a], b_[in_a], n);
+            else if (in_a >= pairs)
+              send_and_receive(a_[pairs + (in_a - pairs + 1) % ring], a_[pairs + (in_a - pairs + ring - 1) % ring], n);
+            else
+              send_and_receive(a_[in_b], a_[in_b], n);
+          }
+        },
+        ring);
   }
 
   // Half of A's ranks (at most B's count) on the network, the rest (at least two) in a ring; at the
@@ -301,7 +307,8 @@ class Calibrator {
       MPI_Type_free(&strided);
 
       start = MPI_Wtime();
-      for (int i = 0; i < repeats; ++i) std::memcpy(inout.data(), in.data(), static_cast<std::size_t>(bytes)), in[0] += inout[1];
+      for (int i = 0; i < repeats; ++i)
+        std::memcpy(inout.data(), in.data(), static_cast<std::size_t>(bytes)), in[0] += inout[1];
       times[2] = MPI_Wtime() - start;
     }
     MPI_Allreduce(MPI_IN_PLACE, times, 3, MPI_DOUBLE, MPI_MAX, comm_);
@@ -355,15 +362,18 @@ CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
   std::stable_sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.size() > y.size(); });
   CalibrationRanks result;
   if (nodes.size() < 2 || nodes.front().size() < 2) {
-    result.error = "--calibrate needs two nodes and two ranks on one of them (to measure the network and the "
-                   "memory channel); found " + std::to_string(nodes.size()) + " node(s) with at most " +
-                   std::to_string(nodes.empty() ? 0 : nodes.front().size()) +
-                   " rank(s) per node. Run more ranks, or describe nodes with COLLSHIM_TOPOLOGY";
+    result.error =
+        "--calibrate needs two nodes and two ranks on one of them (to measure the network and the "
+        "memory channel); found " +
+        std::to_string(nodes.size()) + " node(s) with at most " +
+        std::to_string(nodes.empty() ? 0 : nodes.front().size()) +
+        " rank(s) per node. Run more ranks, or describe nodes with COLLSHIM_TOPOLOGY";
     return result;
   }
   result.first_node = nodes[0];
   result.second_node = nodes[1];
-  for (const std::vector<int>& members : make_node_layout(node_of_rank).members) result.node_firsts.push_back(members.front());
+  for (const std::vector<int>& members : make_node_layout(node_of_rank).members)
+    result.node_firsts.push_back(members.front());
   return result;
 }
 
@@ -380,7 +390,8 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
           "# latency and a bandwidth factor per measured size (size_factors); see src/model/calibration.hpp.\n";
   for (const std::string& line : provenance) text << "# " << line << '\n';
   char line[200];
-  for (const auto& [name, channel, quality] : {std::tuple{"shm", &measured.shm, &fitted.shm}, std::tuple{"net", &measured.net, &fitted.net}}) {
+  for (const auto& [name, channel, quality] :
+       {std::tuple{"shm", &measured.shm, &fitted.shm}, std::tuple{"net", &measured.net, &fitted.net}}) {
     std::snprintf(line, sizeof line,
                   "# %s: the description gives the measured steps back with median error %.3f, worst %.3f "
                   "(tau %d, %lld B)\n",
@@ -407,7 +418,8 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
       const double off = model::predicted_mixed_us(variant, mixed);
       variant.network_crosses_memory = true;
       const double on = model::predicted_mixed_us(variant, mixed);
-      std::snprintf(line, sizeof line, "#   ring of %d beside %d pairs, %lld B: %.3f us (predicted %.3f off memory, %.3f across it)\n",
+      std::snprintf(line, sizeof line,
+                    "#   ring of %d beside %d pairs, %lld B: %.3f us (predicted %.3f off memory, %.3f across it)\n",
                     mixed.ring, mixed.pairs, mixed.bytes, mixed.us, off, on);
       text << line;
     }
@@ -418,8 +430,8 @@ std::string calibration_yaml(const model::CalibrationMeasurements& measured, con
     text << "# local copies, reductions and packing took no measurable time (a simulator that does not time them)\n";
   text << "# switches: " << fitted.switches_note << '\n';
   for (const model::SwitchProbe& probe : measured.switch_probes) {
-    text << "#   from node " << probe.from_node << " to nodes " << probe.from_node + 1 << ".., " << measured.switch_probe_bytes
-         << " B, us:";
+    text << "#   from node " << probe.from_node << " to nodes " << probe.from_node + 1 << ".., "
+         << measured.switch_probe_bytes << " B, us:";
     for (const double us : probe.us) {
       std::snprintf(line, sizeof line, " %.2f", us);
       text << line;

@@ -66,10 +66,10 @@ struct Options {
   int warmup = 10;
   std::string distribution, pattern;  // the case's variant (--distribution: allgatherv, --pattern: alltoallv)
   bool csv = false;
-  std::string native_label;          // empty: "native", or under SMPI "smpi_<coll-selector>"
-  std::string platform;              // CSV column `platform`: what the user calls the machine
-  std::string rules;                 // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
-  std::string calibrate;             // --calibrate: write a cost-model platform description here instead
+  std::string native_label;  // empty: "native", or under SMPI "smpi_<coll-selector>"
+  std::string platform;      // CSV column `platform`: what the user calls the machine
+  std::string rules;         // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
+  std::string calibrate;     // --calibrate: write a cost-model platform description here instead
   collshim::bench::CaseOptions case_options;
 };
 
@@ -149,14 +149,15 @@ std::string library_version_line() {
   int length = 0;
   MPI_Get_library_version(library, &length);
   // Open MPI counts the terminating NUL in `length`; a NUL inside the string would cut the CSV field.
-  return std::string(library, std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
+  return std::string(library,
+                     std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
 }
 
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
-        std::vector<std::string> notes, const collshim::Selector* selector,
-        const collshim::model::ModelSettings* model, MPI_Comm comm)
+        std::vector<std::string> notes, const collshim::Selector* selector, const collshim::model::ModelSettings* model,
+        MPI_Comm comm)
       : options_(options),
         selector_(selector),
         model_(model),
@@ -231,7 +232,8 @@ class Bench {
       if (impl.mismatch) {
         ++mismatches_;
         if (rank_ == 0)
-          std::fprintf(stderr, "collshim-bench: error: MISMATCH: %s differs from native at %lld bytes on %d of %d ranks\n",
+          std::fprintf(stderr,
+                       "collshim-bench: error: MISMATCH: %s differs from native at %lld bytes on %d of %d ranks\n",
                        impl.label.c_str(), c, bad_ranks, p_);
       }
     }
@@ -248,8 +250,10 @@ class Bench {
     if (case_->buffers().shared()) {
       for (Implementation& impl : implementations_) impl.mismatch = false;
       if (rank_ == 0 && !unverified_note_) {
-        std::printf("# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
-                    "results not verified\n", c);
+        std::printf(
+            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
+            "results not verified\n",
+            c);
         unverified_note_ = true;
       }
       unverified_ += static_cast<int>(implementations_.size()) - 1;
@@ -328,9 +332,10 @@ class Bench {
     if (options_.csv) {
       // The first eleven columns are the original ones (bench/sim/run.py reads them by position); the rest
       // are what `collshim-tune rules` needs.
-      std::printf("collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
-                  "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision,"
-                  "source,trial_calls,trial_us,model_pick,predicted_us,predicted_native_us\n");
+      std::printf(
+          "collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio_to_native,"
+          "verified,nodes,ppn,mapping,block_bytes,median_us,spread_us,platform,mpi_library,date,decision,"
+          "source,trial_calls,trial_us,model_pick,predicted_us,predicted_native_us\n");
       return;
     }
     std::printf("# time: microseconds per call, average over calls, maximum over ranks; (x) = time / native\n");
@@ -340,7 +345,6 @@ class Bench {
     for (const Implementation& impl : implementations_) std::printf(" %*s", column_width(impl), impl.label.c_str());
     std::printf("  best\n");
   }
-
 
   // Native (the first) has no ratio column.
   int column_width(const Implementation& impl) const {
@@ -357,16 +361,18 @@ class Bench {
     if (options_.csv) {
       for (std::size_t i = 0; i < implementations_.size(); ++i) {
         const Implementation& impl = implementations_[i];
-        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.3f,%s,%.3f,%.3f\n",
-                    std::string(collshim::collective_name(collective_)).c_str(),
-                    options_.case_options.variant.c_str(), p_, step.bytes, step.total_bytes,
-                    collshim::bench::csv_field(implementations_[i].label).c_str(), low[i], sum[i] / p_, high[i], high[i] / native,
-                    implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
-                    std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes, statistics[i].median_us,
-                    statistics[i].spread_us, collshim::bench::csv_field(options_.platform).c_str(), collshim::bench::csv_field(mpi_library_).c_str(),
-                    date_.c_str(), collshim::bench::csv_field(impl.decided ? impl.decision : impl.label).c_str(),
-                    collshim::bench::csv_field(impl.source).c_str(), impl.trial_calls, impl.trial_us,
-                    collshim::bench::csv_field(impl.model_pick).c_str(), impl.predicted_us, impl.predicted_native_us);
+        std::printf(
+            "%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.4f,%s,%d,%d,%s,%lld,%.3f,%.3f,%s,%s,%s,%s,%s,%d,%.3f,%s,%.3f,%."
+            "3f\n",
+            std::string(collshim::collective_name(collective_)).c_str(), options_.case_options.variant.c_str(), p_,
+            step.bytes, step.total_bytes, collshim::bench::csv_field(implementations_[i].label).c_str(), low[i],
+            sum[i] / p_, high[i], high[i] / native, implementations_[i].mismatch ? "MISMATCH" : "ok", mapping_.nodes,
+            mapping_.ppn, std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step.block_bytes,
+            statistics[i].median_us, statistics[i].spread_us, collshim::bench::csv_field(options_.platform).c_str(),
+            collshim::bench::csv_field(mpi_library_).c_str(), date_.c_str(),
+            collshim::bench::csv_field(impl.decided ? impl.decision : impl.label).c_str(),
+            collshim::bench::csv_field(impl.source).c_str(), impl.trial_calls, impl.trial_us,
+            collshim::bench::csv_field(impl.model_pick).c_str(), impl.predicted_us, impl.predicted_native_us);
       }
       return;
     }
@@ -397,7 +403,7 @@ class Bench {
   void decide(const collshim::bench::SizeStep& step) {
     for (Implementation& impl : implementations_) {
       if (!impl.decided) continue;
-      collshim::CallFacts facts{collective_,    p_,           step.block_bytes, mapping_.mapping,
+      collshim::CallFacts facts{collective_,    p_,           step.block_bytes,       mapping_.mapping,
                                 mapping_.nodes, mapping_.ppn, mapping_.oversubscribed};
       case_->describe(facts);
       collshim::Decision decision = selector_->decide(facts);
@@ -410,10 +416,11 @@ class Bench {
       impl.choice = decision.choice->algorithm->passes_through ? nullptr : decision.choice;
       impl.decision = decision.choice->text();
       if (rank_ == 0)
-        std::printf("# %lld bytes: collshim runs %s (%s%s%s%s)\n", step.bytes, decision.choice->text().c_str(),
-                    decision.reason, decision.choice != decision.requested ? ", fallback of " : "",
-                    decision.choice != decision.requested ? decision.requested->text().c_str() : "",
-                    impl.trial_calls > 0 ? (", after " + std::to_string(impl.trial_calls) + " trial calls").c_str() : "");
+        std::printf(
+            "# %lld bytes: collshim runs %s (%s%s%s%s)\n", step.bytes, decision.choice->text().c_str(), decision.reason,
+            decision.choice != decision.requested ? ", fallback of " : "",
+            decision.choice != decision.requested ? decision.requested->text().c_str() : "",
+            impl.trial_calls > 0 ? (", after " + std::to_string(impl.trial_calls) + " trial calls").c_str() : "");
     }
   }
 
@@ -425,7 +432,8 @@ class Bench {
     const AlgorithmChoice* native = selector_->native_choice();
     std::vector<const AlgorithmChoice*> candidates = selector_->tuning_candidates(facts);
     model::KeyPlan plan{candidates, collshim::KeySource::online, {}};
-    if (model_step && model::nothing_to_cost(candidates, native) && selector_->tune_mode() != collshim::TuneMode::online) {
+    if (model_step && model::nothing_to_cost(candidates, native) &&
+        selector_->tune_mode() != collshim::TuneMode::online) {
       plan = {{native}, collshim::KeySource::model_not_costed, {}};
     } else if (model_step) {
       model::ModelCall call{collective_, p_, step.block_bytes};
@@ -435,7 +443,9 @@ class Bench {
         call.pairs = model::gather_alltoall_pattern(context_->comm(), sent, step.block_bytes);
       const model::ModelVerdict verdict = model::agree_on_verdict(
           context_->comm(),
-          [&] { return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative); },
+          [&] {
+            return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative);
+          },
           selector_->choices(), native);
       if (rank_ == 0) std::printf("# %lld bytes: cost model: %s\n", step.bytes, model::verdict_text(verdict).c_str());
       plan = model::plan_key(*selector_, verdict, candidates);
@@ -444,13 +454,14 @@ class Bench {
       impl.predicted_native_us = plan.evidence.native_us;
     }
     collshim::CommTuning tuning;
-    collshim::CommTuning::Entry& key = tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0,
-                                                  std::move(plan.trial), collshim::TuningPolicy{}, plan.source,
-                                                  plan.evidence);
+    collshim::CommTuning::Entry& key =
+        tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0, std::move(plan.trial),
+                   collshim::TuningPolicy{}, plan.source, plan.evidence);
     double trial_seconds = 0;  // this rank's, summed; the slowest rank's total goes to the CSV
     while (!key.session.done()) {
       const AlgorithmChoice& choice = *key.session.current();
-      const Implementation trial{.label = choice.text(), .choice = choice.algorithm->passes_through ? nullptr : &choice};
+      const Implementation trial{.label = choice.text(),
+                                 .choice = choice.algorithm->passes_through ? nullptr : &choice};
       const bool timed = key.session.next_call_timed();
       const double start = MPI_Wtime();
       check_rc(call(trial), trial);
@@ -468,7 +479,7 @@ class Bench {
   }
 
   const Options& options_;
-  const collshim::Selector* selector_;  // --rules; null without
+  const collshim::Selector* selector_;           // --rules; null without
   const collshim::model::ModelSettings* model_;  // COLLSHIM_PLATFORM with --rules; null without
   const collshim::bench::CaseInfo& info_;
   Collective collective_;
@@ -494,7 +505,8 @@ int calibrate(const Options& options, MPI_Comm comm) {
   int rank = 0, p = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
-  const collshim::CommMapping mapping = collshim::detect_comm_mapping(comm, collshim::detect_process_placement(topology_override()));
+  const collshim::CommMapping mapping =
+      collshim::detect_comm_mapping(comm, collshim::detect_process_placement(topology_override()));
   std::map<int, int> ranks_on;
   for (const int node : mapping.node_of_rank) ++ranks_on[node];
   collshim::bench::CalibrationLayout layout{p, static_cast<int>(ranks_on.size()), 0};
@@ -541,8 +553,8 @@ int calibrate(const Options& options, MPI_Comm comm) {
   std::fprintf(to_stdout ? stderr : stdout,
                "collshim-bench: platform description written to %s (shm fit: median error %.3f, worst %.3f; net "
                "fit: median %.3f, worst %.3f)\n",
-               to_stdout ? "standard output" : options.calibrate.c_str(), fitted.shm.median_error,
-               fitted.shm.max_error, fitted.net.median_error, fitted.net.max_error);
+               to_stdout ? "standard output" : options.calibrate.c_str(), fitted.shm.median_error, fitted.shm.max_error,
+               fitted.net.median_error, fitted.net.max_error);
   return 0;
 }
 
@@ -612,7 +624,9 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", options.iterations, "timed calls per size and implementation")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  app.add_option("--warmup", options.warmup, "untimed calls first")->check(CLI::Range(0, 1000000))->capture_default_str();
+  app.add_option("--warmup", options.warmup, "untimed calls first")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   // Each case's variant option (--distribution, --pattern): its values are checked against the case.
   std::map<std::string, std::pair<std::string, CLI::Option*>> variant_options;  // option name -> value, option
   for (const auto& info : collshim::bench::bench_cases()) {
@@ -634,11 +648,12 @@ int main(int argc, char** argv) {
                  "also time \"collshim\": what the shim decides with these rule files (COLLSHIM_CONFIG syntax, "
                  "e.g. default:tuned.yaml) and this environment's forcing variables; with COLLSHIM_PLATFORM the "
                  "cost model decides where no rule does, confirmed by trial calls as COLLSHIM_TUNE says");
-  app.add_option("--calibrate", options.calibrate,
-                 "measure this allocation's cost-model platform description (collshim-model predict --platform) "
-                 "and write it to this file (\"-\": standard output) instead of timing a collective; needs two nodes, one "
-                 "with two ranks. "
-                 "--platform names it, --min-bytes/--max-bytes/--iterations/--warmup set the measurements");
+  app.add_option(
+      "--calibrate", options.calibrate,
+      "measure this allocation's cost-model platform description (collshim-model predict --platform) "
+      "and write it to this file (\"-\": standard output) instead of timing a collective; needs two nodes, one "
+      "with two ranks. "
+      "--platform names it, --min-bytes/--max-bytes/--iterations/--warmup set the measurements");
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");

@@ -27,7 +27,8 @@ std::vector<long long> block_sizes(const std::string& distribution, int p, long 
     if (distribution == "increasing") sizes[i] = 2 * b * (i + 1) / p;  // as printed: 0 where 2b(i+1) < p
     if (distribution == "decreasing") sizes[i] = 2 * b * (p - i) / p + 1;
     if (distribution == "spikes") sizes[i] = draw(seed, i) % 5 == 0 ? 5 * b : 1;
-    if (distribution == "random") sizes[i] = 1 + static_cast<long long>(draw(seed, i) % static_cast<std::uint64_t>(2 * b));
+    if (distribution == "random")
+      sizes[i] = 1 + static_cast<long long>(draw(seed, i) % static_cast<std::uint64_t>(2 * b));
     if (distribution == "two_blocks") sizes[i] = i == 0 || i == p - 1 ? b : 0;
   }
   return sizes;
@@ -82,12 +83,12 @@ class RootedCase : public BenchCase {
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
     if (gather_) {
-      const GathervCall call{buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(), counts_.data(),
-                             displs_.data(),  MPI_BYTE,       root_};
+      const GathervCall call{buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(),
+                             counts_.data(),  displs_.data(), MPI_BYTE, root_};
       return run_call(call, choice, context);
     }
-    const ScattervCall call{buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE, buffers_.recv(),
-                            counts_[rank_],  MPI_BYTE,       root_};
+    const ScattervCall call{buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE,
+                            buffers_.recv(), counts_[rank_], MPI_BYTE,       root_};
     return run_call(call, choice, context);
   }
 

@@ -57,8 +57,7 @@ void explain(const Selector& selector, const CallFacts& facts) {
   });
   std::cout << "=> " << decision.requested->text();
   if (decision.choice != decision.requested) {
-    std::cout << ", which needs " << decision.substitution << ", so " << decision.choice->text()
-              << " runs instead";
+    std::cout << ", which needs " << decision.substitution << ", so " << decision.choice->text() << " runs instead";
   }
   if (decision.rule_index >= 0) {
     std::cout << " (first matching rule)\n";
@@ -89,11 +88,12 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
   std::cout << "  native (" << verdict.native_algorithm << "): " << std::fixed << std::setprecision(2)
             << verdict.native_us << " us predicted\n";
   for (const model::CandidateCost& c : verdict.ranked)
-    std::cout << "  " << c.choice->text() << ": " << c.us << " us predicted" << (c.approximated ? " (approximated)" : "")
-              << ", " << std::setprecision(2) << verdict.native_us / c.us << "x native\n";
+    std::cout << "  " << c.choice->text() << ": " << c.us << " us predicted"
+              << (c.approximated ? " (approximated)" : "") << ", " << std::setprecision(2) << verdict.native_us / c.us
+              << "x native\n";
   std::cout << "=> " << verdict.pick->text()
             << (verdict.pick == selector.native_choice() ? " (model, kept native: no candidate beats it by the margin)"
-                                                          : " (model)");
+                                                         : " (model)");
   if (verdict.pick != selector.native_choice() && selector.confirms())
     std::cout << "; in a job, confirmed against native by a few timed calls first";
   std::cout << "\n";
@@ -167,8 +167,9 @@ int main(int argc, char** argv) {
                               "rule files, later ones tried first (default: the shipped table)");
   std::string platform_file, library_name;
   double margin = 0.10;
-  explain_command->add_option("--platform", platform_file,
-                              "a platform description: show what the cost model decides where no rule does")
+  explain_command
+      ->add_option("--platform", platform_file,
+                   "a platform description: show what the cost model decides where no rule does")
       ->check(CLI::ExistingFile);
   explain_command->add_option("--library", library_name,
                               library_help + ": which rules apply, and with --platform whose decisions native runs");
@@ -209,8 +210,14 @@ int main(int argc, char** argv) {
     std::cerr << "--block-bytes: bad size '" << block_bytes_text << "', expected e.g. 512, 4KiB, 1MiB\n";
     return 2;
   }
-  const CallFacts facts{*find_collective(collective_text), procs, *block_bytes, *parse_mapping(mapping_text), nodes,
-                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes, oversubscribed, !non_commutative,
+  const CallFacts facts{*find_collective(collective_text),
+                        procs,
+                        *block_bytes,
+                        *parse_mapping(mapping_text),
+                        nodes,
+                        ppn > 0 ? ppn : (procs + nodes - 1) / nodes,
+                        oversubscribed,
+                        !non_commutative,
                         floating_point};
   if (explain_files.empty()) explain_files.push_back("default");
   std::vector<RuleDiagnostic> diagnostics;
@@ -233,8 +240,7 @@ int main(int argc, char** argv) {
 
   std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
             << ", mapping " << mapping_text << ", nodes " << facts.nodes << ", ppn " << facts.ppn
-            << (facts.oversubscribed ? ", oversubscribed" : "") << "; MPI library " << library->library.text()
-            << "\n";
+            << (facts.oversubscribed ? ", oversubscribed" : "") << "; MPI library " << library->library.text() << "\n";
   explain(selector, facts);
   const Decision decision = selector.decide(facts);
   if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))

@@ -45,8 +45,8 @@ struct PredictOptions {
   bool after_barrier = false;
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
-  std::vector<std::string> natives;  // libraries whose own decision is costed too (library_decisions.hpp)
-  int library_ranks_per_node = 0;     // > 0: the ranks per node the libraries' decisions see
+  std::vector<std::string> natives;    // libraries whose own decision is costed too (library_decisions.hpp)
+  int library_ranks_per_node = 0;      // > 0: the ranks per node the libraries' decisions see
   std::string hostfile, node_pattern;  // a placement from a host file instead of --ppn and --mapping
   std::string steps_csv;               // where to write every prediction step by step
 };
@@ -56,7 +56,8 @@ int column_width(const std::string& label) { return std::max(12, static_cast<int
 int run_predict(const PredictOptions& options) {
   const std::optional<Collective> collective = find_collective(options.collective);
   if (!collective) {
-    std::cerr << "collshim-model: unknown --collective '" << options.collective << "', expected " << collective_names() << "\n";
+    std::cerr << "collshim-model: unknown --collective '" << options.collective << "', expected " << collective_names()
+              << "\n";
     return 2;
   }
   if (collective_info(*collective).shape == CallShape::rooted) {
@@ -66,7 +67,8 @@ int run_predict(const PredictOptions& options) {
   }
   const std::vector<std::string>& patterns = bench::find_bench_case(Collective::alltoallv)->variants;
   if (std::find(patterns.begin(), patterns.end(), options.pattern) == patterns.end()) {
-    std::cerr << "collshim-model: unknown --pattern '" << options.pattern << "', expected " << alternatives_text(patterns) << "\n";
+    std::cerr << "collshim-model: unknown --pattern '" << options.pattern << "', expected "
+              << alternatives_text(patterns) << "\n";
     return 2;
   }
   if (options.pattern != "uniform" && *collective != Collective::alltoallv) {
@@ -75,7 +77,8 @@ int run_predict(const PredictOptions& options) {
   }
   const std::optional<MappingClass> mapping = parse_mapping(options.mapping);
   if (!mapping) {
-    std::cerr << "collshim-model: unknown --mapping '" << options.mapping << "', expected single_node, sequential, cyclic or irregular\n";
+    std::cerr << "collshim-model: unknown --mapping '" << options.mapping
+              << "', expected single_node, sequential, cyclic or irregular\n";
     return 2;
   }
   std::vector<long long> sizes;
@@ -104,7 +107,8 @@ int run_predict(const PredictOptions& options) {
     return 2;
   }
   std::vector<AlgorithmChoice> choices;
-  const std::vector<std::string> specs = options.algorithms.empty() ? tuning_candidates(*collective) : options.algorithms;
+  const std::vector<std::string> specs =
+      options.algorithms.empty() ? tuning_candidates(*collective) : options.algorithms;
   for (const std::string& spec : specs) {
     if (spec == "native") continue;  // the library's own choice is measured, not modelled
     const SpecParseResult parsed = parse_algorithm_spec(spec, *collective);
@@ -139,8 +143,9 @@ int run_predict(const PredictOptions& options) {
     steps << "procs,bytes,algorithm,step,step_us,slowest_rank,opaque\n";
   }
   if (options.csv)
-    std::printf("platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
-                "nodes,block_bytes,library_algorithm\n");
+    std::printf(
+        "platform,collective,pattern,procs,ppn,mapping,bytes,algorithm,predicted_us,approximated,model_seconds,"
+        "nodes,block_bytes,library_algorithm\n");
   for (const int p : options.procs) {
     std::vector<int> node_of_rank;
     if (options.hostfile.empty()) {
@@ -187,11 +192,14 @@ int run_predict(const PredictOptions& options) {
       if (!rule || rule(p, choice.params)) eligible.push_back(&choice);
     }
     if (!options.csv) {
-      std::printf("# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
-                  options.collective.c_str(), patterned ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes, placement.ppn, mapping_text.c_str(), platform.name.c_str(),
-                  options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
+      std::printf(
+          "# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
+          options.collective.c_str(), patterned ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes,
+          placement.ppn, mapping_text.c_str(), platform.name.c_str(),
+          options.after_barrier ? ", each rank timed from its exit of a dissemination barrier" : "");
       std::printf("%10s", "bytes");
-      for (const AlgorithmChoice* choice : eligible) std::printf(" %*s", column_width(choice->text()), choice->text().c_str());
+      for (const AlgorithmChoice* choice : eligible)
+        std::printf(" %*s", column_width(choice->text()), choice->text().c_str());
       for (const auto& [name, tables] : natives) {
         const std::string label = model::native_label(name);
         std::printf(" %*s", column_width(label), label.c_str());
@@ -272,8 +280,9 @@ int run_predict(const PredictOptions& options) {
   if (!options.csv) {
     std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
     if (!natives.empty())
-      std::printf("# native:LIBRARY: the library's own decision, costed by a stand-in schedule with its messages "
-                  "(--csv names it per size); n/a: not modelled there\n");
+      std::printf(
+          "# native:LIBRARY: the library's own decision, costed by a stand-in schedule with its messages "
+          "(--csv names it per size); n/a: not modelled there\n");
   }
   return 0;
 }
@@ -284,12 +293,19 @@ int main(int argc, char** argv) {
   CLI::App app{"Predicts collective times from schedules with the tau-Lop cost model.", "collshim-model"};
   app.require_subcommand(1);
   PredictOptions predict;
-  CLI::App* predict_command = app.add_subcommand("predict", "predicted time of every algorithm and the winner, per size");
-  predict_command->add_option("--platform", predict.platform, "platform description (YAML)")->required()->check(CLI::ExistingFile);
+  CLI::App* predict_command =
+      app.add_subcommand("predict", "predicted time of every algorithm and the winner, per size");
+  predict_command->add_option("--platform", predict.platform, "platform description (YAML)")
+      ->required()
+      ->check(CLI::ExistingFile);
   predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
-  CLI::Option* ppn =
-      predict_command->add_option("--ppn", predict.ppn, "ranks per node")->check(CLI::Range(1, 1 << 16))->capture_default_str();
-  CLI::Option* mapping = predict_command->add_option("--mapping", predict.mapping, "placement of ranks on nodes: sequential, cyclic, irregular or single_node")->capture_default_str();
+  CLI::Option* ppn = predict_command->add_option("--ppn", predict.ppn, "ranks per node")
+                         ->check(CLI::Range(1, 1 << 16))
+                         ->capture_default_str();
+  CLI::Option* mapping = predict_command
+                             ->add_option("--mapping", predict.mapping,
+                                          "placement of ranks on nodes: sequential, cyclic, irregular or single_node")
+                             ->capture_default_str();
   CLI::Option* hostfile =
       predict_command
           ->add_option("--hostfile", predict.hostfile,
@@ -303,14 +319,16 @@ int main(int argc, char** argv) {
                    "with --hostfile: a regular expression whose first group names a host's node, for platforms with "
                    "a host per core, e.g. '(.*)-c[0-9]+'")
       ->needs(hostfile);
-  predict_command->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv or allreduce")
+  predict_command
+      ->add_option("--collective", predict.collective, "allgather, allgatherv, alltoall, alltoallv or allreduce")
       ->capture_default_str();
   predict_command->add_option("--bytes", predict.sizes,
                               "sizes: the block per rank (allgathers), per pair (alltoall), the vector (allreduce)");
   predict_command->add_option("--algorithms", predict.algorithms, "algorithm specs (default: the tuning candidates)");
   predict_command->add_option("--pattern", predict.pattern, "Alltoallv: which pairs send, as collshim-bench --pattern")
       ->capture_default_str();
-  predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")->capture_default_str();
+  predict_command->add_option("--seed", predict.seed, "seed of the random patterns, as collshim-bench --seed")
+      ->capture_default_str();
   predict_command->add_option("--native", predict.natives,
                               "also cost these MPI libraries' own choice, as rows native:NAME: tables of "
                               "config/libraries (ompi-4.1, ompi-5.0, mpich-4, mpich-4-ch3, smpi-3.32-ompi, ...), or "

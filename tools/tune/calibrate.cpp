@@ -108,7 +108,8 @@ std::string count_text(int count, const char* one, const char* many) {
 
 std::string placement_text(const CalibrationLayout& layout) {
   std::string text = count_text(layout.ranks, "rank", "ranks") + " on " + count_text(layout.nodes, "node", "nodes");
-  if (layout.nodes > 1) text += layout.fullest == 1 ? ", one on each" : ", at most " + std::to_string(layout.fullest) + " on one";
+  if (layout.nodes > 1)
+    text += layout.fullest == 1 ? ", one on each" : ", at most " + std::to_string(layout.fullest) + " on one";
   return text;
 }
 
@@ -130,8 +131,9 @@ std::optional<std::string> run_problem(const BenchOutput& output, int status, co
     return "the launcher exited with status " + std::to_string(status) +
            " before collshim-bench started (its messages are above): " + command;
   if (layouts.empty())
-    return "the launcher exited with status 0 but collshim-bench reported nothing: does `" + command.substr(0, command.find(' ')) +
-           "` start MPI programs, and is --bench (" + bench + ") built for its MPI? Command: " + command;
+    return "the launcher exited with status 0 but collshim-bench reported nothing: does `" +
+           command.substr(0, command.find(' ')) + "` start MPI programs, and is --bench (" + bench +
+           ") built for its MPI? Command: " + command;
   if (status != 0)
     return "collshim-bench stopped with status " + std::to_string(status) +
            " during the calibration (its messages are above); nothing written. Command: " + command;
@@ -157,17 +159,17 @@ int run_calibration(const SweepOptions& options) {
     return 2;
   }
   const std::string name = options.platform.empty() ? fs::path(options.output).stem().string() : options.platform;
-  const std::vector<std::string> argv =
-      bench_command(options, {"--calibrate", "-", "--platform", name, "--min-bytes",
-                              std::to_string(size_value(options.min_bytes)), "--max-bytes",
-                              std::to_string(size_value(options.max_bytes)), "--iterations",
-                              std::to_string(options.iterations), "--warmup", std::to_string(options.warmup)});
+  const std::vector<std::string> argv = bench_command(
+      options, {"--calibrate", "-", "--platform", name, "--min-bytes", std::to_string(size_value(options.min_bytes)),
+                "--max-bytes", std::to_string(size_value(options.max_bytes)), "--iterations",
+                std::to_string(options.iterations), "--warmup", std::to_string(options.warmup)});
   const std::string command = command_text(argv);
   std::cout << "collshim-tune calibrate: " << command << "\n" << std::flush;
 
   BenchOutput output;
   std::string cannot_start;
-  const int status = run_command(argv, [&output](const std::string& line) { output.take(line); }, &cannot_start);
+  const int status = run_command(
+      argv, [&output](const std::string& line) { output.take(line); }, &cannot_start);
   if (status == -1) {
     fail("cannot start the launcher `" + options.launcher.front() + "` (" + cannot_start + "). Command: " + command);
     return 1;
@@ -189,8 +191,8 @@ int run_calibration(const SweepOptions& options) {
   const std::string path = fs::absolute(options.output, error).lexically_normal().string();
   std::cout << "collshim-tune calibrate: platform description '" << name << "' (measured on "
             << placement_text(output.layouts().front()) << ") written to " << path << "\n"
-            << "export COLLSHIM_PLATFORM=" << path << "   # the jobs' environment; or collshim-run --platform "
-            << path << " -- LAUNCHER...\n";
+            << "export COLLSHIM_PLATFORM=" << path << "   # the jobs' environment; or collshim-run --platform " << path
+            << " -- LAUNCHER...\n";
   return 0;
 }
 

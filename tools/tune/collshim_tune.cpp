@@ -76,8 +76,8 @@ bool read_inputs(const std::vector<std::string>& inputs, const std::vector<std::
 bool refuse_predictions(const collshim::tune::CsvReadResult& read, const std::string& what_it_takes) {
   for (const auto& m : read.measurements) {
     if (!m.predicted) continue;
-    std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); " << what_it_takes
-              << "\n";
+    std::cerr << "collshim-tune: error: " << m.source << ": a prediction (collshim-model predict --csv); "
+              << what_it_takes << "\n";
     return true;
   }
   return false;
@@ -178,7 +178,8 @@ void add_bench_options(CLI::App& command, collshim::tune::SweepOptions& sweep, c
   command.add_option("--platform", sweep.platform, platform_what);
   command.add_option("--bench", sweep.bench, "collshim-bench to run (an SMPI build's for smpirun)")
       ->capture_default_str();
-  command.add_option("--bench-arg", sweep.bench_arguments, "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
+  command.add_option("--bench-arg", sweep.bench_arguments,
+                     "an argument passed to collshim-bench, e.g. --bench-arg=--verify-limit=1GiB");
 }
 
 // The options measure and verify share: what to sweep and how.
@@ -230,7 +231,9 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
     if (const int status = collshim::tune::run_sweep(sweep); status != 0) return status;
     inputs = {output};
   }
-  if (!read_inputs(inputs, {}, read) || refuse_predictions(read, "verify takes measurements only (collshim-bench --csv)")) return 1;
+  if (!read_inputs(inputs, {}, read) ||
+      refuse_predictions(read, "verify takes measurements only (collshim-bench --csv)"))
+    return 1;
 
   // Measured elsewhere: the table decides each cell as the shim would (no forcing variables), under
   // the library whose native the cell is judged against: one selector per library, as in its jobs.
@@ -284,12 +287,14 @@ int main(int argc, char** argv) {
   rules_command->add_flag("--robust", rules.robust,
                           "results from several platforms: the algorithm with the best worst-case ratio to native, "
                           "none below 1.05");
-  rules_command->add_option("--predicted", rules.predicted,
-                            "collshim-model predict --native ... --csv files: fill the cells nobody measured (never "
-                            "one that was), against the libraries' decisions as the model costs them")
+  rules_command
+      ->add_option("--predicted", rules.predicted,
+                   "collshim-model predict --native ... --csv files: fill the cells nobody measured (never "
+                   "one that was), against the libraries' decisions as the model costs them")
       ->check(CLI::ExistingFile);
-  rules_command->add_option("--prediction-margin", rules.prediction_margin,
-                            "a predicted algorithm must beat predicted native by more than this fraction")
+  rules_command
+      ->add_option("--prediction-margin", rules.prediction_margin,
+                   "a predicted algorithm must beat predicted native by more than this fraction")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   rules_command->add_option("--platform", rules.platforms,
@@ -313,13 +318,14 @@ int main(int argc, char** argv) {
   std::string table, verify_output = "verify.csv";
   std::vector<std::string> measured;
   double threshold = 0.95;
-  CLI::App* verify_command =
-      app.add_subcommand("verify", "the rule table against native on the sweep, cell by cell; exit 1 below --threshold");
+  CLI::App* verify_command = app.add_subcommand(
+      "verify", "the rule table against native on the sweep, cell by cell; exit 1 below --threshold");
   verify_command->add_option("table", table, "rule files (COLLSHIM_CONFIG syntax: default:FILE.yaml)")->required();
   add_sweep_options(*verify_command, verify);
-  verify_command->add_option("--measured", measured,
-                             "judge the table on these collshim-bench --csv files instead of running (its decisions "
-                             "must have been measured)")
+  verify_command
+      ->add_option("--measured", measured,
+                   "judge the table on these collshim-bench --csv files instead of running (its decisions "
+                   "must have been measured)")
       ->check(CLI::ExistingFile);
   verify_command->add_option("-o,--output", verify_output, "CSV of the verification run")->capture_default_str();
   verify_command->add_option("--threshold", threshold, "fail when a cell's speedup over native is below this")
@@ -336,7 +342,8 @@ int main(int argc, char** argv) {
       "run collshim-bench --calibrate under a launcher on two nodes (one with at least two ranks) and write the "
       "machine's cost-model platform description (COLLSHIM_PLATFORM, collshim-model predict --platform)");
   add_bench_options(*calibrate_command, calibrate, "timed steps per measurement (fewer for large sizes)",
-                    "untimed steps first", "the description's name (default: the output file's name without its extension)");
+                    "untimed steps first",
+                    "the description's name (default: the output file's name without its extension)");
   calibrate_command->add_option("-o,--output", calibrate.output, "description to write (whole, or not at all)")
       ->required();
   calibrate_command->footer(

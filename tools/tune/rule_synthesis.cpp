@@ -52,8 +52,8 @@ namespace {
 
 // The columns `rules` reads. `ranks` is collshim-bench's name for what rules call procs; either works.
 struct Columns {
-  int collective = -1, procs = -1, nodes = -1, ppn = -1, mapping = -1, block_bytes = -1, algorithm = -1,
-      time = -1, spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1, variant = -1, decision = -1,
+  int collective = -1, procs = -1, nodes = -1, ppn = -1, mapping = -1, block_bytes = -1, algorithm = -1, time = -1,
+      spread = -1, platform = -1, mpi_library = -1, date = -1, verified = -1, variant = -1, decision = -1,
       approximated = -1;
 };
 
@@ -81,7 +81,8 @@ class RowReader {
     const auto [end, problem] = std::from_chars(value.data(), value.data() + value.size(), parsed);
     if (problem != std::errc{} || end != value.data() + value.size() || !std::isfinite(parsed) || parsed < 0 ||
         (positive && parsed == 0)) {
-      fail(name, positive ? "expected a positive number of microseconds" : "expected a non-negative number of microseconds",
+      fail(name,
+           positive ? "expected a positive number of microseconds" : "expected a non-negative number of microseconds",
            value);
       return std::nullopt;
     }
@@ -100,8 +101,7 @@ class RowReader {
 
 }  // namespace
 
-void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
-                       CsvReadResult& result) {
+void read_measurements(std::istream& in, const std::string& file, const std::string& platform, CsvReadResult& result) {
   std::string line;
   int line_number = 0;
   std::optional<std::vector<std::string>> header;
@@ -127,18 +127,26 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
         }
         return -1;
       };
-      columns = {find({"collective"}), find({"procs", "ranks"}), find({"nodes"}), find({"ppn"}), find({"mapping"}),
-                 find({"block_bytes"}), find({"algorithm"}), find({"median_us", "predicted_us"}), find({"spread_us"}),
-                 find({"platform"}), find({"mpi_library"}), find({"date"}), find({"verified"}),
-                 find({"distribution", "pattern"}), find({"decision"}), find({"approximated"})};
+      columns = {find({"collective"}),  find({"procs", "ranks"}),
+                 find({"nodes"}),       find({"ppn"}),
+                 find({"mapping"}),     find({"block_bytes"}),
+                 find({"algorithm"}),   find({"median_us", "predicted_us"}),
+                 find({"spread_us"}),   find({"platform"}),
+                 find({"mpi_library"}), find({"date"}),
+                 find({"verified"}),    find({"distribution", "pattern"}),
+                 find({"decision"}),    find({"approximated"})};
       // collshim-model's predictions carry predicted_us and no spread (a model has no noise).
       predicted = std::find(header->begin(), header->end(), "predicted_us") != header->end() &&
                   std::find(header->begin(), header->end(), "median_us") == header->end();
-      const std::pair<int, std::string_view> required[] = {
-          {columns.collective, "collective"}, {columns.procs, "procs (or ranks)"}, {columns.nodes, "nodes"},
-          {columns.ppn, "ppn"}, {columns.mapping, "mapping"}, {columns.block_bytes, "block_bytes"},
-          {columns.algorithm, "algorithm"}, {columns.time, "median_us (or predicted_us)"},
-          {columns.spread, predicted ? "" : "spread_us"}};
+      const std::pair<int, std::string_view> required[] = {{columns.collective, "collective"},
+                                                           {columns.procs, "procs (or ranks)"},
+                                                           {columns.nodes, "nodes"},
+                                                           {columns.ppn, "ppn"},
+                                                           {columns.mapping, "mapping"},
+                                                           {columns.block_bytes, "block_bytes"},
+                                                           {columns.algorithm, "algorithm"},
+                                                           {columns.time, "median_us (or predicted_us)"},
+                                                           {columns.spread, predicted ? "" : "spread_us"}};
       for (const auto& [column, name] : required) {
         if (column < 0 && !name.empty())
           result.errors.push_back(where + ": the header has no column '" + std::string(name) +
@@ -151,8 +159,9 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
       const std::size_t first_missing = std::min(fields->size(), header->size());
       result.errors.push_back(where + ": " + std::to_string(fields->size()) + " fields, the header names " +
                               std::to_string(header->size()) +
-                              (fields->size() < header->size() ? " (column '" + (*header)[first_missing] + "' is missing)"
-                                                               : std::string(" (extra fields after the last column)")));
+                              (fields->size() < header->size()
+                                   ? " (column '" + (*header)[first_missing] + "' is missing)"
+                                   : std::string(" (extra fields after the last column)")));
       continue;
     }
     const std::size_t errors_before = result.errors.size();
@@ -227,8 +236,9 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
   }
   if (!header) result.errors.push_back(file + ": no header line (expected collshim-bench --csv output)");
   if (approximated > 0)
-    result.notes.push_back(file + ": " + std::to_string(approximated) +
-                           " predictions left out, approximated (an opaque phase: a library collective or shared memory)");
+    result.notes.push_back(
+        file + ": " + std::to_string(approximated) +
+        " predictions left out, approximated (an opaque phase: a library collective or shared memory)");
 }
 
 MpiLibrary native_library(const Measurement& m) {
@@ -284,7 +294,7 @@ struct Timing {
 
 struct Cell {
   std::map<Site, std::map<std::string, Timing>> timings;  // site -> algorithm (or native label) -> timing
-  bool predicted = false;  // filled by predictions (nobody measured it)
+  bool predicted = false;                                 // filled by predictions (nobody measured it)
 };
 
 // What a cell allows under one library, judged against that library's natives only. Ratios are
@@ -349,11 +359,13 @@ Verdict judge(const Cell& cell, const std::string& library, const SynthesisOptio
       const Timing& timing = found->second;
       worst_ratio = std::min(worst_ratio, baseline.native->time_us / timing.time_us);
       // A win within the noise of either measurement is no evidence.
-      clear_everywhere &= baseline.native->time_us - timing.time_us > std::max(baseline.native->spread_us, timing.spread_us);
+      clear_everywhere &=
+          baseline.native->time_us - timing.time_us > std::max(baseline.native->spread_us, timing.spread_us);
     }
     if (!everywhere) continue;
     worst_of[algorithm] = worst_ratio;
-    if (clear_everywhere && (!options.robust || worst_ratio >= options.robust_minimum)) qualifying[algorithm] = worst_ratio;
+    if (clear_everywhere && (!options.robust || worst_ratio >= options.robust_minimum))
+      qualifying[algorithm] = worst_ratio;
   }
   double best_ratio = 1.0;  // native's own
   for (const auto& [algorithm, ratio] : qualifying) best_ratio = std::max(best_ratio, ratio);
@@ -442,16 +454,18 @@ std::vector<std::string> evidence_of(const std::vector<MeasuredCell>& cells, con
       library.range.name.empty() ? "native" : library.range.text() + "'s own native (" + join(natives, ", ") + ")";
   std::vector<std::string> lines{
       std::to_string(count) + (count == 1 ? " cell" : " cells") + ", block_bytes " + std::to_string(smallest) +
-              (smallest == largest ? "" : ".." + std::to_string(largest)) + how + "; ratio to " + against + per +
-              ": geometric mean " + ratio_text(geometric_mean(cells, algorithm)) + ", worst cell " + ratio_text(worst) +
-              " at " + std::to_string(worst_size) + " B",
-          "platform: " + join(platforms, ", ") + "; date: " +
-              (dates.empty() ? "unknown" : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")),
-          "MPI library: " + one_line(join(libraries, " | "))};
+          (smallest == largest ? "" : ".." + std::to_string(largest)) + how + "; ratio to " + against + per +
+          ": geometric mean " + ratio_text(geometric_mean(cells, algorithm)) + ", worst cell " + ratio_text(worst) +
+          " at " + std::to_string(worst_size) + " B",
+      "platform: " + join(platforms, ", ") +
+          "; date: " + (dates.empty() ? "unknown" : *dates.begin() + (dates.size() > 1 ? ".." + *dates.rbegin() : "")),
+      "MPI library: " + one_line(join(libraries, " | "))};
   if (predicted > 0) {
     const std::string margin = percent_text(options.prediction_margin);
-    lines.push_back("predicted by the cost model (collshim-model predict --native); native = the library's decision, "
-                    "costed; wins count beyond " + margin);
+    lines.push_back(
+        "predicted by the cost model (collshim-model predict --native); native = the library's decision, "
+        "costed; wins count beyond " +
+        margin);
   }
   return lines;
 }
@@ -462,8 +476,8 @@ struct SynthesizedRule {
   std::string algorithm;
   // Comment lines (evidence_of's), one list per library the rule holds for.
   std::vector<std::vector<std::string>> evidence;
-  int cells = 0;                       // measured cells in its range
-  int predicted_cells = 0;             // and predicted ones
+  int cells = 0;            // measured cells in its range
+  int predicted_cells = 0;  // and predicted ones
 
   // Each library's first line (its cells and ratios), then the other lines once each.
   std::vector<std::string> comments() const {
@@ -573,8 +587,8 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
     std::vector<MeasuredCell> covered;
     for (const auto& [key, cells] : sweeps) {
       const auto& [c, procs, nodes, ppn, mapping] = key;
-      if (c != collective || !when.procs->contains(procs) || !when.nodes->contains(nodes) ||
-          !when.ppn->contains(ppn) || (*when.mapping)[0] != mapping)
+      if (c != collective || !when.procs->contains(procs) || !when.nodes->contains(nodes) || !when.ppn->contains(ppn) ||
+          (*when.mapping)[0] != mapping)
         continue;
       std::size_t i = 0;
       for (const auto& [size, cell] : cells) {
@@ -610,7 +624,8 @@ void widen_rules(std::vector<SynthesizedRule>& rules, const Sweeps& sweeps,
           if (!covered) continue;
           const double mean = geometric_mean(*covered, *algorithm);
           if (widened && mean <= widened_mean) continue;
-          widened = SynthesizedRule{a.collective, when, *algorithm, {evidence_of(*covered, *algorithm, library, options)}};
+          widened =
+              SynthesizedRule{a.collective, when, *algorithm, {evidence_of(*covered, *algorithm, library, options)}};
           widened_mean = mean;
           count_cells(*covered, *widened);
         }
@@ -674,9 +689,9 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
           const LibraryRange measured = LibraryRange::exactly(library);
           const auto [at, added] = libraries.try_emplace(library.name, LibrarySet{measured, {}});
           if (!added) at->second.range = LibraryRange::hull(at->second.range, measured);
-          at->second.described.insert(library.name.empty() ? "'" + one_line(library.description) + "' (" +
-                                                                 timing.first->source + ")"
-                                                           : library.text());
+          at->second.described.insert(library.name.empty()
+                                          ? "'" + one_line(library.description) + "' (" + timing.first->source + ")"
+                                          : library.text());
         }
         if (native) continue;
         if (cell.predicted) {
@@ -696,7 +711,8 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
   if (const auto unnamed = libraries.find(""); unnamed != libraries.end()) {
     // Rules without `library` apply under every library: only where nothing else was measured.
     if (libraries.size() > 1) {
-      result.errors.push_back("native rows of an MPI library no rule can name (" + join(unnamed->second.described, ", ") +
+      result.errors.push_back("native rows of an MPI library no rule can name (" +
+                              join(unnamed->second.described, ", ") +
                               ") beside those of others: their rules could not say which library they hold for; "
                               "leave them out, or measure Open MPI, MPICH or SimGrid SMPI");
     } else {
@@ -741,8 +757,8 @@ SynthesisResult synthesize_rules(const std::vector<Measurement>& measurements, c
       RuleConditions a = rules[i].when, b = rules[j].when;
       a.library.reset();
       b.library.reset();
-      if (rules[i].collective != rules[j].collective || rules[i].algorithm != rules[j].algorithm || !rules[i].when.library ||
-          !rules[j].when.library || a.text() != b.text()) {
+      if (rules[i].collective != rules[j].collective || rules[i].algorithm != rules[j].algorithm ||
+          !rules[i].when.library || !rules[j].when.library || a.text() != b.text()) {
         ++j;
         continue;
       }

@@ -54,8 +54,7 @@ struct CsvReadResult {
 
 // Reads collshim-bench --csv output (docs/rules-and-tuning.md lists the columns). `file` names the input in
 // messages; `platform` fills rows whose platform column is absent or empty.
-void read_measurements(std::istream& in, const std::string& file, const std::string& platform,
-                       CsvReadResult& result);
+void read_measurements(std::istream& in, const std::string& file, const std::string& platform, CsvReadResult& result);
 
 // Predictions (Measurement::predicted, from collshim-model predict --native) fill the cells nobody
 // measured, never one that was: there the measurements alone decide. Their native rows are the
@@ -63,10 +62,10 @@ void read_measurements(std::istream& in, const std::string& file, const std::str
 // prediction_margin (its "spread": the model's error, not noise), and a rule's evidence says how
 // many of its cells were predicted.
 struct SynthesisOptions {
-  double tolerance = 0.03;  // a cell may run an algorithm up to this much slower than its best
+  double tolerance = 0.03;          // a cell may run an algorithm up to this much slower than its best
   double prediction_margin = 0.10;  // a predicted time's uncertainty, as a fraction of it
-  bool robust = false;      // judge each algorithm by its worst ratio to its library's native over platforms
-  double robust_minimum = 1.05;  // --robust: no rule where the best worst-case ratio is below this
+  bool robust = false;              // judge each algorithm by its worst ratio to its library's native over platforms
+  double robust_minimum = 1.05;     // --robust: no rule where the best worst-case ratio is below this
   std::vector<std::string> inputs;  // named in the file's header comment
   std::vector<std::string> predicted_inputs;  // likewise, the files of predictions
 };
@@ -76,8 +75,8 @@ struct SynthesisOptions {
 // library no rule can name are refused beside others, and alone give rules without `library` (a note
 // says so). Cells are counted once per library judged in them.
 struct SynthesisResult {
-  std::string yaml;                 // the rule file
-  std::vector<std::string> libraries;  // the rule sets' libraries, as their conditions name them
+  std::string yaml;                               // the rule file
+  std::vector<std::string> libraries;             // the rule sets' libraries, as their conditions name them
   int rules = 0, cells = 0, cells_with_rule = 0;  // cells: measured ones
   int predicted_cells = 0, predicted_cells_with_rule = 0;
   int predictions_overridden = 0;   // predicted rows left out because their cell was measured

@@ -29,7 +29,8 @@ constexpr std::string_view done_marker = "# collshim-tune measure done: ";
 
 // "<launcher> | <collective> | <variant>": what a completed size belongs to.
 std::string run_key(const SweepOptions& options, const std::string& collective, const std::string& variant) {
-  return command_text(options.launcher) + " | " + collective + " | " + variant + (options.rules.empty() ? "" : " | " + options.rules);
+  return command_text(options.launcher) + " | " + collective + " | " + variant +
+         (options.rules.empty() ? "" : " | " + options.rules);
 }
 
 // Largest completed size per run key, from the output's done markers.
@@ -64,13 +65,14 @@ long long size_value(const std::string& text) {
   } catch (const std::exception&) {
     end = 0;
   }
-  static const std::map<std::string, long long> units = {{"", 1},        {"B", 1},          {"KiB", 1LL << 10},
-                                                         {"K", 1LL << 10}, {"MiB", 1LL << 20}, {"M", 1LL << 20},
+  static const std::map<std::string, long long> units = {{"", 1},           {"B", 1},           {"KiB", 1LL << 10},
+                                                         {"K", 1LL << 10},  {"MiB", 1LL << 20}, {"M", 1LL << 20},
                                                          {"GiB", 1LL << 30}};
   const auto at = end == 0 ? units.end() : units.find(text.substr(end));
   // collshim-bench takes sizes from 1 to INT_MAX (an MPI count of bytes).
   if (at == units.end() || value < 1 || value > std::numeric_limits<int>::max() / at->second)
-    throw std::invalid_argument("size " + text + ": expected a number of bytes from 1 to below 2GiB, with B, KiB, MiB or GiB");
+    throw std::invalid_argument("size " + text +
+                                ": expected a number of bytes from 1 to below 2GiB, with B, KiB, MiB or GiB");
   return value * at->second;
 }
 
@@ -183,9 +185,17 @@ int run_sweep(const SweepOptions& options) {
       }
       std::cout << ": " << from << " to " << max_bytes << " bytes\n" << std::flush;
 
-      std::vector<std::string> argv = {"--csv", "--collective", collective, "--min-bytes", std::to_string(from),
-                                       "--max-bytes", std::to_string(max_bytes), "--iterations",
-                                       std::to_string(options.iterations), "--warmup", std::to_string(options.warmup)};
+      std::vector<std::string> argv = {"--csv",
+                                       "--collective",
+                                       collective,
+                                       "--min-bytes",
+                                       std::to_string(from),
+                                       "--max-bytes",
+                                       std::to_string(max_bytes),
+                                       "--iterations",
+                                       std::to_string(options.iterations),
+                                       "--warmup",
+                                       std::to_string(options.warmup)};
       if (!variant.empty()) argv.insert(argv.end(), {info->variant_option, variant});
       if (!options.platform.empty()) argv.insert(argv.end(), {"--platform", options.platform});
       argv.emplace_back("--algorithms");

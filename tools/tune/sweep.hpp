@@ -10,18 +10,18 @@
 namespace collshim::tune {
 
 struct SweepOptions {
-  std::vector<std::string> launcher;      // argv before the benchmark, e.g. {"mpirun", "-np", "16"}
-  std::string bench;                      // collshim-bench's path
-  std::vector<std::string> collectives;   // empty: every collective collshim-bench times
-  std::vector<std::string> variants;      // empty: every variant of each collective
+  std::vector<std::string> launcher;     // argv before the benchmark, e.g. {"mpirun", "-np", "16"}
+  std::string bench;                     // collshim-bench's path
+  std::vector<std::string> collectives;  // empty: every collective collshim-bench times
+  std::vector<std::string> variants;     // empty: every variant of each collective
   std::string min_bytes = "1", max_bytes = "4MiB";
   int iterations = 20, warmup = 3;
   std::string platform;
-  std::vector<std::string> algorithms;    // empty: tuning_candidates() of each collective
-  std::vector<std::string> exclude;       // candidates whose spec contains one of these are left out
-  std::string rules;                      // verify: the rule table ("collshim" row), with only native beside it
+  std::vector<std::string> algorithms;       // empty: tuning_candidates() of each collective
+  std::vector<std::string> exclude;          // candidates whose spec contains one of these are left out
+  std::string rules;                         // verify: the rule table ("collshim" row), with only native beside it
   std::vector<std::string> bench_arguments;  // passed through (e.g. --verify-limit under SMPI)
-  std::string output;                     // CSV appended to
+  std::string output;                        // CSV appended to
 };
 
 // Runs argv (found on PATH), handing each line of its standard output to `on_line`. Returns its exit

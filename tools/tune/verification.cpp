@@ -36,7 +36,7 @@ VerifyResult verify_table(const std::vector<Measurement>& measurements, const De
   for (const auto& [key, rows] : cells) {
     const std::string where = rows.front()->source;
     // Each library is judged apart, with the rules it sees, against its own native.
-    std::map<std::string, LibraryRows> libraries;  // by library text: each version apart
+    std::map<std::string, LibraryRows> libraries;               // by library text: each version apart
     std::map<std::string, std::set<std::string>> libraries_at;  // site -> libraries with natives there
     for (const Measurement* m : rows) {
       if (!m->native) continue;
@@ -76,9 +76,8 @@ VerifyResult verify_table(const std::vector<Measurement>& measurements, const De
       cell.native_us = native;
       cell.best_us = best;
       if (decide) {
-        const std::string decision = decide(CallFacts{cell.collective, cell.procs, cell.block_bytes, cell.mapping,
-                                                      cell.nodes, cell.ppn},
-                                            of.library);
+        const std::string decision = decide(
+            CallFacts{cell.collective, cell.procs, cell.block_bytes, cell.mapping, cell.nodes, cell.ppn}, of.library);
         cell.decision = decision.empty() ? "native" : decision;
         if (cell.decision == "native") {
           cell.table_us = native;

@@ -17,19 +17,19 @@ namespace collshim::tune {
 
 struct VerifiedCell {
   std::string platform, variant;
-  std::string library;         // whose native and rules: MpiLibrary::text() ("ompi 4.1.4", "smpi-ompi 3.32")
+  std::string library;  // whose native and rules: MpiLibrary::text() ("ompi 4.1.4", "smpi-ompi 3.32")
   Collective collective = Collective::allgather;
   int procs = 1, nodes = 1, ppn = 1;
   MappingClass mapping = MappingClass::single_node;
   long long block_bytes = 0;
-  std::string decision;        // what the table runs there ("native" when it passes through)
-  bool measured = true;        // false: the decision was not among the cell's measurements
-  double native_us = 0;        // the library's native (the fastest of its rows in the cell)
-  double table_us = 0;         // the decision's time; native_us when it passes through
-  double best_us = 0;          // the fastest of the library's native and what was measured beside it
-  std::string best;            // its label
-  double speedup = 1;          // native_us / table_us; exactly 1 when the table passes through
-  double measured_speedup = 1; // for a pass-through with its own row: the measured ratio (noise)
+  std::string decision;         // what the table runs there ("native" when it passes through)
+  bool measured = true;         // false: the decision was not among the cell's measurements
+  double native_us = 0;         // the library's native (the fastest of its rows in the cell)
+  double table_us = 0;          // the decision's time; native_us when it passes through
+  double best_us = 0;           // the fastest of the library's native and what was measured beside it
+  std::string best;             // its label
+  double speedup = 1;           // native_us / table_us; exactly 1 when the table passes through
+  double measured_speedup = 1;  // for a pass-through with its own row: the measured ratio (noise)
 };
 
 struct VerifyResult {
@@ -37,8 +37,8 @@ struct VerifyResult {
   int unmeasured = 0;               // cells whose decision was not measured (left out of the figures)
   double geometric_mean = 1;        // of the speedups
   const VerifiedCell* worst = nullptr;
-  int below = 0;                    // speedup below the threshold
-  int within_5_percent = 0;         // table_us <= 1.05 best_us
+  int below = 0;             // speedup below the threshold
+  int within_5_percent = 0;  // table_us <= 1.05 best_us
   std::vector<std::string> errors;
 };
 

@@ -11,10 +11,10 @@
 namespace collshim::tune {
 
 struct WinnerMap {
-  std::string title, file;         // "allgather (uniform) on yahoo, sequential, 8 per node"; "winners-....png"
-  std::vector<int> procs;          // columns
+  std::string title, file;             // "allgather (uniform) on yahoo, sequential, 8 per node"; "winners-....png"
+  std::vector<int> procs;              // columns
   std::vector<long long> block_bytes;  // rows
-  std::vector<std::vector<std::string>> winner;               // [row][column]; empty: not measured
+  std::vector<std::vector<std::string>> winner;  // [row][column]; empty: not measured
   // native / winner; in a map of predictions (no native) the runner-up / winner, the winner's lead
   std::vector<std::vector<std::optional<double>>> speedup;
   std::string speedup_title = "its speed-up over native (native time / its time)";

@@ -13,7 +13,7 @@ inline int wrap_rank(long long value, int p) {
 
 BlockSchedule ring_schedule(int p, int rank, const Params& params);
 BlockSchedule recursive_multiplying_schedule(int p, int rank, const Params& params);
-BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& params);  // p even
+BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& params);   // p even
 BlockSchedule recursive_doubling_schedule(int p, int rank, const Params& params);  // p a power of two
 BlockSchedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
 BlockSchedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce

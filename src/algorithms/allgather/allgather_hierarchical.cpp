@@ -100,7 +100,8 @@ BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, 
   // step indices (the executor's tags) agree everywhere.
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
   if (!inter.algorithm->passes_through && nodes > 1) {
-    const BlockSchedule among_leaders = inter.algorithm->make_block_schedule(nodes, local == 0 ? node : 0, inter.params);
+    const BlockSchedule among_leaders =
+        inter.algorithm->make_block_schedule(nodes, local == 0 ? node : 0, inter.params);
     for (const BlockStep& flat : among_leaders.steps) {
       BlockStep step;
       if (local == 0) {
@@ -147,9 +148,7 @@ Step leaders_direct_exchange(const NodeLayout& layout, int rank, Buffer buffer, 
   step.opaque = OpaquePhase{phase, what};
   const int node = layout.node_of_rank[rank];
   if (layout.local_index[rank] != 0) return step;
-  const auto blocks_of = [&](int n) {
-    return Region{buffer, {layout.members[n].begin(), layout.members[n].end()}};
-  };
+  const auto blocks_of = [&](int n) { return Region{buffer, {layout.members[n].begin(), layout.members[n].end()}}; };
   for (int other = 0; other < static_cast<int>(layout.members.size()); ++other) {
     if (other == node) continue;
     step.sends.push_back({layout.members[other].front(), blocks_of(node)});
@@ -271,7 +270,7 @@ NodeGroup node_group(const TypedBuffer& recv, const std::vector<int>& members) {
 // node runs are whole multiples of its count).
 struct LeaderExchange {
   bool in_place = true;
-  bool fits = true;     // false: the counts need more than int even in units (the phase runs as modelled)
+  bool fits = true;  // false: the counts need more than int even in units (the phase runs as modelled)
   long long unit = 0;
   long long total = 0;  // elements of all blocks
 };
@@ -367,8 +366,8 @@ int allgather_among_leaders(const TypedBuffer& recv, const LeaderExchange& plan,
 
 class HierarchicalState final : public AlgorithmState {
  public:
-  HierarchicalState(Schedule schedule, Schedule point_to_point) :
-      schedule_(std::move(schedule)), point_to_point_(std::move(point_to_point)) {}
+  HierarchicalState(Schedule schedule, Schedule point_to_point)
+      : schedule_(std::move(schedule)), point_to_point_(std::move(point_to_point)) {}
 
   // Collective over the shadow.
   int make_comms(CommContext& context) { return NodeComms::create(context.comm(), context.node_of_rank(), comms_); }
@@ -426,8 +425,7 @@ class HierarchicalState final : public AlgorithmState {
   // Successive calls use the two halves of the window in turn, so a fast rank packing the next
   // call's block never overwrites what a slow one is still reading.
   int fill_window(CallLayout& call, CommContext& context) {
-    return comms_->fill_window(2 * static_cast<MPI_Aint>(packed_total_),
-                               [&] { return pack_own_block(call, context); });
+    return comms_->fill_window(2 * static_cast<MPI_Aint>(packed_total_), [&] { return pack_own_block(call, context); });
   }
 
   // The own block to its place in the receive buffer and, packed, into this call's half of the window.
@@ -439,11 +437,12 @@ class HierarchicalState final : public AlgorithmState {
     const TypedBuffer &send = call.send, &recv = call.recv;
     int first_error = MPI_SUCCESS;
     if (send.address(me) != recv.address(me))
-      keep_first_error(first_error, copy_typed(send.address(me), send.count(me), send.type, recv.address(me), recv.count(me),
-                                         recv.type, context.comm(), me));
+      keep_first_error(first_error, copy_typed(send.address(me), send.count(me), send.type, recv.address(me),
+                                               recv.count(me), recv.type, context.comm(), me));
     int position = 0;
-    keep_first_error(first_error, PMPI_Pack(recv.address(me), recv.count(me), recv.type, region + comms.packed_offsets[me],
-                                      comms.packed_bytes[me], &position, context.comm()));
+    keep_first_error(first_error,
+                     PMPI_Pack(recv.address(me), recv.count(me), recv.type, region + comms.packed_offsets[me],
+                               comms.packed_bytes[me], &position, context.comm()));
     return first_error;
   }
 
@@ -455,8 +454,9 @@ class HierarchicalState final : public AlgorithmState {
     for (int rank = 0; rank < context.size(); ++rank) {
       if (rank == context.rank() || comms.packed_bytes[rank] == 0) continue;
       int position = 0;
-      keep_first_error(first_error, PMPI_Unpack(call.shared.base + comms.packed_offsets[rank], comms.packed_bytes[rank],
-                                          &position, recv.address(rank), recv.count(rank), recv.type, context.comm()));
+      keep_first_error(first_error,
+                       PMPI_Unpack(call.shared.base + comms.packed_offsets[rank], comms.packed_bytes[rank], &position,
+                                   recv.address(rank), recv.count(rank), recv.type, context.comm()));
     }
     return first_error;
   }
@@ -469,7 +469,8 @@ class HierarchicalState final : public AlgorithmState {
 
 }  // namespace
 
-int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state) {
+int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context,
+                            std::unique_ptr<AlgorithmState>& state) {
   const std::vector<int>& node_of_rank = context.node_of_rank();
   const Params& params = choice.params;
   const bool window = params.at("intra") == "shm";

@@ -43,6 +43,7 @@ Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, c
 
 // The state of a hierarchical choice: its schedules and, for inter=native or intra=shm, its node and
 // leaders' communicators (collective over the shadow).
-int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
+int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context,
+                            std::unique_ptr<AlgorithmState>& state);
 
 }  // namespace collshim

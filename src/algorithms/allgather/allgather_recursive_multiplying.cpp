@@ -81,7 +81,8 @@ std::vector<int> smooth_numbers_below(int limit, int k) {
   std::vector<int> out;
   const auto extend = [&](const auto& self, std::size_t first_prime, long long value) -> void {
     out.push_back(static_cast<int>(value));
-    for (std::size_t i = first_prime; i < primes.size() && value * primes[i] < limit; ++i) self(self, i, value * primes[i]);
+    for (std::size_t i = first_prime; i < primes.size() && value * primes[i] < limit; ++i)
+      self(self, i, value * primes[i]);
   };
   if (limit > 1) extend(extend, 0, 1);
   return out;
@@ -163,8 +164,7 @@ std::optional<std::vector<int>> parse_factor_list(std::string_view text) {
 }
 
 ParamSpec recursive_multiplying_factors_param() {
-  return ParamSpec{"factors",
-                   "'auto' (factorise p with factors <= k) or stage factors >= 2 joined by 'x', e.g. 8x3x4",
+  return ParamSpec{"factors", "'auto' (factorise p with factors <= k) or stage factors >= 2 joined by 'x', e.g. 8x3x4",
                    "auto", [](std::string_view value) { return value == "auto" || parse_factor_list(value); }};
 }
 

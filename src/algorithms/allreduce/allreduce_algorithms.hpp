@@ -30,8 +30,7 @@ inline Region segment_range(Buffer buffer, int first, int end) {
 // no collapse, at least two factors, product p - R) it is the paper's prime merging instead, which
 // does not keep rank order: ranks below R hand their vector to one first-stage group each and get
 // the result from one last-stage group, in the first and last stage.
-Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank,
-                                           int merged_ranks = 0);
+Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank, int merged_ranks = 0);
 
 // The prime-merging plan for p and k: the largest q < p whose prime factors are <= k and that takes
 // at least two stages, as factors (merged ranks: p - q); nullopt where p factors or no q fits.
@@ -41,8 +40,7 @@ std::optional<RecursiveMultiplyingPlan> plan_prime_merging(int p, int k);
 ParamSpec allreduce_primes_param();
 
 Schedule allreduce_recursive_doubling_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
-Schedule allreduce_recursive_multiplying_schedule(const std::vector<int>& node_of_rank, int rank,
-                                                  const Params& params);
+Schedule allreduce_recursive_multiplying_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 Schedule allreduce_rabenseifner_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 Schedule allreduce_ring_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 // Node-aware: combine at each node's leader, `inter` among the leaders, send back (allreduce_hierarchical.cpp).

@@ -138,8 +138,10 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
       step.copies.push_back({expand_region(copy.from, q, p), expand_region(copy.to, q, p)});
     for (const LocalReduce& reduce : inner.reductions)
       step.reductions.push_back({expand_region(reduce.from, q, p), expand_region(reduce.into, q, p)});
-    for (const Transfer& send : inner.sends) step.sends.push_back({leaders[send.peer], expand_region(send.region, q, p)});
-    for (const Transfer& recv : inner.recvs) step.recvs.push_back({leaders[recv.peer], expand_region(recv.region, q, p)});
+    for (const Transfer& send : inner.sends)
+      step.sends.push_back({leaders[send.peer], expand_region(send.region, q, p)});
+    for (const Transfer& recv : inner.recvs)
+      step.recvs.push_back({leaders[recv.peer], expand_region(recv.region, q, p)});
   }
   // The result back to the node's other ranks.
   Step& broadcast = schedule.steps.emplace_back();
@@ -167,8 +169,8 @@ namespace {
 
 class AllreduceWindowState final : public AlgorithmState {
  public:
-  AllreduceWindowState(Schedule window, Schedule point_to_point) :
-      window_(std::move(window)), point_to_point_(std::move(point_to_point)) {}
+  AllreduceWindowState(Schedule window, Schedule point_to_point)
+      : window_(std::move(window)), point_to_point_(std::move(point_to_point)) {}
 
   // Collective over the shadow.
   int make_comms(CommContext& context) { return NodeComms::create(context.comm(), context.node_of_rank(), comms_); }
@@ -246,13 +248,14 @@ class AllreduceWindowState final : public AlgorithmState {
 int make_allreduce_hierarchical_state(const AlgorithmChoice& choice, CommContext& context,
                                       std::unique_ptr<AlgorithmState>& state) {
   const std::vector<int>& node_of_rank = context.node_of_rank();
-  Schedule point_to_point = allreduce_hierarchical_schedule(node_of_rank, context.rank(), with_intra(choice.params, "p2p"));
+  Schedule point_to_point =
+      allreduce_hierarchical_schedule(node_of_rank, context.rank(), with_intra(choice.params, "p2p"));
   if (choice.params.at("intra") != "shm") {
     state = std::make_unique<FixedSchedule>(std::move(point_to_point));
     return MPI_SUCCESS;
   }
-  auto made = std::make_unique<AllreduceWindowState>(allreduce_hierarchical_schedule(node_of_rank, context.rank(), choice.params),
-                                                     std::move(point_to_point));
+  auto made = std::make_unique<AllreduceWindowState>(
+      allreduce_hierarchical_schedule(node_of_rank, context.rank(), choice.params), std::move(point_to_point));
   if (const int rc = made->make_comms(context); rc != MPI_SUCCESS) return rc;
   state = std::move(made);
   return MPI_SUCCESS;

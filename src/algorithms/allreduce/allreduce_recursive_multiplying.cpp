@@ -33,7 +33,8 @@ Place combine_in_order(Step& step, const std::vector<Place>& places, std::size_t
   for (std::size_t i = own; i-- > 0;) step.reductions.push_back({region(places[i]), region(result)});
   if (own + 1 < places.size()) {
     const Place right = places.back();
-    for (std::size_t i = places.size() - 1; i-- > own + 1;) step.reductions.push_back({region(places[i]), region(right)});
+    for (std::size_t i = places.size() - 1; i-- > own + 1;)
+      step.reductions.push_back({region(places[i]), region(right)});
     step.reductions.push_back({region(result), region(right)});
     result = right;
   }
@@ -42,8 +43,7 @@ Place combine_in_order(Step& step, const std::vector<Place>& places, std::size_t
 
 }  // namespace
 
-Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank,
-                                           int merged_ranks) {
+Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan, int p, int rank, int merged_ranks) {
   const int base = plan.collapse_base;
   const int groups = plan.collapse_groups;
   const int shift = groups * (base - 1) + merged_ranks;  // real rank - virtual rank, from threshold() up
@@ -54,7 +54,7 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
   const bool merged = merges && rank < merged_ranks;
   if (merged) wid = -1;
   const int first_groups = merges ? (p - merged_ranks) / plan.factors.front() : 1;  // G of the first stage
-  const int survivor = rank / base * base + base - 1;  // meaningful below threshold()
+  const int survivor = rank / base * base + base - 1;                               // meaningful below threshold()
   const auto region = [p](Place at) { return whole_vector(at.buffer, p, at.copy); };
 
   Schedule schedule;
@@ -90,7 +90,7 @@ Schedule allreduce_multiplying_schedule_of(const RecursiveMultiplyingPlan& plan,
     }
   }
   std::vector<Place> merged_in;  // merged ranks' vectors, added after the first stage's exchange
-  int held = 1;  // the size of the sub-cuboid every virtual rank has combined before the stage
+  int held = 1;                  // the size of the sub-cuboid every virtual rank has combined before the stage
   for (std::size_t stage = 0; stage < plan.factors.size(); ++stage) {
     const int f = plan.factors[stage];
     Step& step = schedule.steps.emplace_back();

@@ -56,7 +56,8 @@ Schedule bruck_alltoall_schedule(const std::vector<int>& node_of_rank, int rank,
       const int d = digit(delta_of(block));
       (d == 0 ? staying : outgoing[d]).push_back(block);
     }
-    for (auto& [d, blocks] : outgoing) step.sends.push_back({mod(rank + d * weight), {Buffer::scratch, std::move(blocks)}});
+    for (auto& [d, blocks] : outgoing)
+      step.sends.push_back({mod(rank + d * weight), {Buffer::scratch, std::move(blocks)}});
 
     Step& after = schedule.steps[j + 1];
     LocalCopy deliver{{Buffer::scratch, {}}, {Buffer::recv, {}}};

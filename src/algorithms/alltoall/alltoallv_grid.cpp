@@ -80,7 +80,9 @@ Schedule grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank,
       for (int& at : at_of_origin) at = routing.next_hop(advanced_to, at, rank);
     }
     const GridPhase group = routing.phase(j, rank);
-    const auto in_group = [&](int member) { return std::binary_search(group.members.begin(), group.members.end(), member); };
+    const auto in_group = [&](int member) {
+      return std::binary_search(group.members.begin(), group.members.end(), member);
+    };
     // A hop lands in its destination's sub-block, so only destinations in this rank's can come here.
     const int part = group.part_of(rank);
     const int first = group.part_begin(part), last = first + group.part_length(part);

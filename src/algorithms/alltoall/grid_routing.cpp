@@ -9,9 +9,7 @@ namespace {
 
 constexpr long long saturated = std::numeric_limits<long long>::max() / 4;
 
-long long saturating_multiply(long long a, long long b) {
-  return (b != 0 && a > saturated / b) ? saturated : a * b;
-}
+long long saturating_multiply(long long a, long long b) { return (b != 0 && a > saturated / b) ? saturated : a * b; }
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -76,8 +74,12 @@ std::vector<int> grid_shape(int p, const GridDims& dims) {
     return product;
   };
   while (power(a) < p) ++a;
-  ShapeSearch search{p, k, static_cast<long long>(k) * a, power(a) - p,
-                     std::vector<int>(static_cast<std::size_t>(k), a), std::vector<int>(static_cast<std::size_t>(k), 1)};
+  ShapeSearch search{p,
+                     k,
+                     static_cast<long long>(k) * a,
+                     power(a) - p,
+                     std::vector<int>(static_cast<std::size_t>(k), a),
+                     std::vector<int>(static_cast<std::size_t>(k), 1)};
   search.run(0, 1, 0, 1);
   return search.best;
 }

@@ -58,12 +58,12 @@ std::vector<int> grid_shape(int p, const GridDims& dims);
 struct GridPhase {
   int block_begin = 0;  // the depth-j block holding this rank: [block_begin, block_begin + block_size)
   int block_size = 1;
-  int parts = 1;        // sub-blocks of that block
-  int part_size = 1;    // q: the short sub-block size; the first `long_parts` have q + 1 ranks
+  int parts = 1;      // sub-blocks of that block
+  int part_size = 1;  // q: the short sub-block size; the first `long_parts` have q + 1 ranks
   int long_parts = 0;
-  std::vector<int> members;        // the group, ascending ranks, including this rank
-  int my_index = 0;                // this rank's position in `members` (its rank in the communicator)
-  std::vector<int> next_by_part;   // per sub-block: index in `members` of the hop for destinations there
+  std::vector<int> members;       // the group, ascending ranks, including this rank
+  int my_index = 0;               // this rank's position in `members` (its rank in the communicator)
+  std::vector<int> next_by_part;  // per sub-block: index in `members` of the hop for destinations there
 
   int part_of(int rank) const;  // sub-block of a rank of this block
   int part_begin(int part) const { return block_begin + part * part_size + (part < long_parts ? part : long_parts); }
@@ -105,7 +105,7 @@ class GridRouting {
     int part_of(int offset) const;
   };
   Cut cut(int depth, int block_size) const;
-  Block block(int depth, int rank) const;  // the depth-`depth` block holding rank
+  Block block(int depth, int rank) const;               // the depth-`depth` block holding rank
   int line(const Cut& cut, int part, int index) const;  // the group of the rank at (part, index)
 
   int p_;

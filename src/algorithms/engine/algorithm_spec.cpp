@@ -38,22 +38,21 @@ std::string AlgorithmChoice::text() const {
   return out;
 }
 
-SpecParseResult make_choice(std::string_view name,
-                            const std::vector<std::pair<std::string, std::string>>& params,
+SpecParseResult make_choice(std::string_view name, const std::vector<std::pair<std::string, std::string>>& params,
                             Collective collective) {
   const Algorithm* algorithm = find_algorithm(name, collective);
   if (algorithm == nullptr || !algorithm->supports(collective)) {
     return {std::nullopt, "unknown algorithm '" + std::string(name) + "' for " +
-                              std::string(collective_name(collective)) + "; expected one of: " +
-                              algorithm_names(collective)};
+                              std::string(collective_name(collective)) +
+                              "; expected one of: " + algorithm_names(collective)};
   }
   AlgorithmChoice choice{algorithm, {}, -1};
   for (const auto& [key, value] : params) {
     const auto spec = std::find_if(algorithm->params.begin(), algorithm->params.end(),
                                    [&](const ParamSpec& s) { return s.name == key; });
     if (spec == algorithm->params.end()) {
-      return {std::nullopt, "unknown parameter '" + key + "' for " + std::string(name) +
-                                "; expected: " + param_names(*algorithm)};
+      return {std::nullopt,
+              "unknown parameter '" + key + "' for " + std::string(name) + "; expected: " + param_names(*algorithm)};
     }
     if (choice.params.contains(key)) {
       return {std::nullopt, "parameter '" + key + "' given twice"};
@@ -92,16 +91,13 @@ SpecParseResult parse_algorithm_spec(std::string_view text, Collective collectiv
 }
 
 ParamSpec integer_param(std::string name, int min_value, int max_value, int default_value) {
-  return ParamSpec{
-      std::move(name),
-      "an integer from " + std::to_string(min_value) + " to " + std::to_string(max_value),
-      std::to_string(default_value),
-      [min_value, max_value](std::string_view value) {
-        int parsed = 0;
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-        return error == std::errc{} && end == value.data() + value.size() && parsed >= min_value &&
-               parsed <= max_value;
-      }};
+  return ParamSpec{std::move(name), "an integer from " + std::to_string(min_value) + " to " + std::to_string(max_value),
+                   std::to_string(default_value), [min_value, max_value](std::string_view value) {
+                     int parsed = 0;
+                     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+                     return error == std::errc{} && end == value.data() + value.size() && parsed >= min_value &&
+                            parsed <= max_value;
+                   }};
 }
 
 int param_int(const Params& params, std::string_view name) {

@@ -26,8 +26,7 @@ struct SpecParseResult {
 
 // Validates a name and its parameters for a collective. Errors name what was wrong and what was
 // expected; the caller adds where the text came from.
-SpecParseResult make_choice(std::string_view name,
-                            const std::vector<std::pair<std::string, std::string>>& params,
+SpecParseResult make_choice(std::string_view name, const std::vector<std::pair<std::string, std::string>>& params,
                             Collective collective);
 SpecParseResult parse_algorithm_spec(std::string_view text, Collective collective);
 

@@ -9,8 +9,7 @@
 namespace collshim {
 namespace {
 
-TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts, const int* displs,
-                         int uniform_count) {
+TypedBuffer typed_buffer(const void* base, MPI_Datatype type, const int* counts, const int* displs, int uniform_count) {
   TypedBuffer buffer;
   buffer.base = static_cast<char*>(const_cast<void*>(base));
   buffer.type = type;
@@ -35,7 +34,7 @@ const TypedBuffer& own_block_side(const CallLayout& layout) {
 
 std::int64_t datum_of(BlockNaming naming, int p, int rank, Buffer buffer, std::int64_t block) {
   if (naming == BlockNaming::allgather || is_rooted(naming)) return block;  // rank b's block, in every buffer
-  if (naming == BlockNaming::reduction) return block % p;  // the segment, in every buffer and copy
+  if (naming == BlockNaming::reduction) return block % p;                   // the segment, in every buffer and copy
   switch (buffer) {
     case Buffer::send: return static_cast<std::int64_t>(rank) * p + block;
     case Buffer::recv: return block * p + rank;

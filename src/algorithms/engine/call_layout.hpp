@@ -67,8 +67,7 @@ struct TypedBuffer {
       copy_start = static_cast<MPI_Aint>(block / blocks_per_copy) * copy_displacement;
       block %= blocks_per_copy;
     }
-    return copy_start +
-           (displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count);
+    return copy_start + (displs ? static_cast<MPI_Aint>(displs[block]) : static_cast<MPI_Aint>(block) * uniform_count);
   }
   char* address(std::int64_t block) const { return base + displacement(block) * extent; }
   long long bytes(std::int64_t block) const { return count(block) * element_bytes(); }
@@ -126,8 +125,8 @@ int create_blocks_type(const TypedBuffer& buffer, const Blocks& blocks, std::vec
     }
     run_end = displacement + count;
   }
-  int rc = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), offsets.data(), buffer.type,
-                                     &type);
+  int rc =
+      PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), offsets.data(), buffer.type, &type);
   if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&type);
   return rc;
 }

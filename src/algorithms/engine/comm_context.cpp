@@ -49,7 +49,8 @@ bool MessageTypeCache::key(const Region& region, const TypedBuffer& buffer, Key&
 
 std::size_t MessageTypeCache::Hash::operator()(const Key& key) const {
   std::size_t h = std::hash<const void*>{}(key.transfer);
-  for (const std::uint64_t part : {key.datatype, static_cast<std::uint64_t>(key.count), static_cast<std::uint64_t>(key.only_block)})
+  for (const std::uint64_t part :
+       {key.datatype, static_cast<std::uint64_t>(key.count), static_cast<std::uint64_t>(key.only_block)})
     h = (h ^ std::hash<std::uint64_t>{}(part)) * 0x9E3779B97F4A7C15ull;
   return h;
 }

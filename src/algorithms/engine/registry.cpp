@@ -28,8 +28,9 @@ ParamSpec grid_dims_param() {
 
 // node_grid's shape among nodes: dims=1 is one direct exchange between every pair of nodes.
 ParamSpec node_grid_dims_param() {
-  return ParamSpec{"dims", "1 (direct between nodes), an integer up to " + std::to_string(grid_max_dims) +
-                               " (a grid among nodes), or hypercube",
+  return ParamSpec{"dims",
+                   "1 (direct between nodes), an integer up to " + std::to_string(grid_max_dims) +
+                       " (a grid among nodes), or hypercube",
                    "1", [](std::string_view value) { return parse_node_grid_dims(value).has_value(); }};
 }
 
@@ -93,9 +94,10 @@ const std::vector<Algorithm>& algorithms() {
                     .eligibility = "p even",
                     .fallback = "ring",
                     .make_block_schedule = neighbor_exchange_schedule,
-                    .symmetry = [](const std::vector<int>&, const Params&) {
-                      return RankSymmetry{RankSymmetry::Kind::rotation, 2};
-                    }});
+                    .symmetry =
+                        [](const std::vector<int>&, const Params&) {
+                          return RankSymmetry{RankSymmetry::Kind::rotation, 2};
+                        }});
     list.push_back({.name = "recursive_doubling",
                     .summary = "log2 p pairwise steps with rank XOR 2^s; the data doubles every step",
                     .collectives = {allgather, allgatherv},
@@ -169,18 +171,18 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {allreduce},
                     .make_schedule = allreduce_recursive_doubling_schedule,
                     .symmetry = binary_digits});
-    list.push_back({.name = "recursive_multiplying",
-                    .summary = "stages of groups of up to k ranks exchange whole vectors; collapse/expand when p "
-                               "has a prime factor above k",
-                    .collectives = {allreduce},
-                    .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param(),
-                               allreduce_primes_param()},
-                    .eligible = recursive_multiplying_eligible,
-                    .eligibility = "p equal to the product of `factors`; with primes=merge a commutative operation",
-                    .fallback = "recursive_multiplying",
-                    .needs_commutative = [](const Params& params) { return params.at("primes") == "merge"; },
-                    .make_schedule = allreduce_recursive_multiplying_schedule,
-                    .symmetry = multiplying_digits});
+    list.push_back(
+        {.name = "recursive_multiplying",
+         .summary = "stages of groups of up to k ranks exchange whole vectors; collapse/expand when p "
+                    "has a prime factor above k",
+         .collectives = {allreduce},
+         .params = {integer_param("k", 2, 64, 4), recursive_multiplying_factors_param(), allreduce_primes_param()},
+         .eligible = recursive_multiplying_eligible,
+         .eligibility = "p equal to the product of `factors`; with primes=merge a commutative operation",
+         .fallback = "recursive_multiplying",
+         .needs_commutative = [](const Params& params) { return params.at("primes") == "merge"; },
+         .make_schedule = allreduce_recursive_multiplying_schedule,
+         .symmetry = multiplying_digits});
     list.push_back({.name = "rabenseifner",
                     .summary = "reduce-scatter by recursive halving, allgather by recursive doubling, MPICH's fold",
                     .collectives = {allreduce},
@@ -227,7 +229,7 @@ const std::vector<Algorithm>& algorithms() {
     for (Algorithm& algorithm : list) {
       if (!algorithm.make_block_schedule || algorithm.make_schedule) continue;
       algorithm.make_schedule = [generate = algorithm.make_block_schedule](const std::vector<int>& node_of_rank,
-                                                                            int rank, const Params& params) {
+                                                                           int rank, const Params& params) {
         return lower_block_schedule(generate(static_cast<int>(node_of_rank.size()), rank, params), rank);
       };
     }

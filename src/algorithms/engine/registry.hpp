@@ -33,11 +33,11 @@ class CommContext;
 // The allgather family's compact form (block_schedule.hpp); the registry lowers it to make_schedule.
 using BlockScheduleGenerator = std::function<BlockSchedule(int p, int rank, const Params& params)>;
 // Rank `rank`'s schedule on a communicator whose ranks run on node_of_rank (p entries).
-using ScheduleGenerator =
-    std::function<Schedule(const std::vector<int>& node_of_rank, int rank, const Params& params)>;
+using ScheduleGenerator = std::function<Schedule(const std::vector<int>& node_of_rank, int rank, const Params& params)>;
 // Makes a choice's per-communicator state when it keeps more than its schedule (collective over the
 // context's shadow communicator). Returns an MPI error code.
-using StateFactory = int (*)(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
+using StateFactory = int (*)(const AlgorithmChoice& choice, CommContext& context,
+                             std::unique_ptr<AlgorithmState>& state);
 
 struct Algorithm {
   std::string_view name;
@@ -61,8 +61,8 @@ struct Algorithm {
   // the cost model; empty or Kind::none: none declared. Flat algorithms' depend on p alone. The
   // unit tests check every declaration.
   std::function<RankSymmetry(const std::vector<int>& node_of_rank, const Params& params)> symmetry;
-  StateFactory make_state = nullptr;           // null: the state is the schedule alone
-  bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
+  StateFactory make_state = nullptr;  // null: the state is the schedule alone
+  bool passes_through = false;        // `native`: hand the call to the MPI library unchanged
 
   bool supports(Collective collective) const;
   // Whether the shim can run it as a schedule: a registry schedule, or a state that makes one per

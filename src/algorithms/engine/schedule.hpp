@@ -70,8 +70,8 @@ struct LocalReduce {
 // a node's shared-memory window. The step's sends and receives then model the phase's effect for
 // the checker and the cost model (which flags it as approximated); the engine does not post them.
 struct OpaquePhase {
-  int id = 0;              // the algorithm's own phase number
-  std::string_view what;   // for traces and the cost model, e.g. "leaders' MPI_Allgatherv"
+  int id = 0;             // the algorithm's own phase number
+  std::string_view what;  // for traces and the cost model, e.g. "leaders' MPI_Allgatherv"
 };
 
 struct Step {

@@ -82,9 +82,7 @@ std::string region_text(const Region& region) {
   return out.str();
 }
 
-std::int64_t slot_key(Buffer buffer, std::int64_t block) {
-  return (static_cast<std::int64_t>(buffer) << 56) ^ block;
-}
+std::int64_t slot_key(Buffer buffer, std::int64_t block) { return (static_cast<std::int64_t>(buffer) << 56) ^ block; }
 
 // The ranks whose contributions a reduction slot combines.
 class Contributions {
@@ -160,7 +158,8 @@ class Checker {
         if (r == setup_.root)
           for (int b = 0; b < p; ++b) held_[r][slot_key(Buffer::send, b)] = b;
       } else {
-        for (int d = 0; d < p; ++d) held_[r][slot_key(Buffer::send, d)] = datum_of(setup_.naming, p, r, Buffer::send, d);
+        for (int d = 0; d < p; ++d)
+          held_[r][slot_key(Buffer::send, d)] = datum_of(setup_.naming, p, r, Buffer::send, d);
       }
     }
     result_.stats.steps = static_cast<int>(steps);
@@ -208,8 +207,8 @@ class Checker {
       return;
     }
     if (reduction()) {
-      const std::int64_t limit = buffer == Buffer::temp ? std::int64_t{schedules_[rank].temp_copies} * setup_.p
-                                                        : std::int64_t{setup_.p};
+      const std::int64_t limit =
+          buffer == Buffer::temp ? std::int64_t{schedules_[rank].temp_copies} * setup_.p : std::int64_t{setup_.p};
       if (block < 0 || block >= limit || is_packed(buffer)) {
         fail(who() + "writes " + buffer_name(buffer) + " block " + std::to_string(block) +
              ", which a reduction does not have");
@@ -238,7 +237,8 @@ class Checker {
       fail(who() + "gets datum " + std::to_string(datum) + " in " + buffer_name(buffer) + " block " +
            std::to_string(block) + ", which holds datum " + std::to_string(expected));
     auto [slot, inserted] = held_[rank].try_emplace(slot_key(buffer, block), datum);
-    if (!inserted) fail(who() + "receives " + buffer_name(buffer) + " block " + std::to_string(block) + " a second time");
+    if (!inserted)
+      fail(who() + "receives " + buffer_name(buffer) + " block " + std::to_string(block) + " a second time");
   }
 
   void run_step(std::size_t s) {
@@ -251,7 +251,8 @@ class Checker {
         fail(where + "rank " + std::to_string(r) + " reduces in a collective that is not a reduction");
       for (const LocalCopy& copy : step.copies) {
         if (copy.from.blocks.size() != copy.to.blocks.size())
-          fail(where + "rank " + std::to_string(r) + " copies " + region_text(copy.from) + " to " + region_text(copy.to));
+          fail(where + "rank " + std::to_string(r) + " copies " + region_text(copy.from) + " to " +
+               region_text(copy.to));
         for_each_pair(copy.from.blocks, copy.to.blocks, [&](std::int64_t from, std::int64_t to) {
           const std::int64_t* datum = holding(r, copy.from.buffer, from);
           if (datum == nullptr) {
@@ -259,7 +260,8 @@ class Checker {
                  std::to_string(from) + " it does not hold");
             return;
           }
-          const Contributions moved = reduction() ? contributions_[r][slot_key(copy.from.buffer, from)] : Contributions{};
+          const Contributions moved =
+              reduction() ? contributions_[r][slot_key(copy.from.buffer, from)] : Contributions{};
           write(where, r, copy.to.buffer, to, *datum, &moved);
         });
       }
@@ -324,19 +326,22 @@ class Checker {
                std::to_string(r) + " expects " + region_text(recv.region));
           continue;
         }
-        for_each_pair(send.region.blocks, recv.region.blocks, [&](std::int64_t sent_block, std::int64_t received_block) {
-          if (reduction()) {
-            const std::int64_t slot = slot_key(recv.region.buffer, received_block);
-            if (sent_slots[r].contains(slot) || !received_slots[r].insert(slot).second)
-              fail(where + "rank " + std::to_string(r) + " receives into " + buffer_name(recv.region.buffer) +
-                   " block " + std::to_string(received_block) + " while the same step sends it or receives it again");
-          }
-          if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, sent_block)) {
-            Contributions combined;
-            if (reduction()) combined = contributions_[recv.peer][slot_key(send.region.buffer, sent_block)];
-            arrivals.push_back({r, recv.region.buffer, received_block, *datum, std::move(combined)});
-          }
-        });
+        for_each_pair(send.region.blocks, recv.region.blocks,
+                      [&](std::int64_t sent_block, std::int64_t received_block) {
+                        if (reduction()) {
+                          const std::int64_t slot = slot_key(recv.region.buffer, received_block);
+                          if (sent_slots[r].contains(slot) || !received_slots[r].insert(slot).second)
+                            fail(where + "rank " + std::to_string(r) + " receives into " +
+                                 buffer_name(recv.region.buffer) + " block " + std::to_string(received_block) +
+                                 " while the same step sends it or receives it again");
+                        }
+                        if (const std::int64_t* datum = holding(recv.peer, send.region.buffer, sent_block)) {
+                          Contributions combined;
+                          if (reduction())
+                            combined = contributions_[recv.peer][slot_key(send.region.buffer, sent_block)];
+                          arrivals.push_back({r, recv.region.buffer, received_block, *datum, std::move(combined)});
+                        }
+                      });
       }
     }
     for (const auto& [pair, queue] : in_flight) {
@@ -393,7 +398,7 @@ class Checker {
 
   const CheckSetup& setup_;
   std::vector<Schedule> schedules_;
-  std::vector<std::unordered_map<std::int64_t, std::int64_t>> held_;  // per rank: slot -> datum
+  std::vector<std::unordered_map<std::int64_t, std::int64_t>> held_;            // per rank: slot -> datum
   std::vector<std::unordered_map<std::int64_t, Contributions>> contributions_;  // reductions: per rank, slot -> ranks
   CheckResult result_;
 };

@@ -7,8 +7,8 @@
 // there. For reductions (BlockNaming::reduction) every slot also holds the set of ranks whose
 // contributions it combines: a reduction needs both operands held, disjoint ("exactly once") and,
 // where order matters, adjacent rank intervals in order (from = [a, b], into = [b+1, c]); at the end
-// every receive segment holds all p contributions. The unit tests run it for every algorithm and p = 1..130; its statistics count what the
-// schedules send.
+// every receive segment holds all p contributions. The unit tests run it for every algorithm and p = 1..130; its
+// statistics count what the schedules send.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -44,7 +44,8 @@ class StepRunner {
     engine_.requests.clear();
     // Receives are posted before sends, so that messages find them; except when some receive must
     // first probe for its size, which the peer's send has to be posted for.
-    const bool probing = std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
+    const bool probing =
+        std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
     int post_rc = MPI_SUCCESS;
     if (!probing) {
       for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
@@ -166,8 +167,9 @@ class StepRunner {
   int post(bool send, const MessageView& view, int peer) {
     if (view.count == 0) return MPI_SUCCESS;  // both sides know the message is empty and skip it
     engine_.requests.push_back(MPI_REQUEST_NULL);
-    return send ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back())
-                : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back());
+    return send
+               ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back())
+               : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back());
   }
 
   int post_send(const Transfer& send) {
@@ -180,7 +182,8 @@ class StepRunner {
     engine_.type_offsets.clear();
     if (needs_header(send, send.peer)) {
       std::vector<std::int64_t>& header = engine_.headers.emplace_back();
-      for (const std::int64_t block : send.region.blocks) header.push_back(packed_location(send.region.buffer, block).bytes);
+      for (const std::int64_t block : send.region.blocks)
+        header.push_back(packed_location(send.region.buffer, block).bytes);
       add_bytes(reinterpret_cast<const std::byte*>(header.data()),
                 static_cast<long long>(header.size() * sizeof(std::int64_t)));
     }
@@ -286,7 +289,8 @@ class StepRunner {
       const std::int64_t a_first = *x, b_first = *y;
       long long elements = b.count(b_first);
       MPI_Aint a_next = a.displacement(a_first) + a.count(a_first), b_next = b.displacement(b_first) + elements;
-      for (++x, ++y; x != x_end && y != y_end && a.displacement(*x) == a_next && b.displacement(*y) == b_next; ++x, ++y) {
+      for (++x, ++y; x != x_end && y != y_end && a.displacement(*x) == a_next && b.displacement(*y) == b_next;
+           ++x, ++y) {
         a_next += a.count(*x);
         b_next += b.count(*y);
         elements += b.count(*y);
@@ -351,15 +355,17 @@ class StepRunner {
 
   // Reductions work on the user's typed buffers, with the call's operation.
   int run_reduce(const LocalReduce& reduce) {
-    if (is_packed(reduce.from.buffer) || is_packed(reduce.into.buffer) || call_.op == MPI_OP_NULL) return MPI_ERR_INTERN;
+    if (is_packed(reduce.from.buffer) || is_packed(reduce.into.buffer) || call_.op == MPI_OP_NULL)
+      return MPI_ERR_INTERN;
     int first_error = MPI_SUCCESS;
     const TypedBuffer &in = typed(reduce.from.buffer), &inout = typed(reduce.into.buffer);
     // One MPI_Reduce_local per run of adjacent blocks.
-    for_each_typed_run(in, reduce.from, inout, reduce.into, [&](std::int64_t from, std::int64_t into, long long elements) {
-      if (elements > 0)
-        keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into), static_cast<int>(elements),
-                                                        inout.type, call_.op));
-    });
+    for_each_typed_run(
+        in, reduce.from, inout, reduce.into, [&](std::int64_t from, std::int64_t into, long long elements) {
+          if (elements > 0)
+            keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into),
+                                                            static_cast<int>(elements), inout.type, call_.op));
+        });
     return first_error;
   }
 
@@ -392,7 +398,8 @@ int set_up_temp(const Schedule& schedule, CallLayout& call, EngineStorage& engin
     return MPI_SUCCESS;
   }
   long long elements = 0;
-  for (int b = 0; b < call.p; ++b) elements = std::max<long long>(elements, call.recv.displacement(b) + call.recv.count(b));
+  for (int b = 0; b < call.p; ++b)
+    elements = std::max<long long>(elements, call.recv.displacement(b) + call.recv.count(b));
   MPI_Aint true_lb = 0, true_extent = 0;
   const int rc = PMPI_Type_get_true_extent(call.recv.type, &true_lb, &true_extent);
   if (rc != MPI_SUCCESS) return rc;

@@ -54,9 +54,9 @@ class NodeComms {
   bool shareable = false;
   std::byte* window_base = nullptr;
   MPI_Aint window_bytes = 0;
-  int window_half = 0;                                // intra=shm alternates halves from call to call
-  std::vector<int> counts, displs;                    // per node: scratch of the leaders' Allgatherv
-  std::vector<int> packed_bytes, packed_offsets;      // per rank: the packed layout in the window
+  int window_half = 0;                            // intra=shm alternates halves from call to call
+  std::vector<int> counts, displs;                // per node: scratch of the leaders' Allgatherv
+  std::vector<int> packed_bytes, packed_offsets;  // per rank: the packed layout in the window
 
  private:
   void free_window();

@@ -76,7 +76,8 @@ RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const Ran
     if (!free) symmetry.fixed.push_back(static_cast<int>(symmetry.radices.size()));
     symmetry.radices.push_back(radix);
   }
-  if (product != static_cast<long long>(node_of_rank.size()) || symmetry.fixed.size() == symmetry.radices.size()) return {};
+  if (product != static_cast<long long>(node_of_rank.size()) || symmetry.fixed.size() == symmetry.radices.size())
+    return {};
   return symmetry;
 }
 

@@ -13,8 +13,8 @@ namespace collshim {
 // (the lowest rank) leads node n.
 struct NodeLayout {
   std::vector<std::vector<int>> members;
-  std::vector<int> node_of_rank;  // renumbered 0..nodes-1
-  std::vector<int> local_index;   // position of each rank in its node's members
+  std::vector<int> node_of_rank;         // renumbered 0..nodes-1
+  std::vector<int> local_index;          // position of each rank in its node's members
   std::vector<int> ranks_in_node_order;  // members of node 0, then of node 1, ...
 };
 NodeLayout make_node_layout(const std::vector<int>& node_of_rank);

@@ -59,7 +59,7 @@ struct TraffSummary {
   int gather_root = 0;
 };
 struct TraffOutcome {
-  int wins = 0;  // the gather root stays one (receives the sibling's data); otherwise it sends
+  int wins = 0;     // the gather root stays one (receives the sibling's data); otherwise it sends
   int partner = 0;  // the sibling subcube's gather root
 };
 
@@ -99,7 +99,8 @@ std::vector<TreeNode> traff_tree(int p, int root, const std::vector<long long>& 
 class AlgorithmState;
 class CommContext;
 struct AlgorithmChoice;
-int make_linear_rooted_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);
+int make_linear_rooted_state(const AlgorithmChoice& choice, CommContext& context,
+                             std::unique_ptr<AlgorithmState>& state);
 int make_binomial_rooted_state(const AlgorithmChoice& choice, CommContext& context,
                                std::unique_ptr<AlgorithmState>& state);
 int make_traff_state(const AlgorithmChoice& choice, CommContext& context, std::unique_ptr<AlgorithmState>& state);

@@ -39,8 +39,9 @@ class BinomialRootedState final : public AlgorithmState {
     auto found = schedules_.find(key);
     if (found == schedules_.end()) {
       const TreeNode node = binomial_tree_node(call.p, call.rank, call.root);
-      Schedule schedule = call.naming == BlockNaming::gather ? gather_tree_schedule(node, call.p, call.rank, call.root)
-                                                             : scatter_tree_schedule(node, call.p, call.rank, call.root);
+      Schedule schedule = call.naming == BlockNaming::gather
+                              ? gather_tree_schedule(node, call.p, call.rank, call.root)
+                              : scatter_tree_schedule(node, call.p, call.rank, call.root);
       found = schedules_.emplace(key, std::move(schedule)).first;
     }
     return found->second;

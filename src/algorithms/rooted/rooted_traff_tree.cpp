@@ -40,9 +40,7 @@ int TraffConstruction::fixed_partner(int k) const {
   return static_cast<int>(std::min<long long>(((base + 2) << k) - 1, p_ - 1));
 }
 
-int TraffConstruction::outcome_source(int k) const {
-  return gather_root_ && has_sibling(k) ? fixed_root(k) : -1;
-}
+int TraffConstruction::outcome_source(int k) const { return gather_root_ && has_sibling(k) ? fixed_root(k) : -1; }
 
 TraffOutcome TraffConstruction::decide(int k, const TraffSummary& theirs, int& inform) {
   const bool mine_holds_root = (root_ >> k) == (rank_ >> k);
@@ -53,7 +51,9 @@ TraffOutcome TraffConstruction::decide(int k, const TraffSummary& theirs, int& i
     wins = mine_holds_root;  // Lemma 2: the call's root receives, whatever the estimates
   } else if (cost_ == OwnBlockCost::free) {
     // Lemma 1: the larger gather time T receives; on a tie the side with less data sends.
-    const auto key = [](const TraffSummary& s) { return std::tuple(s.others_bytes, s.others_bytes + s.gather_root_bytes); };
+    const auto key = [](const TraffSummary& s) {
+      return std::tuple(s.others_bytes, s.others_bytes + s.gather_root_bytes);
+    };
     if (key(mine) != key(theirs)) wins = key(mine) > key(theirs);
   } else {
     // Lemma 4: copying the own block costs like sending it, so T is the subcube's whole data.

@@ -34,10 +34,12 @@ Schedule gather_tree_schedule(const TreeNode& node, int p, int rank, int root) {
   }
   for (const TreeEdge& child : node.children)
     schedule.steps[child.level].recvs.push_back({child.peer, {Buffer::scratch, child.blocks}});
-  if (node.parent) schedule.steps[node.parent->level].sends.push_back({node.parent->peer, {Buffer::scratch, node.parent->blocks}});
+  if (node.parent)
+    schedule.steps[node.parent->level].sends.push_back({node.parent->peer, {Buffer::scratch, node.parent->blocks}});
   if (rank == root) {
     const std::vector<std::int64_t> received = children_blocks(node);
-    if (!received.empty()) schedule.steps[levels].copies.push_back({{Buffer::scratch, received}, {Buffer::recv, received}});
+    if (!received.empty())
+      schedule.steps[levels].copies.push_back({{Buffer::scratch, received}, {Buffer::recv, received}});
   }
   return schedule;
 }
@@ -56,7 +58,8 @@ Schedule scatter_tree_schedule(const TreeNode& node, int p, int rank, int root) 
   for (const TreeEdge& child : node.children)
     schedule.steps[levels - 1 - child.level].sends.push_back({child.peer, {Buffer::scratch, child.blocks}});
   if (node.parent)
-    schedule.steps[levels - 1 - node.parent->level].recvs.push_back({node.parent->peer, {Buffer::scratch, node.parent->blocks}});
+    schedule.steps[levels - 1 - node.parent->level].recvs.push_back(
+        {node.parent->peer, {Buffer::scratch, node.parent->blocks}});
   if (rank != root) schedule.steps[levels].copies.push_back({{Buffer::scratch, {rank}}, {Buffer::recv, {rank}}});
   return schedule;
 }
