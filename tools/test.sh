@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# The one test command: installs dependencies, builds from clean, runs every unit and MPI test against
-# Open MPI (build/), the MPI tests again against MPICH (build-mpich/), a small simulated sweep
+# The one test command: installs dependencies, checks formatting (tools/check-format.sh), builds
+# from clean, runs every unit and MPI test against Open MPI (build/), the MPI tests again against
+# MPICH (build-mpich/), a small simulated sweep
 # under SimGrid SMPI (build-smpi/), and a short MPI subset with ASan/UBSan (build-asan/).
 # COLLSHIM_SKIP_DEPS=1 skips the apt-get step on a machine that already has the packages.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ "${COLLSHIM_SKIP_DEPS:-0}" = 1 ] || bash "$root/tools/install-deps.sh"
+
+echo "== Formatting: every tracked C/C++ file as .clang-format says (at ${SECONDS} s)"
+# Seconds, before any build: a formatting slip fails here, not after the test stages.
+bash "$root/tools/check-format.sh"
 
 echo "== Open MPI build: unit, MPI, tool and benchmark-smoke tests (at ${SECONDS} s)"
 COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
