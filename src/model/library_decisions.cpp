@@ -701,7 +701,8 @@ LibraryIdentity identify_mpich(const MpiLibrary& library, std::string_view text)
 }
 
 LibraryIdentity identify_smpi(const MpiLibrary& library) {
-  const std::string release = major_minor(library);
+  // A selector named without a version (COLLSHIM_MPI_LIBRARY=smpi-ompi) has the only tables there are.
+  const std::string release = library.version.empty() ? "3.32" : major_minor(library);
   // The selectors and the algorithms they run are the same files from 3.31 to 3.36 (3.33 was never
   // released); 3.30's Open MPI selector is the older one.
   constexpr std::array<std::string_view, 5> same_as_332{"3.31", "3.32", "3.34", "3.35", "3.36"};

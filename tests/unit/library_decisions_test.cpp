@@ -345,6 +345,7 @@ TEST(LibraryDecisions, ANamedLibraryGetsTheTablesOfItsVersion) {
   EXPECT_EQ(tables("ompi 5.0"), "ompi-5.0");
   EXPECT_EQ(tables("smpi-mpich 3.35"), "smpi-3.32-mpich");
   EXPECT_EQ(tables("impi"), "smpi-3.32-impi");
+  EXPECT_EQ(tables("smpi-ompi"), "smpi-3.32-ompi");  // a selector without a version: the only tables there are
   EXPECT_EQ(tables("ompi 4.0.3"), "none: no tables for Open MPI 4.0 (ompi-4.1 and ompi-5.0 exist)");
   // MPICH's tables depend on its device, which only the library's own version text says.
   EXPECT_EQ(tables("mpich 4.0.2").rfind("none: no 'MPICH Device:' line", 0), 0u);
