@@ -10,6 +10,7 @@ For every platform, placement and process count of the plan, and every part (col
               the platform's description calibrated on two of its nodes (bench/sim/calibrated/, by
               collshim-tune calibrate under smpirun), no rule: the `collshim` row is the model's
               decision, confirmed by trial calls (COLLSHIM_TUNE=confirm)  -> OUT/decisions-PLATFORM.csv
+  compact     the columns the evidence needs, into --evidence (bench/sim/model/, committed)
   analyze     per cell and selector: collshim against the run's own library (the selector), the
               best of the four selectors and the oracle (the fastest of every candidate and the run's
               own library); the model alone (its pick's time, from the candidates); the trial calls
@@ -207,6 +208,30 @@ def summarize(args, rows):
     print("\n".join(lines))
 
 
+# The columns the evidence needs, written by `--stages compact` into --evidence (committed:
+# bench/sim/model/); the measurement's other columns (library text, date, spread) are left out.
+COMPACT = ["platform", "mapping", "ranks", "collective", "distribution", "bytes", "algorithm", "median_us", "decision",
+           "source", "trial_calls", "trial_us", "model_pick", "predicted_us", "predicted_native_us"]
+
+
+def stage_compact(args):
+    os.makedirs(args.evidence, exist_ok=True)
+    for kind in ["candidates", "decisions"]:
+        rows = []
+        for platform in args.platforms:
+            path = os.path.join(args.out, f"{kind}-{platform}.csv")
+            if os.path.exists(path):
+                rows += [{k: r.get(k, "") for k in COMPACT} for r in sim.read_csv(path) if int(r["ranks"]) in args.procs]
+        columns = COMPACT if kind == "decisions" else COMPACT[:8]
+        with open(os.path.join(args.evidence, f"{kind}.csv"), "w", newline="") as f:
+            out = csv.DictWriter(f, columns, extrasaction="ignore")
+            out.writeheader()
+            out.writerows(rows)
+    for name in ["cells.csv", "summary.md"]:
+        with open(os.path.join(args.out, name)) as source, open(os.path.join(args.evidence, name), "w") as target:
+            target.write(source.read())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(sim.HERE, "out", "model"))
@@ -215,7 +240,9 @@ def main():
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
-                    choices=["candidates", "decisions", "analyze"])
+                    choices=["candidates", "decisions", "analyze", "compact"])
+    ap.add_argument("--evidence", default=os.path.join(sim.HERE, "model"),
+                    help="where --stages compact writes the committed evidence")
     ap.add_argument("--descriptions", default=os.path.join(sim.HERE, "calibrated"),
                     help="folder of the platforms' calibrated descriptions (PLATFORM.yaml)")
     ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
@@ -229,6 +256,8 @@ def main():
         stage_decisions(args)
     if "analyze" in args.stages:
         stage_analyze(args)
+    if "compact" in args.stages:
+        stage_compact(args)
 
 
 if __name__ == "__main__":
