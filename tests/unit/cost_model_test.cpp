@@ -12,6 +12,8 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "model/cost_model.hpp"
 
+#include "node_maps.hpp"
+
 namespace collshim::model {
 namespace {
 
@@ -48,17 +50,8 @@ Prediction predict_allgather(const Platform& platform, const std::string& spec, 
   return predict(platform, call, node_of_rank, [&](int rank) { return generate_schedule(choice, node_of_rank, rank); });
 }
 
-std::vector<int> sequential(int p, int per_node) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
-  return nodes;
-}
-
-std::vector<int> round_robin(int p, int node_count) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
-  return nodes;
-}
+using test::round_robin;
+using test::sequential;
 
 void expect_close(double predicted, double expected, const std::string& what) {
   EXPECT_NEAR(predicted, expected, 1e-9 * std::max(1.0, expected)) << what;

@@ -19,20 +19,13 @@
 #include "model/native_decision.hpp"
 #include "selector/tuning_candidates.hpp"
 
+#include "node_maps.hpp"
+
 namespace collshim::model {
 namespace {
 
-std::vector<int> sequential(int p, int per_node) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
-  return nodes;
-}
-
-std::vector<int> round_robin(int p, int node_count) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
-  return nodes;
-}
+using test::round_robin;
+using test::sequential;
 
 // Platforms that exercise every timing rule: overheads on both ends, eager and rendezvous sizes,
 // transfers that wait for the receiver (and probes), reductions, packing, memory crossed by the

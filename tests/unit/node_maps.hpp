@@ -8,6 +8,20 @@
 
 namespace collshim::test {
 
+// The node of each rank, nodes numbered 0..: `per_node` consecutive ranks per node (sequential).
+inline std::vector<int> sequential(int p, int per_node) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
+  return nodes;
+}
+
+// Rank r on node r % node_count (round robin).
+inline std::vector<int> round_robin(int p, int node_count) {
+  std::vector<int> nodes;
+  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
+  return nodes;
+}
+
 struct NodeMap {
   std::string name;
   std::vector<int> node_of_rank;

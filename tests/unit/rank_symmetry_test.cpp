@@ -14,6 +14,8 @@
 #include "model/cost_model.hpp"
 #include "model/rank_orbits.hpp"
 
+#include "node_maps.hpp"
+
 namespace collshim::model {
 namespace {
 
@@ -107,8 +109,8 @@ TEST(RankSymmetry, EveryDeclarationHoldsForEveryRank) {
   }
 }
 
-std::vector<int> sequential(int p, int per_node);
-std::vector<int> round_robin(int p, int node_count);
+using test::round_robin;
+using test::sequential;
 
 // Node-aware: node indices relabeled as the leaders' algorithm allows, local indices fixed, where
 // every node holds the same number of ranks in one run or round-robin; the check runs on those maps
@@ -200,18 +202,6 @@ TEST(RankSymmetry, AWrongDeclarationIsFound) {
             "");
   EXPECT_NE(rank_symmetry_violation(call, {RankSymmetry::Kind::digits, 1, {3, 3}}, schedules_of("ring")), "")
       << "radices whose product is not p do not fit";
-}
-
-std::vector<int> sequential(int p, int per_node) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r / per_node);
-  return nodes;
-}
-
-std::vector<int> round_robin(int p, int node_count) {
-  std::vector<int> nodes;
-  for (int r = 0; r < p; ++r) nodes.push_back(r % node_count);
-  return nodes;
 }
 
 TEST(RankOrbits, TheNodeMapDecidesHowManyRanksAreCosted) {
