@@ -17,39 +17,36 @@ void delay() {
   usleep(std::uniform_int_distribution<unsigned>(20000, 60000)(random));
 }
 
-template <typename Function>
-Function next(const char* name) {
-  return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+// The next definition of `name` in load order, called after the delay: one body for every wrapper.
+template <auto Own, typename... Args>
+int delayed(const char* name, Args... args) {
+  static const auto real = reinterpret_cast<decltype(Own)>(dlsym(RTLD_NEXT, name));
+  delay();
+  return real(args...);
 }
 
 }  // namespace
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm) {
-  static const auto real = next<decltype(&PMPI_Allgather)>("PMPI_Allgather");
-  delay();
-  return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return delayed<&PMPI_Allgather>("PMPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                               MPI_Comm comm) {
-  static const auto real = next<decltype(&PMPI_Alltoallv)>("PMPI_Alltoallv");
-  delay();
-  return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return delayed<&PMPI_Alltoallv>("PMPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                  rdispls, recvtype, comm);
 }
 
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
-  static const auto real = next<decltype(&MPI_Allgather)>("MPI_Allgather");
-  delay();
-  return real(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return delayed<&MPI_Allgather>("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm) {
-  static const auto real = next<decltype(&MPI_Alltoallv)>("MPI_Alltoallv");
-  delay();
-  return real(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return delayed<&MPI_Alltoallv>("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                 recvtype, comm);
 }
