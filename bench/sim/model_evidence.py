@@ -10,6 +10,10 @@ For every platform, placement and process count of the plan, and every part (col
               the platform's description calibrated on two of its nodes (bench/sim/calibrated/, by
               collshim-tune calibrate under smpirun), no rule: the `collshim` row is the model's
               decision, confirmed by trial calls (COLLSHIM_TUNE=confirm)  -> OUT/decisions-PLATFORM.csv
+  replay      offline, no simulation: per measured cell and selector, the trial calls a job's key
+              would run (collshim-config explain --platform, the shim's own plan, for each
+              COLLSHIM_TUNE mode) applied to every candidate's measured time: what each mode would
+              reach, on every placement measured, decided or not  -> OUT/replay.csv, OUT/replay.md
   compact     the columns the evidence needs, into --evidence (bench/sim/model/, committed)
   analyze     per cell and selector: collshim against the run's own library (the selector), the
               best of the four selectors and the oracle (the fastest of every candidate and the run's
@@ -29,6 +33,7 @@ import collections
 import csv
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -208,6 +213,91 @@ def summarize(args, rows):
     print("\n".join(lines))
 
 
+# Replay: collshim-config explain prints the shim's plan for a key; its last line names the pick and,
+# where timed calls decide, "timed calls of A, B and C decide first".
+PLAN = re.compile(r"^=> (\S+).*?(?:; in a job, timed calls of (.*) decide first)?$")
+FIRST_MARGIN = 1.05  # TuningPolicy::first_margin: native stays unless beaten by 5%
+
+
+def planned_trial(args, platform, row, selector, mode):
+    """The algorithms a job's key runs (the pick alone, or those of its timed calls)."""
+    cmd = [args.config, "explain", "--collective", row["collective"], "--procs", row["ranks"], "--nodes", row["nodes"],
+           "--ppn", row["ppn"], "--mapping", row["mapping"], "--block-bytes", row["bytes"], "--platform",
+           os.path.join(args.descriptions, platform + ".yaml"), "--library", "smpi-" + selector, "--tune", mode,
+           "--exclude", EXCLUDE, args.no_rules]
+    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+    plan = [PLAN.match(line) for line in lines if line.startswith("=> ")]
+    if not plan or not plan[-1]:
+        return ["native"]
+    pick, trial = plan[-1].group(1), plan[-1].group(2)
+    return re.split(r", | and ", trial) if trial else [pick]
+
+
+def stage_replay(args):
+    args.no_rules = os.path.join(args.out, "no-rules.yaml")
+    with open(args.no_rules, "w") as f:
+        f.write("version: 1\nrules: []\n")
+    modes = ["off", "confirm", "online"]
+    rows = []
+    for platform in args.platforms:
+        cells_measured = collections.defaultdict(dict)
+        facts = {}
+        for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
+            # Explain takes no Alltoallv pattern: the replay covers the uniform collectives.
+            if row["distribution"] or int(row["ranks"]) not in args.procs:
+                continue
+            key = cell_key(row)
+            cells_measured[key][row["algorithm"]] = float(row["median_us"])
+            facts[key] = row
+        for key, times in sorted(cells_measured.items()):
+            candidates = {a: t for a, t in times.items() if not a.startswith("smpi_")}
+            for selector in SELECTORS:
+                own = times.get("smpi_" + selector)
+                if own is None or not candidates:
+                    continue
+                out = {"platform": platform, "mapping": key[0], "procs": key[1], "collective": key[2],
+                       "bytes": key[4], "selector": selector, "native_us": own,
+                       "best_of_four_us": min(t for a, t in times.items() if a.startswith("smpi_")),
+                       "oracle_us": min(min(candidates.values()), own)}
+                for mode in modes:
+                    trial = planned_trial(args, platform, facts[key], selector, mode)
+                    measured = [own if a == "native" else candidates.get(a, math.inf) for a in trial]
+                    best = min(measured)
+                    if len(trial) > 1 and trial[0] == "native" and best * FIRST_MARGIN > own:
+                        best = own
+                    out[f"{mode}_us"] = best
+                    out[f"{mode}_trial"] = " ".join(trial)
+                rows.append(out)
+    with open(os.path.join(args.out, "replay.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in row.items()})
+    lines = ["# Offline replay of the shim's plans on the measured candidates (bench/sim/model_evidence.py "
+             "--stages replay)", "",
+             "Per cell and selector, the algorithms a job's key would run under each COLLSHIM_TUNE mode "
+             "(collshim-config explain --platform: the model's pick, or the timed calls that decide), "
+             "applied to every candidate's measured time; 'of oracle' is oracle / reached.", "",
+             "| collective | platform | cells | mode | of oracle (geomean) | within 5% of oracle | "
+             "worst vs own library | vs own library | vs best of four |", "|---|---|---|---|---|---|---|---|---|"]
+    for collective in sorted({r["collective"] for r in rows}) + ["all"]:
+        for platform in args.platforms + ["all"]:
+            subset = [r for r in rows if collective in ("all", r["collective"]) and platform in ("all", r["platform"])]
+            if not subset:
+                continue
+            for mode in modes:
+                reached = [r[f"{mode}_us"] for r in subset]
+                of_oracle = [r["oracle_us"] / t for r, t in zip(subset, reached)]
+                within = sum(1 for v in of_oracle if v >= 0.95) / len(subset)
+                vs_own = [r["native_us"] / t for r, t in zip(subset, reached)]
+                vs_best = [r["best_of_four_us"] / t for r, t in zip(subset, reached)]
+                lines.append(f"| {collective} | {platform} | {len(subset)} | {mode} | {geomean(of_oracle):.3f} | "
+                             f"{within:.0%} | {min(vs_own):.3f} | {geomean(vs_own):.2f}x | {geomean(vs_best):.2f}x |")
+    with open(os.path.join(args.out, "replay.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 # The columns the evidence needs, written by `--stages compact` into --evidence (committed:
 # bench/sim/model/); the measurement's other columns (library text, date, spread) are left out.
 COMPACT = ["platform", "mapping", "ranks", "collective", "distribution", "bytes", "algorithm", "median_us", "decision",
@@ -227,7 +317,9 @@ def stage_compact(args):
             out = csv.DictWriter(f, columns, extrasaction="ignore")
             out.writeheader()
             out.writerows(rows)
-    for name in ["cells.csv", "summary.md"]:
+    for name in ["cells.csv", "summary.md", "replay.csv", "replay.md"]:
+        if not os.path.exists(os.path.join(args.out, name)):
+            continue
         with open(os.path.join(args.out, name)) as source, open(os.path.join(args.evidence, name), "w") as target:
             target.write(source.read())
 
@@ -240,13 +332,14 @@ def main():
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
-                    choices=["candidates", "decisions", "analyze", "compact"])
+                    choices=["candidates", "decisions", "analyze", "replay", "compact"])
     ap.add_argument("--evidence", default=os.path.join(sim.HERE, "model"),
                     help="where --stages compact writes the committed evidence")
     ap.add_argument("--descriptions", default=os.path.join(sim.HERE, "calibrated"),
                     help="folder of the platforms' calibrated descriptions (PLATFORM.yaml)")
     ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
     ap.add_argument("--tune", default=sim.TUNE)
+    ap.add_argument("--config", default=os.path.join(sim.BUILD, "collshim-config"))
     ap.add_argument("--bench", default=sim.BENCH)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
@@ -256,6 +349,8 @@ def main():
         stage_decisions(args)
     if "analyze" in args.stages:
         stage_analyze(args)
+    if "replay" in args.stages:
+        stage_replay(args)
     if "compact" in args.stages:
         stage_compact(args)
 

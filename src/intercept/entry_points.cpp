@@ -205,17 +205,15 @@ model::ModelCall model_call(const Entry& entry, CommState& state, long long bloc
 
 // The cost model's verdict on a key, the same on every rank (collective over the shadow): rank 0
 // costs the candidates and native on the communicator's node map.
-// How many of the model's best candidates online tuning tries besides native.
-constexpr std::size_t online_model_candidates = 3;
 
 template <CollectiveEntry Entry>
 model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Entry& entry, const CallFacts& facts,
                                    const std::vector<const AlgorithmChoice*>& candidates) {
   const model::ModelCall call = model_call(entry, state, facts.block_bytes);
   const AlgorithmChoice* native = runtime.selector.native_choice();
-  // The model costs whole only the candidates that may be its pick or among the fastest the key
-  // needs: the fastest (the evidence's predicted best), or online tuning's few.
-  const std::size_t ranked_exactly = runtime.selector.tune_mode() == TuneMode::online ? online_model_candidates : 1;
+  // The model costs whole only the candidates that may be its pick or among the few the key's
+  // trial calls need (plan_key).
+  const std::size_t ranked_exactly = model::candidates_to_rank(runtime.selector.tune_mode());
   return model::agree_on_verdict(
       state.context.comm(),
       [&] {
@@ -227,9 +225,9 @@ model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Ent
 
 // The session that settles a key no forcing variable fixed, on its communicator: created on the key's
 // first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
-// the model costs them first and the session holds its pick alone (COLLSHIM_TUNE=off), its pick and
-// native (confirm), or native and its best few in predicted order (online). Where the model cannot
-// cost native, it never leaves native on its own word.
+// the model costs them first and the session holds what plan_key says: its pick alone
+// (COLLSHIM_TUNE=off), native and its best two (confirm), or native and its best few in predicted
+// order (online). Where the model cannot cost native, it never leaves native on its own word.
 template <CollectiveEntry Entry>
 CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
                                const CallFacts& facts, int properties) {

@@ -37,24 +37,27 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
                             bool commutative, std::size_t ranked_exactly) {
   ModelVerdict verdict;
   verdict.pick = native;
-  if (!settings.library) {
-    verdict.why_native = "the MPI library's own choice is not known (" + settings.library_name + ")";
-    return verdict;
-  }
-  const NativeDecision decision = settings.library(call.collective, library_facts(call, node_of_rank, commutative));
-  verdict.native_algorithm = decision.library_algorithm;
   // Processor time, not wall time: what costing took of a core, whatever else the machine runs.
   const auto seconds_since = [](std::clock_t start) {
     return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   };
-  const std::clock_t native_start = std::clock();
-  const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
-  verdict.native_seconds = seconds_since(native_start);
-  if (!library) {
-    verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
-    return verdict;
+  // Where native cannot be costed, the candidates are still ranked (against no bound from native):
+  // the pick stays native, and only timed calls of native and the best few may leave it (plan_key).
+  double native_us = std::numeric_limits<double>::infinity();
+  if (!settings.library) {
+    verdict.why_native = "the MPI library's own choice is not known (" + settings.library_name + ")";
+  } else {
+    const NativeDecision decision = settings.library(call.collective, library_facts(call, node_of_rank, commutative));
+    verdict.native_algorithm = decision.library_algorithm;
+    const std::clock_t native_start = std::clock();
+    const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
+    verdict.native_seconds = seconds_since(native_start);
+    if (library)
+      native_us = library->prediction.us;
+    else
+      verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
   }
-  verdict.native_us = library->prediction.us;
+  verdict.native_us = verdict.why_native.empty() ? native_us : 0;
 
   // Branch and bound, best first: every candidate starts with a lower bound from rank 0's schedule
   // alone; the one with the lowest bound is costed on until it is done or its bound (the longest a
@@ -84,11 +87,11 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   // approximated ones too; ties are kept (the earlier candidate wins them). Monotone in `bound`.
   const auto loses = [&](double bound) {
     const bool outranked = fastest.size() >= ranked_exactly && bound > fastest.back();
-    return outranked && (bound * (1 + settings.margin) > verdict.native_us || bound > best_qualified);
+    return outranked && (bound * (1 + settings.margin) > native_us || bound > best_qualified);
   };
   // Where loses() starts to hold, or about (loses() decides).
   const auto give_up_above = [&] {
-    const double pick_limit = std::min(verdict.native_us / (1 + settings.margin), best_qualified);
+    const double pick_limit = std::min(native_us / (1 + settings.margin), best_qualified);
     return fastest.size() >= ranked_exactly ? std::max(fastest.back(), pick_limit)
                                             : std::numeric_limits<double>::infinity();
   };
@@ -132,7 +135,7 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
     fastest.insert(std::upper_bound(fastest.begin(), fastest.end(), cost.us), cost.us);
     if (fastest.size() > ranked_exactly) fastest.pop_back();
     const double margin = settings.margin * (cost.approximated ? 2 : 1);
-    if (cost.us * (1 + margin) <= verdict.native_us) best_qualified = std::min(best_qualified, cost.us);
+    if (cost.us * (1 + margin) <= native_us) best_qualified = std::min(best_qualified, cost.us);
   }
   // Fastest first; ties in the order of `candidates`.
   std::vector<std::size_t> index(verdict.ranked.size());
@@ -145,8 +148,9 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   for (const std::size_t i : index) ranked.push_back(verdict.ranked[i]);
   verdict.ranked = std::move(ranked);
   for (const CandidateCost& candidate : verdict.ranked) {
+    if (!verdict.why_native.empty()) break;
     const double margin = settings.margin * (candidate.approximated ? 2 : 1);
-    if (candidate.us * (1 + margin) <= verdict.native_us) {
+    if (candidate.us * (1 + margin) <= native_us) {
       verdict.pick = candidate.choice;
       break;
     }
@@ -164,10 +168,8 @@ std::string verdict_text(const ModelVerdict& verdict, std::size_t count) {
   if (verdict.why_native.empty())
     text +=
         fmt::format("{}native ({}) {:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm, verdict.native_us);
-  if (!verdict.pruned.empty())
-    text += fmt::format(", {} more shown to lose by a lower bound", verdict.pruned.size());
-  else
-    text += std::string(text.empty() ? "" : "; ") + verdict.why_native;
+  if (!verdict.pruned.empty()) text += fmt::format(", {} more shown to lose by a lower bound", verdict.pruned.size());
+  if (!verdict.why_native.empty()) text += std::string(text.empty() ? "" : "; ") + verdict.why_native;
   return text;
 }
 

@@ -52,7 +52,9 @@ struct ModelVerdict {
   double native_seconds = 0;              // processor time costing it took
   std::string native_algorithm;           // its name in the library ("recursive_doubling")
   const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
-  std::string why_native;                 // where native is picked without costing it: why ("" where it was costed)
+  // Where native could not be costed (unknown library, no stand-in): why, "" where it was. The
+  // candidates are ranked all the same; the pick is native.
+  std::string why_native;
 };
 
 // `candidates`: the eligible tuning candidates for the call (native among them or not; it is never
@@ -64,7 +66,9 @@ struct ModelVerdict {
 // neither are not costed whole (branch and bound): each candidate's bound from one rank's own work
 // (algorithm_lower_bound_us) orders them, one above what it must beat is skipped, and costing stops
 // once a candidate's prediction is certain to exceed it (predict's give_up_above_us). They are listed
-// in `pruned` with their bound. SIZE_MAX costs every candidate whole.
+// in `pruned` with their bound. SIZE_MAX costs every candidate whole. Where native cannot be costed,
+// the pick is native and the candidates are ranked with no bound from native: confirmation (plan_key)
+// may still leave native, on timed calls, never on the model's word alone.
 ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,
                             const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native,
                             bool commutative = true, std::size_t ranked_exactly = 1);

@@ -95,23 +95,42 @@ KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
   KeyPlan plan{{native},
                KeySource::model,
                {verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us}};
-  const bool online = selector.tune_mode() == TuneMode::online;
+  const TuneMode mode = selector.tune_mode();
+  const bool online = mode == TuneMode::online;
+  const bool confirm = !online && selector.confirms();
+  // Native, the pick, then the fastest others, up to `count` besides native.
+  const auto try_best = [&](std::size_t count) {
+    if (verdict.pick != native) plan.trial.push_back(verdict.pick);
+    for (const CandidateCost& c : verdict.ranked) {
+      if (plan.trial.size() > count) break;
+      const bool eligible = std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end();
+      if (eligible && c.choice != native &&
+          std::find(plan.trial.begin(), plan.trial.end(), c.choice) == plan.trial.end())
+        plan.trial.push_back(c.choice);
+    }
+  };
   if (!verdict.why_native.empty()) {
     plan.source = KeySource::model_not_costed;
-    if (online) plan.trial = candidates, plan.source = KeySource::online;
+    if (online && verdict.ranked.empty()) {
+      plan.trial = candidates, plan.source = KeySource::online;
+    } else if ((online || confirm) && !verdict.ranked.empty()) {
+      plan.source = online ? KeySource::model_online : KeySource::model_confirmed;
+      try_best(online ? online_model_candidates : confirm_model_candidates);
+    }
   } else if (online) {
     plan.source = KeySource::model_online;
-    for (const CandidateCost& c : verdict.ranked) {
-      if (plan.trial.size() > online_model_candidates) break;
-      if (std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end()) plan.trial.push_back(c.choice);
-    }
-  } else if (selector.confirms() && verdict.pick != native) {
+    try_best(online_model_candidates);
+  } else if (confirm && verdict.pick != native) {
     plan.source = KeySource::model_confirmed;
-    plan.trial.push_back(verdict.pick);
+    try_best(confirm_model_candidates);
   } else {
     plan.trial = {verdict.pick};
   }
   return plan;
+}
+
+std::size_t candidates_to_rank(TuneMode mode) {
+  return mode == TuneMode::online ? online_model_candidates : confirm_model_candidates;
 }
 
 }  // namespace collshim::model

@@ -32,17 +32,32 @@ inline constexpr int max_gathered_procs = 4096;
 AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes,
                                        long long average_bytes);
 
-// What a key's session tries once the model has spoken, by COLLSHIM_TUNE: its pick alone (off), its
-// pick and native (confirm), native and its best few in predicted order (online). Where the model
-// could not cost native: native, or with online tuning every candidate.
+// What a key's session tries once the model has spoken, by COLLSHIM_TUNE:
+//   off      its pick alone;
+//   confirm  native, its pick and the next best (confirm_model_candidates in all), where its pick
+//            leaves native; native alone where it keeps native;
+//   online   native and its best few (online_model_candidates), in predicted order.
+// Where the model could not cost native (unknown library, no stand-in) but ranked the candidates,
+// confirm and online try native and the best few all the same: leaving native then rests on timed
+// calls, never on the model's word (off keeps native). With nothing ranked: native, or with online
+// tuning every candidate.
+//
+// Why more than the pick: the model ranks well but its error between close candidates is often
+// larger than their difference (an opaque phase is approximated; small messages are latency-bound),
+// so the second best is frequently the fastest measured. One more candidate's trial calls cost little
+// beside online tuning's every candidate.
 struct KeyPlan {
   std::vector<const AlgorithmChoice*> trial;  // native first where there is a choice to confirm
   KeySource source = KeySource::model;
   ModelEvidence evidence;
 };
+inline constexpr std::size_t confirm_model_candidates = 2;
 inline constexpr std::size_t online_model_candidates = 3;
 KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
                  const std::vector<const AlgorithmChoice*>& candidates);
+
+// How many of the fastest candidates model_decision must cost whole for plan_key under `mode`.
+std::size_t candidates_to_rank(TuneMode mode);
 
 // True when nothing but native may run for these candidates (nothing to cost, e.g. floating-point
 // sums without reordering).

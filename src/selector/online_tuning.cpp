@@ -119,10 +119,12 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned, const 
       const std::string pick = l.predicted_pick_id >= 0 && l.predicted_pick_id < static_cast<int>(choice_text.size())
                                    ? choice_text[l.predicted_pick_id]
                                    : "native";
+      const std::string native = l.predicted_native_us > 0 ? fmt::format("{:.1f} us", l.predicted_native_us)
+                                                           : std::string("not costed (its choice is not modelled)");
       evidence.push_back(
-          fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {:.1f} us; "
+          fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {}; "
                       "platform {}",
-                      header.date, pick, l.predicted_pick_us, l.predicted_native_us, header.platform_file));
+                      header.date, pick, l.predicted_pick_us, native, header.platform_file));
       if (l.trial_calls > 0) evidence.push_back("Confirmed by timed calls: " + measured);
     }
     evidence.push_back("MPI library: " + header.mpi_library +

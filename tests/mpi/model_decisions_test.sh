@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cost model decides inside the shim (COLLSHIM_PLATFORM, faked nodes, no rule), in four jobs of
 # model_decisions: the model alone (COLLSHIM_TUNE=off), confirmed by timed calls with its decisions
-# written out (COLLSHIM_TUNE_OUT), those written rules replayed (no trial, no prediction), and a bad
-# platform description (a clean error naming file, line and column). Results equal the MPI library's
+# written out (COLLSHIM_TUNE_OUT), those written rules replayed (no trial, no prediction), a library
+# whose choices the model does not know (confirmed by timed calls all the same), and a bad platform
+# description (a clean error naming file, line and column). Results equal the MPI library's
 # in every job; every report row was run alike on every rank.
 # usage: model_decisions_test.sh NP SHIM PROGRAM PLATFORM BAD_PLATFORM
 set -eu
@@ -36,6 +37,16 @@ echo "== the written decisions replayed"
   --env COLLSHIM_REPORT="$out/replay.json" --env COLLSHIM_LOG=debug --forbid-output "cost model: " \
   --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program"
 python3 "$here/check_model_report.py" "$out/replay.json" --replays "$out/confirmed.json"
+
+echo "== a library whose own choices are not known: only timed calls may leave native"
+# COLLSHIM_MPI_LIBRARY names an Open MPI whose decisions no table holds (6.0), so the model has no
+# native decisions: it still ranks
+# the candidates, and native and its best two run timed calls (without the ranking, no trial would run).
+"$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$platform" --env "COLLSHIM_MPI_LIBRARY=ompi 6.0.0" \
+  --env COLLSHIM_REPORT="$out/unknown.json" --env COLLSHIM_LOG=debug \
+  --expect-output "cost model: .* us.*the MPI library's own choice is not known.*; picks native" \
+  --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program"
+python3 "$here/check_model_report.py" "$out/unknown.json" --sources "tuning trial"
 
 echo "== a bad platform description"
 "$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$bad_platform" --expect-failure \

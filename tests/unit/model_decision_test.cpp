@@ -7,6 +7,8 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "model/model_decision.hpp"
+#include "model/model_step.hpp"
+#include "selector/environment_impl.hpp"
 
 namespace collshim::model {
 namespace {
@@ -47,20 +49,37 @@ std::vector<int> nodes_of(int p, int per_node) {
   return node_of_rank;
 }
 
-TEST(ModelDecision, AnUnknownLibraryOrANativeChoiceWithoutStandInStaysNative) {
-  Candidates c({"ring", "bruck"});
+TEST(ModelDecision, AnUnknownLibraryOrANativeChoiceWithoutStandInStaysNativeButRanksTheCandidates) {
+  Candidates c({"ring", "bruck", "sparbit"});
   ModelSettings settings{two_level_platform(), "test.yaml", {}, "MyMPI 1.0: no decisions of this library are known"};
   const ModelCall call{Collective::allgather, 32, 8};
-  const ModelVerdict unknown = model_decision(settings, call, nodes_of(32, 8), c.pointers, &c.native);
+  // The ranking a known library gets, for comparison: it does not depend on the library.
+  ModelSettings known = settings;
+  known.library = runs("ring");
+  const ModelVerdict costed = model_decision(known, call, nodes_of(32, 8), c.pointers, &c.native, true, 2);
+  ASSERT_TRUE(costed.why_native.empty());
+  ASSERT_GE(costed.ranked.size(), 2u);
+
+  const ModelVerdict unknown = model_decision(settings, call, nodes_of(32, 8), c.pointers, &c.native, true, 2);
   EXPECT_EQ(unknown.pick, &c.native);
-  EXPECT_TRUE(unknown.ranked.empty());
+  EXPECT_EQ(unknown.native_us, 0);
   EXPECT_NE(unknown.why_native.find("MyMPI 1.0"), std::string::npos) << unknown.why_native;
+  // Ranked with no bound from native: at least the two fastest, exactly as where native is known.
+  ASSERT_GE(unknown.ranked.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(unknown.ranked[i].choice, costed.ranked[i].choice);
+    EXPECT_DOUBLE_EQ(unknown.ranked[i].us, costed.ranked[i].us);
+  }
+  EXPECT_NE(verdict_text(unknown).find("MyMPI 1.0"), std::string::npos) << verdict_text(unknown);
+
   settings.library = [](Collective collective, const LibraryFacts&) {
     return NativeDecision{"two_level", collective, "", "no stand-in for its two-level algorithm"};
   };
-  const ModelVerdict not_modelled = model_decision(settings, call, nodes_of(32, 8), c.pointers, &c.native);
+  const ModelVerdict not_modelled = model_decision(settings, call, nodes_of(32, 8), c.pointers, &c.native, true, 2);
   EXPECT_EQ(not_modelled.pick, &c.native);
   EXPECT_NE(not_modelled.why_native.find("no stand-in for its two-level algorithm"), std::string::npos);
+  ASSERT_GE(not_modelled.ranked.size(), 2u);
+  EXPECT_EQ(not_modelled.ranked[0].choice, costed.ranked[0].choice);
 }
 
 TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
@@ -105,6 +124,96 @@ TEST(ModelDecision, AnApproximatedPredictionMustBeatNativeByTwiceTheMargin) {
   EXPECT_EQ(model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native).pick, &c.owned[0]);
   settings.margin = lead / 2 * 1.01;  // an exact prediction with this lead would still win
   EXPECT_EQ(model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native).pick, &c.native);
+}
+
+// What a key tries after the verdict (plan_key), by COLLSHIM_TUNE, on a hand-made verdict over the
+// selector's own candidates.
+struct PlanFixture {
+  std::vector<RuleDiagnostic> diagnostics;
+  Selector selector;
+  std::vector<const AlgorithmChoice*> candidates;
+  explicit PlanFixture(const char* tune)
+      : selector(read_environment([tune](const char* name) -> const char* {
+                   if (std::string(name) == "COLLSHIM_TUNE") return tune;
+                   if (std::string(name) == "COLLSHIM_PLATFORM") return "platform.yaml";
+                   return nullptr;
+                 }),
+                 RuleTable{}, diagnostics),
+        candidates(selector.tuning_candidates({Collective::allgather, 16, 64, MappingClass::sequential, 2, 8})) {}
+  const AlgorithmChoice* candidate(const std::string& text) const {
+    for (const AlgorithmChoice* c : candidates)
+      if (c->text() == text) return c;
+    ADD_FAILURE() << text << " is not a candidate";
+    return selector.native_choice();
+  }
+  // ring 10 us, bruck 11 us, sparbit 12 us, recursive_doubling 13 us; native 20 us (or not costed).
+  ModelVerdict verdict(bool native_costed) const {
+    ModelVerdict v;
+    for (const auto& [text, us] : std::vector<std::pair<std::string, double>>{
+             {"ring", 10}, {"bruck", 11}, {"sparbit", 12}, {"recursive_doubling", 13}})
+      v.ranked.push_back({candidate(text), us, false, 0});
+    v.pick = native_costed ? v.ranked[0].choice : selector.native_choice();
+    v.native_us = native_costed ? 20 : 0;
+    if (!native_costed) v.why_native = "the library's choice is not modelled: test";
+    return v;
+  }
+  std::vector<std::string> trial(const ModelVerdict& v, KeySource* source = nullptr) const {
+    const KeyPlan plan = plan_key(selector, v, candidates);
+    if (source) *source = plan.source;
+    std::vector<std::string> texts;
+    for (const AlgorithmChoice* c : plan.trial) texts.push_back(c->text());
+    return texts;
+  }
+};
+
+TEST(KeyPlan, ConfirmTriesNativeThePickAndTheNextBest) {
+  const PlanFixture f("confirm");
+  ASSERT_TRUE(f.diagnostics.empty());
+  KeySource source{};
+  EXPECT_EQ(f.trial(f.verdict(true), &source), (std::vector<std::string>{"native", "ring", "bruck"}));
+  EXPECT_EQ(source, KeySource::model_confirmed);
+  // A pick after the fastest (the fastest did not beat native by its margin): the pick, then the fastest.
+  ModelVerdict second = f.verdict(true);
+  second.pick = second.ranked[1].choice;
+  EXPECT_EQ(f.trial(second), (std::vector<std::string>{"native", "bruck", "ring"}));
+  // The model keeps native: nothing to confirm.
+  ModelVerdict kept = f.verdict(true);
+  kept.pick = f.selector.native_choice();
+  EXPECT_EQ(f.trial(kept, &source), (std::vector<std::string>{"native"}));
+  EXPECT_EQ(source, KeySource::model);
+  // Native not costed: the pick is native, and timed calls of native and the best two decide.
+  EXPECT_EQ(f.trial(f.verdict(false), &source), (std::vector<std::string>{"native", "ring", "bruck"}));
+  EXPECT_EQ(source, KeySource::model_confirmed);
+  // Nothing ranked (the model failed): native alone.
+  ModelVerdict failed = f.verdict(false);
+  failed.ranked.clear();
+  EXPECT_EQ(f.trial(failed, &source), (std::vector<std::string>{"native"}));
+  EXPECT_EQ(source, KeySource::model_not_costed);
+}
+
+TEST(KeyPlan, OffTrustsThePickAndNeverLeavesAnUncostedNative) {
+  const PlanFixture f("off");
+  KeySource source{};
+  EXPECT_EQ(f.trial(f.verdict(true), &source), (std::vector<std::string>{"ring"}));
+  EXPECT_EQ(source, KeySource::model);
+  EXPECT_EQ(f.trial(f.verdict(false), &source), (std::vector<std::string>{"native"}));
+  EXPECT_EQ(source, KeySource::model_not_costed);
+}
+
+TEST(KeyPlan, OnlineTriesNativeAndTheBestThreeOrEveryCandidateWithoutARanking) {
+  const PlanFixture f("online");
+  KeySource source{};
+  const std::vector<std::string> best3{"native", "ring", "bruck", "sparbit"};
+  EXPECT_EQ(f.trial(f.verdict(true), &source), best3);
+  EXPECT_EQ(source, KeySource::model_online);
+  EXPECT_EQ(f.trial(f.verdict(false), &source), best3);
+  EXPECT_EQ(source, KeySource::model_online);
+  ModelVerdict failed = f.verdict(false);
+  failed.ranked.clear();
+  EXPECT_EQ(f.trial(failed, &source).size(), f.candidates.size());
+  EXPECT_EQ(source, KeySource::online);
+  EXPECT_EQ(candidates_to_rank(TuneMode::online), 3u);
+  EXPECT_EQ(candidates_to_rank(TuneMode::confirm), 2u);
 }
 
 }  // namespace

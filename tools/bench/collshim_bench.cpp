@@ -444,7 +444,8 @@ class Bench {
       const model::ModelVerdict verdict = model::agree_on_verdict(
           context_->comm(),
           [&] {
-            return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative);
+            return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative,
+                                         model::candidates_to_rank(selector_->tune_mode()));
           },
           selector_->choices(), native);
       if (rank_ == 0) std::printf("# %lld bytes: cost model: %s\n", step.bytes, model::verdict_text(verdict).c_str());

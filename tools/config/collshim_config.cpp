@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "model/model_settings.hpp"
+#include "model/model_step.hpp"
+#include "selector/environment_impl.hpp"
 #include "selector/selector.hpp"
 
 using namespace collshim;
@@ -81,21 +83,33 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
                             facts.commutative, std::numeric_limits<std::size_t>::max());
   std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
             << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
-  if (!verdict.why_native.empty()) {
-    std::cout << "=> native: the model never leaves native here: " << verdict.why_native << "\n";
-    return;
+  const bool native_costed = verdict.why_native.empty();
+  if (native_costed)
+    std::cout << "  native (" << verdict.native_algorithm << "): " << std::fixed << std::setprecision(2)
+              << verdict.native_us << " us predicted\n";
+  else
+    std::cout << "  native: not costed: " << verdict.why_native << "\n";
+  for (const model::CandidateCost& c : verdict.ranked) {
+    std::cout << "  " << c.choice->text() << ": " << std::fixed << std::setprecision(2) << c.us << " us predicted"
+              << (c.approximated ? " (approximated)" : "");
+    if (native_costed) std::cout << ", " << verdict.native_us / c.us << "x native";
+    std::cout << "\n";
   }
-  std::cout << "  native (" << verdict.native_algorithm << "): " << std::fixed << std::setprecision(2)
-            << verdict.native_us << " us predicted\n";
-  for (const model::CandidateCost& c : verdict.ranked)
-    std::cout << "  " << c.choice->text() << ": " << c.us << " us predicted"
-              << (c.approximated ? " (approximated)" : "") << ", " << std::setprecision(2) << verdict.native_us / c.us
-              << "x native\n";
-  std::cout << "=> " << verdict.pick->text()
-            << (verdict.pick == selector.native_choice() ? " (model, kept native: no candidate beats it by the margin)"
-                                                         : " (model)");
-  if (verdict.pick != selector.native_choice() && selector.confirms())
-    std::cout << "; in a job, confirmed against native by a few timed calls first";
+  // What a job's key would try: the same plan as the shim's (plan_key).
+  const model::KeyPlan plan = model::plan_key(selector, verdict, selector.tuning_candidates(facts));
+  std::cout << "=> " << verdict.pick->text();
+  if (!native_costed)
+    std::cout << " (the model never leaves native on its own word here)";
+  else
+    std::cout << (verdict.pick == selector.native_choice()
+                      ? " (model, kept native: no candidate beats it by the margin)"
+                      : " (model)");
+  if (plan.trial.size() > 1) {
+    std::cout << "; in a job, timed calls of";
+    for (std::size_t i = 0; i < plan.trial.size(); ++i)
+      std::cout << (i == 0 ? " " : i + 1 == plan.trial.size() ? " and " : ", ") << plan.trial[i]->text();
+    std::cout << " decide first";
+  }
   std::cout << "\n";
 }
 
@@ -176,6 +190,15 @@ int main(int argc, char** argv) {
   explain_command->add_option("--margin", margin, "how much faster than native a pick must be predicted")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  std::string tune_text = "confirm";
+  explain_command
+      ->add_option("--tune", tune_text, "as COLLSHIM_TUNE with --platform: which timed calls a job's key would run")
+      ->check(CLI::IsMember({"off", "confirm", "online"}))
+      ->capture_default_str();
+  std::string exclude;
+  explain_command->add_option("--exclude", exclude,
+                              "as COLLSHIM_TUNE_EXCLUDE: leave out the candidates whose spec contains any of these "
+                              "';'-separated texts");
 
   std::string list_collective;
   CLI::App* list = app.add_subcommand("list", "list the collectives and their algorithms, parameters and summaries");
@@ -228,7 +251,12 @@ int main(int argc, char** argv) {
   if (!platform_file.empty()) {
     settings.platform = platform_file;
     settings.model_margin = margin;
+    settings.tune = tune_text == "off" ? TuneMode::off : tune_text == "online" ? TuneMode::online : TuneMode::confirm;
   }
+  // Read as the shim reads COLLSHIM_TUNE_EXCLUDE.
+  settings.tune_exclude = read_environment([&](const char* name) -> const char* {
+                            return std::string(name) == "COLLSHIM_TUNE_EXCLUDE" ? exclude.c_str() : nullptr;
+                          }).tune_exclude;
   const std::optional<ProcessLibrary> library = library_of(library_name);
   if (!library) return 2;
   const Selector selector(settings, load(explain_files, diagnostics), diagnostics, {library->library});
