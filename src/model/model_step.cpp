@@ -109,20 +109,12 @@ KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
         plan.trial.push_back(c.choice);
     }
   };
-  if (!verdict.why_native.empty()) {
+  if ((online || confirm) && !verdict.ranked.empty()) {
+    plan.source = online ? KeySource::model_online : KeySource::model_confirmed;
+    try_best(online ? online_model_candidates : confirm_model_candidates);
+  } else if (!verdict.why_native.empty()) {
     plan.source = KeySource::model_not_costed;
-    if (online && verdict.ranked.empty()) {
-      plan.trial = candidates, plan.source = KeySource::online;
-    } else if ((online || confirm) && !verdict.ranked.empty()) {
-      plan.source = online ? KeySource::model_online : KeySource::model_confirmed;
-      try_best(online ? online_model_candidates : confirm_model_candidates);
-    }
-  } else if (online) {
-    plan.source = KeySource::model_online;
-    try_best(online_model_candidates);
-  } else if (confirm && verdict.pick != native) {
-    plan.source = KeySource::model_confirmed;
-    try_best(confirm_model_candidates);
+    if (online) plan.trial = candidates, plan.source = KeySource::online;  // nothing ranked: every candidate
   } else {
     plan.trial = {verdict.pick};
   }

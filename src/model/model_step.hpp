@@ -34,18 +34,18 @@ AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long lon
 
 // What a key's session tries once the model has spoken, by COLLSHIM_TUNE:
 //   off      its pick alone;
-//   confirm  native, its pick and the next best (confirm_model_candidates in all), where its pick
-//            leaves native; native alone where it keeps native;
+//   confirm  native and its two best (confirm_model_candidates; its pick first where it leaves
+//            native), also where it keeps native;
 //   online   native and its best few (online_model_candidates), in predicted order.
 // Where the model could not cost native (unknown library, no stand-in) but ranked the candidates,
-// confirm and online try native and the best few all the same: leaving native then rests on timed
-// calls, never on the model's word (off keeps native). With nothing ranked: native, or with online
-// tuning every candidate.
+// confirm and online try the same: leaving native then rests on timed calls, never on the model's
+// word (off keeps native). With nothing ranked: native, or with online tuning every candidate.
 //
-// Why more than the pick: the model ranks well but its error between close candidates is often
-// larger than their difference (an opaque phase is approximated; small messages are latency-bound),
-// so the second best is frequently the fastest measured. One more candidate's trial calls cost little
-// beside online tuning's every candidate.
+// Why more than the pick, and why also where it keeps native: the model ranks well, but its error
+// between close candidates is often larger than their difference (an opaque phase is approximated,
+// small messages are latency-bound), and a library's choice it predicts fast can be several times
+// slower than measured. A few trial calls of two candidates cost little beside online tuning's every
+// candidate, and a hopeless one is dropped after its first timed call.
 struct KeyPlan {
   std::vector<const AlgorithmChoice*> trial;  // native first where there is a choice to confirm
   KeySource source = KeySource::model;
