@@ -22,7 +22,7 @@ For every platform, placement and process count of the plan, and every part (col
 
 One skew-free barrier (MPICH's) before every timed call, 1 us per message sent and received
 (bench/sim/tune.py's network model). Simulated time is deterministic: one timed call per size. Every
-measurement is resumable: rerun the same command. Needs build/ (collshim-tune) and build-smpi/
+measurement is resumable: rerun the same command. Needs build/ (collshim-tune, collshim-config) and build-smpi/
 (collshim-bench, -DCOLLSHIM_MPI=smpi).
 
   bench/sim/model_evidence.py --out bench/sim/out/model [--platforms ...] [--procs 64 128 256]
