@@ -260,6 +260,16 @@ int run_sweep(const SweepOptions& options) {
         return 1;
       }
       flush();
+      // A launcher can end a run early and still exit 0 (SimGrid's smpirun on a deadlock it detects):
+      // the sizes must have reached the last one asked for.
+      long long last = from;
+      while (last <= max_bytes / 2) last *= 2;
+      if (pending_bytes < last) {
+        std::cerr << "collshim-tune: error: `" << command_text(argv) << "` exited with status 0 but its last "
+                  << "result is for " << pending_bytes << " bytes, not " << last << "; the sizes it completed are "
+                  << "kept in " << options.output << " (look for the launcher's own message above)\n";
+        return 1;
+      }
     }
   }
   return 0;
