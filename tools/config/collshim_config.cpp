@@ -78,9 +78,10 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
   for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
   const model::ModelCall call{facts.collective, facts.procs, facts.block_bytes};
   // Every candidate costed whole, to list them all (the shim costs only those that may win).
+  const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
   const model::ModelVerdict verdict =
-      model::model_decision(settings, call, node_of_rank, selector.tuning_candidates(facts), selector.native_choice(),
-                            facts.commutative, std::numeric_limits<std::size_t>::max());
+      model::model_decision(settings, call, node_of_rank, candidates, selector.native_choice(), facts.commutative,
+                            std::numeric_limits<std::size_t>::max());
   std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
             << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
   const bool native_costed = verdict.why_native.empty();
@@ -96,7 +97,7 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     std::cout << "\n";
   }
   // What a job's key would try: the same plan as the shim's (plan_key).
-  const model::KeyPlan plan = model::plan_key(selector, verdict, selector.tuning_candidates(facts));
+  const model::KeyPlan plan = model::plan_key(selector, verdict, candidates);
   std::cout << "=> " << verdict.pick->text();
   if (!native_costed)
     std::cout << " (the model never leaves native on its own word here)";
@@ -251,12 +252,17 @@ int main(int argc, char** argv) {
   if (!platform_file.empty()) {
     settings.platform = platform_file;
     settings.model_margin = margin;
-    settings.tune = tune_text == "off" ? TuneMode::off : tune_text == "online" ? TuneMode::online : TuneMode::confirm;
   }
-  // Read as the shim reads COLLSHIM_TUNE_EXCLUDE.
-  settings.tune_exclude = read_environment([&](const char* name) -> const char* {
-                            return std::string(name) == "COLLSHIM_TUNE_EXCLUDE" ? exclude.c_str() : nullptr;
-                          }).tune_exclude;
+  // --tune and --exclude read as the shim reads COLLSHIM_TUNE and COLLSHIM_TUNE_EXCLUDE (only the mode
+  // and the exclusions are taken: explain shows rules as a job without online tuning sees them).
+  const EnvironmentSettings as_job = read_environment([&](const char* name) -> const char* {
+    const std::string variable = name;
+    return variable == "COLLSHIM_TUNE"           ? tune_text.c_str()
+           : variable == "COLLSHIM_TUNE_EXCLUDE" ? exclude.c_str()
+                                                 : nullptr;
+  });
+  if (!platform_file.empty()) settings.tune = as_job.tune;
+  settings.tune_exclude = as_job.tune_exclude;
   const std::optional<ProcessLibrary> library = library_of(library_name);
   if (!library) return 2;
   const Selector selector(settings, load(explain_files, diagnostics), diagnostics, {library->library});
