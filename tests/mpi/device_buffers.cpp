@@ -1,27 +1,99 @@
 // Device buffers pass through, host buffers still run the shim's algorithms, in one job. Run with
-// the stub CUDA driver (tests/device/stub_cuda_driver.cpp) preloaded next to the shim and an
-// algorithm forced for every collective: the stub reports the ranges this program marks as device
-// memory. Per collective, calls on host buffers, calls where one rank's send or receive buffer is
-// "device" memory (a different rank each time; in place too), and calls where a rank marks a buffer
-// it passes no data in (zero count: not asked about). Every call is compared byte for byte with the
-// MPI library's (PMPI_*) on the same inputs. Rank 0 prints how many calls of each collective must
-// show in the report as the forced algorithm and as `native` for "device memory"; the test's script
-// checks the JSON report against those lines.
+// an algorithm forced for every collective, and either the stub CUDA driver
+// (tests/device/stub_cuda_driver.cpp) preloaded next to the shim, which reports the ranges this
+// program marks as device memory, or, with --cuda on a machine with a GPU, the CUDA runtime: then the
+// "device" buffers are cudaMallocManaged memory (which an MPI library that is not CUDA-aware can still
+// read) and the runtime is started before MPI_Init, as applications do. Per collective, calls on host
+// buffers, calls where one rank's send or receive buffer is device memory (a different rank each
+// time; in place too), and calls where a rank holds device memory it passes no data in (zero count:
+// not asked about). Every call is compared byte for byte with the MPI library's (PMPI_*) on the same
+// inputs in host memory. Rank 0 prints how many calls of each collective must show in the report as
+// the forced algorithm and as `native` for "device memory"; the test's script checks the JSON report
+// against those lines.
 #include <dlfcn.h>
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace {
 
-using Mark = void (*)(const void*, std::size_t, int);
-using Clear = void (*)();
-Mark mark_device = nullptr;
-Clear clear_marks = nullptr;
+// Where a rank's "device" buffer lives for one call: `place` returns the pointer the call uses for
+// `data`'s bytes, `finish` brings the call's bytes back into every placed vector.
+class DeviceMemory {
+ public:
+  virtual ~DeviceMemory() = default;
+  virtual unsigned char* place(std::vector<unsigned char>& data, bool managed) = 0;
+  virtual void finish() = 0;
+};
+
+// The stub driver: host memory marked as device (or managed) memory.
+class StubDeviceMemory : public DeviceMemory {
+ public:
+  using Mark = void (*)(const void*, std::size_t, int);
+  using Clear = void (*)();
+  StubDeviceMemory(Mark mark, Clear clear) : mark_(mark), clear_(clear) {}
+  unsigned char* place(std::vector<unsigned char>& data, bool managed) override {
+    mark_(data.data(), data.size(), managed ? 1 : 0);
+    return data.data();
+  }
+  void finish() override { clear_(); }
+
+ private:
+  Mark mark_;
+  Clear clear_;
+};
+
+// The CUDA runtime, looked up at run time so that the program builds without CUDA.
+class CudaManagedMemory : public DeviceMemory {
+ public:
+  static std::unique_ptr<CudaManagedMemory> open() {
+    for (const char* name : {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}) {
+      if (void* handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL)) {
+        auto memory = std::make_unique<CudaManagedMemory>();
+        memory->allocate_ = reinterpret_cast<AllocateManaged>(dlsym(handle, "cudaMallocManaged"));
+        memory->free_ = reinterpret_cast<Free>(dlsym(handle, "cudaFree"));
+        memory->synchronize_ = reinterpret_cast<Synchronize>(dlsym(handle, "cudaDeviceSynchronize"));
+        if (memory->allocate_ == nullptr || memory->free_ == nullptr || memory->synchronize_ == nullptr) return nullptr;
+        // cudaFree(nullptr) starts the runtime, which loads the driver: before MPI_Init, as an
+        // application that picks its GPU first does, so the shim sees a GPU runtime at MPI_Init.
+        if (memory->free_(nullptr) != 0) return nullptr;
+        return memory;
+      }
+    }
+    return nullptr;
+  }
+  unsigned char* place(std::vector<unsigned char>& data, bool) override {
+    void* memory = nullptr;
+    if (allocate_(&memory, data.empty() ? 1 : data.size(), 1 /* cudaMemAttachGlobal */) != 0) return nullptr;
+    std::memcpy(memory, data.data(), data.size());
+    placed_.push_back({&data, static_cast<unsigned char*>(memory)});
+    return static_cast<unsigned char*>(memory);
+  }
+  void finish() override {
+    synchronize_();
+    for (auto& [data, memory] : placed_) {
+      std::memcpy(data->data(), memory, data->size());
+      free_(memory);
+    }
+    placed_.clear();
+  }
+
+ private:
+  using AllocateManaged = int (*)(void**, std::size_t, unsigned);
+  using Free = int (*)(void*);
+  using Synchronize = int (*)();
+  AllocateManaged allocate_ = nullptr;
+  Free free_ = nullptr;
+  Synchronize synchronize_ = nullptr;
+  std::vector<std::pair<std::vector<unsigned char>*, unsigned char*>> placed_;
+};
+
+std::unique_ptr<DeviceMemory> device_memory;
 
 int rank = 0, p = 1;
 long passed = 0, failed = 0;
@@ -66,12 +138,19 @@ void run_case(const Case& c, Where where, int holder, Counts& counts) {
   const bool zero_send = where == Where::zero_count_send && mine;
   std::vector<unsigned char> send = pattern(c.send_bytes, 1), recv = pattern(c.recv_bytes, 2);
   std::vector<unsigned char> library_send = send, library_recv = recv;
-  clear_marks();
-  if (mine && (where == Where::send || where == Where::zero_count_send)) mark_device(send.data(), send.size(), 0);
+  unsigned char* send_at = send.data();
+  unsigned char* recv_at = recv.data();
+  if (mine && (where == Where::send || where == Where::zero_count_send)) send_at = device_memory->place(send, false);
   if (mine && (where == Where::receive || where == Where::in_place_receive))
-    mark_device(recv.data(), recv.size(), holder % 2);  // managed memory on odd holders
-  c.run(send.data(), recv.data(), in_place, zero_send, false);
-  clear_marks();
+    recv_at = device_memory->place(recv, holder % 2 == 1);  // managed memory on odd holders
+  if (send_at == nullptr || recv_at == nullptr) {
+    ++failed;
+    std::printf("FAIL rank %d: no device memory for %s\n", rank, c.name.c_str());
+    device_memory->finish();
+    return;
+  }
+  c.run(send_at, recv_at, in_place, zero_send, false);
+  device_memory->finish();
   c.run(library_send.data(), library_recv.data(), in_place, zero_send, true);
   const char* names[] = {"host", "device send", "device receive", "device receive, in place", "zero-count device send"};
   compare(library_recv, recv,
@@ -86,13 +165,21 @@ void run_case(const Case& c, Where where, int holder, Counts& counts) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool cuda = argc > 1 && std::strcmp(argv[1], "--cuda") == 0;
+  if (cuda) {
+    device_memory = CudaManagedMemory::open();
+  } else {
+    auto mark = reinterpret_cast<StubDeviceMemory::Mark>(dlsym(RTLD_DEFAULT, "collshim_stub_cuda_mark"));
+    auto clear = reinterpret_cast<StubDeviceMemory::Clear>(dlsym(RTLD_DEFAULT, "collshim_stub_cuda_clear"));
+    if (mark != nullptr && clear != nullptr) device_memory = std::make_unique<StubDeviceMemory>(mark, clear);
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  mark_device = reinterpret_cast<Mark>(dlsym(RTLD_DEFAULT, "collshim_stub_cuda_mark"));
-  clear_marks = reinterpret_cast<Clear>(dlsym(RTLD_DEFAULT, "collshim_stub_cuda_clear"));
-  if (mark_device == nullptr || clear_marks == nullptr) {
-    if (rank == 0) std::printf("device_buffers: the stub CUDA driver is not preloaded\n");
+  if (!device_memory) {
+    if (rank == 0)
+      std::printf("device_buffers: %s\n",
+                  cuda ? "no CUDA runtime (libcudart) with a usable GPU" : "the stub CUDA driver is not preloaded");
     MPI_Finalize();
     return 1;
   }
