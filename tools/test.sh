@@ -13,7 +13,9 @@ echo "== Formatting: every tracked C/C++ file as .clang-format says (at ${SECOND
 bash "$root/tools/check-format.sh"
 
 echo "== Open MPI build: unit, MPI, tool and benchmark-smoke tests (at ${SECONDS} s)"
-COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh"
+# -g1 (line tables, enough for backtraces) compiles about 30% faster than -g; the code is the same.
+COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh" \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 # Unit, tool and benchmark-smoke tests run two at a time (one per core; none of them times anything:
 # the overhead benchmark counts instructions). MPI tests oversubscribe the cores on their own; running
 # them one at a time keeps them fast.

@@ -120,7 +120,9 @@ void allgather_cases(const CommCase& comm, const std::vector<TypeCase>& types, T
     MPI_Type_size(t.type, &size);
     const int large_count = large_bytes(comm.comm) / size;
     for (int count : {0, 1, 3, large_count}) {
-      if (count == large_count && (t.name == "MPI_DOUBLE" || t.name == "MPI_INT")) continue;
+      // Large blocks on the whole world only: the rendezvous path is the library's, whatever the
+      // communicator, and 16 ranks on 2 cores move them slowly (the split halves cover rank order).
+      if (count == large_count && (t.name == "MPI_DOUBLE" || t.name == "MPI_INT" || comm.name != "world")) continue;
       for (bool in_place : {false, true})
         run_allgather(comm.comm, comm.name, t.type, count, t.type, count, in_place, t.name, tally, ++salt);
     }

@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
   for (MPI_Comm comm : {MPI_COMM_WORLD, reversed}) {
     for (const Case& c : cases) {
       for (const int count : {0, 1, 3, 17, 1000, 40000}) {
+        // The large vector on the reversed ranks only where their order shows: the non-commutative
+        // product (16 ranks on 2 cores move it slowly; 1000 elements already span every segment).
+        if (count == 40000 && comm != MPI_COMM_WORLD && c.op != product) continue;
         for (const bool in_place : {false, true}) {
           for (int repeat = 0; repeat < 2; ++repeat) run_case(tally, comm, c, count, in_place, reorder, ++salt);
         }
