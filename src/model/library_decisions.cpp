@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "model/yaml_reader.hpp"
 
 namespace collshim::model {
 
@@ -209,9 +210,9 @@ std::vector<std::string> LibraryDecisions::decides_as() const {
 }
 
 // Reads one file, reporting the first problem with its place in the file.
-class LibraryTableReader {
+class LibraryTableReader : public YamlReader<LibraryTableError> {
  public:
-  explicit LibraryTableReader(std::string source) : source_(std::move(source)) {}
+  using YamlReader::YamlReader;
 
   static const LibraryDecisions::Table& table(const LibraryDecisions& tables, Collective collective) {
     return tables.tables_[static_cast<std::size_t>(collective)];
@@ -271,8 +272,6 @@ class LibraryTableReader {
   }
 
  private:
-  using Handler = std::function<void(const YAML::Node&)>;
-
   static std::set<std::string> decide_as_targets(const LibraryDecisions::Table& table) {
     std::set<std::string> targets;
     const std::function<void(const std::vector<LibraryRule>&)> visit = [&](const std::vector<LibraryRule>& rules) {
@@ -284,28 +283,6 @@ class LibraryTableReader {
     visit(table.rules);
     for (const auto& [name, variants] : table.algorithms) visit(variants);
     return targets;
-  }
-
-  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
-    std::ostringstream text;
-    text << source_ << ':' << mark.line + 1 << ':' << mark.column + 1 << ": " << message;
-    throw LibraryTableError(text.str());
-  }
-
-  void for_each_key(const YAML::Node& map, const std::string& where, const std::map<std::string, Handler>& handlers) {
-    if (!map.IsMap()) fail(map.Mark(), where + " must be a map");
-    std::set<std::string> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-      const auto handler = handlers.find(key);
-      if (handler == handlers.end()) {
-        std::string expected;
-        for (const auto& [name, unused] : handlers) expected += (expected.empty() ? "'" : ", '") + name + "'";
-        fail(it->first.Mark(), "unknown key '" + key + "' in " + where + ", expected one of " + expected);
-      }
-      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' given twice in " + where);
-      handler->second(it->second);
-    }
   }
 
   std::string text_of(const YAML::Node& node, const std::string& what) const {
@@ -519,7 +496,6 @@ class LibraryTableReader {
     }
   }
 
-  std::string source_;
   // Of the collective being read: where each `run` and each algorithm is, for messages.
   std::vector<std::pair<YAML::Mark, std::string>> run_marks_;
   std::map<std::string, YAML::Mark> algorithm_marks_;

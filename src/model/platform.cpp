@@ -1,4 +1,5 @@
 #include "model/platform.hpp"
+#include "model/yaml_reader.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -59,9 +60,9 @@ double Channel::transfer_time(long long bytes, double tau) const {
 namespace {
 
 // Reads one description, reporting the first problem with its place in the file.
-class PlatformReader {
+class PlatformReader : public YamlReader<PlatformError> {
  public:
-  explicit PlatformReader(std::string source) : source_(std::move(source)) {}
+  using YamlReader::YamlReader;
 
   Platform read(const std::string& text) {
     YAML::Node root;
@@ -102,30 +103,6 @@ class PlatformReader {
   }
 
  private:
-  using Handler = std::function<void(const YAML::Node&)>;
-
-  [[noreturn]] void fail(const YAML::Mark& mark, const std::string& message) const {
-    std::ostringstream text;
-    text << source_ << ':' << mark.line + 1 << ':' << mark.column + 1 << ": " << message;
-    throw PlatformError(text.str());
-  }
-
-  void for_each_key(const YAML::Node& map, const std::string& where, const std::map<std::string, Handler>& handlers) {
-    if (!map.IsMap()) fail(map.Mark(), where + " must be a map");
-    std::set<std::string> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-      const auto handler = handlers.find(key);
-      if (handler == handlers.end()) {
-        std::string expected;
-        for (const auto& [name, unused] : handlers) expected += (expected.empty() ? "'" : ", '") + name + "'";
-        fail(it->first.Mark(), "unknown key '" + key + "' in " + where + ", expected one of " + expected);
-      }
-      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' given twice in " + where);
-      handler->second(it->second);
-    }
-  }
-
   // switches: {nodes_per_switch: [N, ...], across_latency_us: L}
   void switches(const YAML::Node& node, Platform& platform) {
     bool have_sizes = false;
@@ -265,8 +242,6 @@ class PlatformReader {
     }
     return result;
   }
-
-  std::string source_;
 };
 
 }  // namespace
