@@ -33,16 +33,7 @@ Schedule bruck_alltoall_schedule(const std::vector<int>& node_of_rank, int rank,
   Schedule schedule;
   schedule.steps.resize(static_cast<std::size_t>(phases) + 1);
   Step& first = schedule.steps.front();
-  first.copies.push_back(own_alltoallv_block(rank));
-  LocalCopy pack{{Buffer::send, {}}, {Buffer::scratch, {}}};
-  std::vector<std::int64_t> held;  // ascending; never this rank's own deliveries
-  for (int destination = 0; destination < p; ++destination) {
-    if (destination == rank) continue;
-    pack.from.blocks.push_back(destination);
-    pack.to.blocks.push_back(item(rank, destination));
-    held.push_back(item(rank, destination));
-  }
-  if (!held.empty()) first.copies.push_back(std::move(pack));
+  std::vector<std::int64_t> held = pack_outgoing_items(p, rank, first);  // never this rank's own deliveries
 
   long long weight = 1;  // k^j
   for (int j = 0; j < phases; ++j, weight *= k) {

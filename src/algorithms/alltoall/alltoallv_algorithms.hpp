@@ -46,4 +46,8 @@ Schedule forwarding_alltoallv_schedule(int p, int rank, const ForwardingRoute& r
 // Step 0's copy of the own block from the send to the receive buffer (nothing for MPI_IN_PLACE).
 LocalCopy own_alltoallv_block(int rank);
 
+// Step 0 of a forwarding Alltoall(v) (Bruck, grid): the own block copied, and every other outgoing
+// block packed into scratch as item rank * p + destination. Returns those items, ascending.
+std::vector<std::int64_t> pack_outgoing_items(int p, int rank, Step& first);
+
 }  // namespace collshim

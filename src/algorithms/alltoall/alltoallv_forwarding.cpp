@@ -8,22 +8,25 @@
 
 namespace collshim {
 
-Schedule forwarding_alltoallv_schedule(int p, int rank, const ForwardingRoute& route) {
-  const auto item = [p](std::int64_t origin, std::int64_t destination) { return origin * p + destination; };
-
-  Schedule schedule;
-  schedule.steps.resize(static_cast<std::size_t>(route.phases) + 1);
-  Step& first = schedule.steps.front();
+std::vector<std::int64_t> pack_outgoing_items(int p, int rank, Step& first) {
   first.copies.push_back(own_alltoallv_block(rank));
   LocalCopy pack{{Buffer::send, {}}, {Buffer::scratch, {}}};
-  std::vector<std::int64_t> held;  // items this rank holds, ascending; never its own deliveries
+  std::vector<std::int64_t> items;
   for (int destination = 0; destination < p; ++destination) {
     if (destination == rank) continue;
     pack.from.blocks.push_back(destination);
-    pack.to.blocks.push_back(item(rank, destination));
-    held.push_back(item(rank, destination));
+    pack.to.blocks.push_back(static_cast<std::int64_t>(rank) * p + destination);
+    items.push_back(static_cast<std::int64_t>(rank) * p + destination);
   }
-  if (!held.empty()) first.copies.push_back(std::move(pack));
+  if (!items.empty()) first.copies.push_back(std::move(pack));
+  return items;
+}
+
+Schedule forwarding_alltoallv_schedule(int p, int rank, const ForwardingRoute& route) {
+  Schedule schedule;
+  schedule.steps.resize(static_cast<std::size_t>(route.phases) + 1);
+  Step& first = schedule.steps.front();
+  std::vector<std::int64_t> held = pack_outgoing_items(p, rank, first);  // never its own deliveries
 
   for (int j = 0; j < route.phases; ++j) {
     Step& step = schedule.steps[j];
