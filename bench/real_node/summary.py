@@ -14,7 +14,8 @@ for path in sys.argv[1:]:
     by_size = {}
     for row in rows:
         by_size.setdefault(int(row["bytes"]), {})[row["algorithm"]] = row
-    print(f"\n{path}: {rows[0]['collective']} on {rows[0]['ranks']} ranks, {rows[0]['mpi_library']}\n")
+    pattern = f" {rows[0]['distribution']}" if rows[0]["distribution"] else ""
+    print(f"\n{path}: {rows[0]['collective']}{pattern} on {rows[0]['ranks']} ranks, {rows[0]['mpi_library']}\n")
     print("| bytes | native us | collshim us | vs native | of oracle | collshim ran | fastest |")
     print("|---|---|---|---|---|---|---|")
     vs_native, of_oracle = [], []
