@@ -16,15 +16,20 @@ TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, con
     : candidates_(std::move(candidates)), policy_(policy) {
   // A single candidate needs no trial: it is the answer.
   if (candidates_.size() <= 1) next_ = candidates_.size();
+  if (policy_.warmup_calls <= 0 || done()) warmed_ = candidates_.size();
 }
 
 void TuningSession::finish_call(double agreed_seconds) {
   if (done()) return;
   ++trial_calls_;
-  const bool timed = next_call_timed();
-  ++calls_of_current_;
-  if (!timed) return;
-  const int timed_so_far = calls_of_current_ - policy_.warmup_calls;
+  if (warming()) {
+    if (++warmup_calls_made_ >= policy_.warmup_calls) {
+      warmup_calls_made_ = 0;
+      ++warmed_;
+    }
+    return;
+  }
+  const int timed_so_far = ++calls_of_current_;
   current_best_ = timed_so_far == 1 ? agreed_seconds : std::min(current_best_, agreed_seconds);
   // Far slower than the best so far already on its first timed call: more calls would not save it.
   const bool hopeless = best_ >= 0 && timed_so_far == 1 && agreed_seconds > policy_.drop_factor * best_seconds_;

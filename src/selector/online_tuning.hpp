@@ -32,10 +32,13 @@ class TuningSession {
   TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy);
 
   bool done() const { return next_ >= candidates_.size(); }
-  // The choice the next call runs: the candidate on trial, or the winner once done().
-  const AlgorithmChoice* current() const { return done() ? best() : candidates_[next_]; }
+  // The choice the next call runs: the candidate on trial, or the winner once done(). Every
+  // candidate's warm-up calls come first, in order, before any call is timed: what a job pays once
+  // (connections made on first use, cold caches, communicators made lazily) then lands in no
+  // candidate's time, whichever is tried first.
+  const AlgorithmChoice* current() const { return done() ? best() : candidates_[warming() ? warmed_ : next_]; }
   // True when the next call's time counts, so every rank must agree on it and pass it to finish_call().
-  bool next_call_timed() const { return !done() && calls_of_current_ >= policy_.warmup_calls; }
+  bool next_call_timed() const { return !done() && !warming(); }
   // After each trial call: `agreed_seconds` is the slowest rank's time of a timed call (ignored for a
   // warm-up call). The same sequence of arguments on every rank gives the same state on every rank.
   void finish_call(double agreed_seconds);
@@ -49,12 +52,15 @@ class TuningSession {
 
  private:
   void advance();
+  bool warming() const { return warmed_ < candidates_.size(); }
 
   std::vector<const AlgorithmChoice*> candidates_;
   TuningPolicy policy_;
+  std::size_t warmed_ = 0;     // candidates whose warm-up calls are done
+  int warmup_calls_made_ = 0;  // of the candidate warming up
   std::size_t next_ = 0;
-  int calls_of_current_ = 0;
-  double current_best_ = 0;  // fastest timed call of the candidate on trial
+  int calls_of_current_ = 0;  // timed calls of the candidate on trial
+  double current_best_ = 0;   // fastest timed call of the candidate on trial
   int best_ = -1;
   double best_seconds_ = 0;
   double first_seconds_ = 0;

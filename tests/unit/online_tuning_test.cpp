@@ -33,12 +33,14 @@ const AlgorithmChoice* drive(TuningSession& session, const std::map<const Algori
   return session.done() ? session.best() : nullptr;
 }
 
-TEST(TuningSession, TriesEachCandidateInOrderWarmupThenTimedAndLocksTheFastest) {
+TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesEachInOrderAndLocksTheFastest) {
   const ThreeChoices c;
   TuningSession session(c.all(), TuningPolicy{1, 2, 100.0, 1.0});
   std::vector<const AlgorithmChoice*> ran;
   EXPECT_EQ(drive(session, {{&c.a, 3e-6}, {&c.b, 1e-6}, {&c.c, 2e-6}}, &ran), &c.b);
-  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.a, &c.a, &c.b, &c.b, &c.b, &c.c, &c.c, &c.c};
+  // Every candidate's warm-up call before any timed call: what the first calls of a job pay once
+  // falls on no candidate's time.
+  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.b, &c.c, &c.a, &c.a, &c.b, &c.b, &c.c, &c.c};
   EXPECT_EQ(ran, expected);
   EXPECT_EQ(session.trial_calls(), 9);
   EXPECT_DOUBLE_EQ(session.best_seconds(), 1e-6);
@@ -53,9 +55,12 @@ TEST(TuningSession, WarmupTimesNeverCount) {
   // b's warm-up call is very slow (it sets up state), its timed call fast: b wins.
   EXPECT_FALSE(session.next_call_timed());
   session.finish_call(1.0);  // a warm-up
+  EXPECT_FALSE(session.next_call_timed());
+  EXPECT_EQ(session.current(), &c.b);
+  session.finish_call(5.0);  // b warm-up
   EXPECT_TRUE(session.next_call_timed());
+  EXPECT_EQ(session.current(), &c.a);
   session.finish_call(2e-6);  // a timed
-  session.finish_call(5.0);   // b warm-up
   session.finish_call(1e-6);  // b timed
   ASSERT_TRUE(session.done());
   EXPECT_EQ(session.best(), &c.b);
