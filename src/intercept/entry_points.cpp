@@ -17,6 +17,7 @@
 #include "intercept/entry_point_table.hpp"
 #include "intercept/runtime.hpp"
 #include "model/model_step.hpp"
+#include "selector/trial_call.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -348,16 +349,13 @@ template <CollectiveEntry Entry>
   if (runtime.device_checks && !choice.algorithm->passes_through &&
       device_memory_agreed(runtime, state, entry, state.context.size()))
     return pass_device_memory_through(runtime, comm, state, entry, choice, block_bytes, received_bytes);
-  const bool timed = session.next_call_timed();
-  const double start = PMPI_Wtime();
-  const int rc = execute(comm, state, entry, choice);
-  double seconds = PMPI_Wtime() - start;
-  if (timed) PMPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, state.context.comm());
-  session.finish_call(seconds);
+  double seconds = 0;
+  const int rc = run_trial_call(
+      state.context.comm(), session, [&] { return execute(comm, state, entry, choice); }, seconds);
   if (runtime.profile) {
     const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, Decision::tuning_trial,
                          size_bucket(block_bytes)};
-    runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
+    runtime.profile->record(key, received_bytes, seconds);
   }
   if (session.done()) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
   return rc;

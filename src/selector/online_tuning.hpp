@@ -2,9 +2,9 @@
 // Online tuning (COLLSHIM_TUNE=online, docs/rules-and-tuning.md): a communicator's first calls of each
 // (collective, size bucket, operation properties) try the tuning candidates in one order that every
 // rank knows, a few calls each, and the fastest runs the rest of the job. Only the state machine is
-// here, free of MPI: the entry points time each trial and agree on its time (the slowest rank's,
-// one PMPI_Allreduce(MAX) on the shadow), so every rank advances the same way and locks the same
-// choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
+// here, free of MPI: run_trial_call (trial_call.hpp) times each trial from a barrier and agrees on
+// its time (the slowest rank's, one PMPI_Allreduce(MAX) on the shadow), so every rank advances the
+// same way and locks the same choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
 #include <cstdint>
 #include <deque>
 #include <string>

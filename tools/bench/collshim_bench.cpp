@@ -48,6 +48,7 @@
 #include "profile/profile.hpp"
 #include "selector/mapping_detection.hpp"
 #include "selector/selector.hpp"
+#include "selector/trial_call.hpp"
 #include "bench_case.hpp"
 #include "calibration.hpp"
 #include "calibration_output.hpp"
@@ -463,13 +464,11 @@ class Bench {
       const AlgorithmChoice& choice = *key.session.current();
       const Implementation trial{.label = choice.text(),
                                  .choice = choice.algorithm->passes_through ? nullptr : &choice};
-      const bool timed = key.session.next_call_timed();
-      const double start = MPI_Wtime();
-      check_rc(call(trial), trial);
-      double seconds = MPI_Wtime() - start;
+      double seconds = 0;
+      check_rc(collshim::run_trial_call(
+                   context_->comm(), key.session, [&] { return call(trial); }, seconds),
+               trial);
       trial_seconds += seconds;
-      if (timed) MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
-      key.session.finish_call(seconds);
       ++impl.trial_calls;
     }
     MPI_Allreduce(MPI_IN_PLACE, &trial_seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
