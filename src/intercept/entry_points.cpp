@@ -227,7 +227,7 @@ model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Ent
 // The session that settles a key no forcing variable fixed, on its communicator: created on the key's
 // first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
 // the model costs them first and the session holds what plan_key says: its pick alone
-// (COLLSHIM_TUNE=off), native and its best two (confirm), or native and its best few in predicted
+// (COLLSHIM_TUNE=off), native and its best three (confirm), or native and its best few in predicted
 // order (online). Where the model cannot cost native, it never leaves native on its own word.
 template <CollectiveEntry Entry>
 CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,

@@ -34,7 +34,7 @@ AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long lon
 
 // What a key's session tries once the model has spoken, by COLLSHIM_TUNE:
 //   off      its pick alone;
-//   confirm  native and its two best (confirm_model_candidates; its pick first where it leaves
+//   confirm  native and its three best (confirm_model_candidates; its pick first where it leaves
 //            native), also where it keeps native;
 //   online   native and its best few (online_model_candidates), in predicted order.
 // Where the model could not cost native (unknown library, no stand-in) but ranked the candidates,
@@ -44,15 +44,17 @@ AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long lon
 // Why more than the pick, and why also where it keeps native: the model ranks well, but its error
 // between close candidates is often larger than their difference (an opaque phase is approximated,
 // small messages are latency-bound), and a library's choice it predicts fast can be several times
-// slower than measured. A few trial calls of two candidates cost little beside online tuning's every
-// candidate, and a hopeless one is dropped after its first timed call.
+// slower than measured. A few trial calls of three candidates cost little beside online tuning's every
+// candidate, and a hopeless one is dropped after its first timed call. Three, not two: replayed on the
+// simulated evidence, the third best was the fastest often enough on a blocking network to matter
+// (oversub-contending: 66% of cells within 5% of the oracle with two, 82% with three; docs/results.md).
 struct KeyPlan {
   std::vector<const AlgorithmChoice*> trial;  // native first where there is a choice to confirm
   KeySource source = KeySource::model;
   ModelEvidence evidence;
 };
-inline constexpr std::size_t confirm_model_candidates = 2;
-inline constexpr std::size_t online_model_candidates = 3;
+inline constexpr std::size_t confirm_model_candidates = 3;
+inline constexpr std::size_t online_model_candidates = 5;
 KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
                  const std::vector<const AlgorithmChoice*>& candidates);
 

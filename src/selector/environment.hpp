@@ -18,7 +18,7 @@ enum class LogLevel { off, warn, info, debug, trace };
 enum class TuneMode {
   unset,    // confirm with a platform description, otherwise off
   off,      // the model's pick alone (with a platform), otherwise native
-  confirm,  // native and the model's two best run a few timed calls each; the fastest stays
+  confirm,  // native and the model's three best run a few timed calls each; the fastest stays
   online,   // learn by trial: every candidate, or native and the model's best few with a platform
 };
 

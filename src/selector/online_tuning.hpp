@@ -72,7 +72,7 @@ class TuningSession {
 enum class KeySource : std::uint8_t {
   online,            // COLLSHIM_TUNE=online without a platform: every tuning candidate is tried
   model,             // the cost model's pick alone (COLLSHIM_TUNE=off with COLLSHIM_PLATFORM)
-  model_confirmed,   // native and the model's two best run timed calls, the fastest stays (confirm)
+  model_confirmed,   // native and the model's three best run timed calls, the fastest stays (confirm)
   model_online,      // online tuning over native and the model's best few, in predicted order
   model_not_costed,  // the model could not cost native (unknown library, not modelled) and no trial
                      // may leave it (COLLSHIM_TUNE=off, or nothing ranked): native

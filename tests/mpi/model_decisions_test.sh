@@ -41,7 +41,7 @@ python3 "$here/check_model_report.py" "$out/replay.json" --replays "$out/confirm
 echo "== a library whose own choices are not known: only timed calls may leave native"
 # COLLSHIM_MPI_LIBRARY names an Open MPI whose decisions no table holds (6.0), so the model has no
 # native decisions: it still ranks
-# the candidates, and native and its best two run timed calls (without the ranking, no trial would run).
+# the candidates, and native and its best three run timed calls (without the ranking, no trial would run).
 "$here/run_mpi_test.sh" "${common[@]}" --env COLLSHIM_PLATFORM="$platform" --env "COLLSHIM_MPI_LIBRARY=ompi 6.0.0" \
   --env COLLSHIM_REPORT="$out/unknown.json" --env COLLSHIM_LOG=debug \
   --expect-output "cost model: .* us.*the MPI library's own choice is not known.*; picks native" \

@@ -146,11 +146,16 @@ struct PlanFixture {
     ADD_FAILURE() << text << " is not a candidate";
     return selector.native_choice();
   }
-  // ring 10 us, bruck 11 us, sparbit 12 us, recursive_doubling 13 us; native 20 us (or not costed).
+  // ring 10 us, bruck 11 us, sparbit 12 us, recursive_doubling 13 us, neighbor_exchange 14 us,
+  // recursive_multiplying 15 us; native 20 us (or not costed).
   ModelVerdict verdict(bool native_costed) const {
     ModelVerdict v;
-    for (const auto& [text, us] : std::vector<std::pair<std::string, double>>{
-             {"ring", 10}, {"bruck", 11}, {"sparbit", 12}, {"recursive_doubling", 13}})
+    for (const auto& [text, us] : std::vector<std::pair<std::string, double>>{{"ring", 10},
+                                                                              {"bruck", 11},
+                                                                              {"sparbit", 12},
+                                                                              {"recursive_doubling", 13},
+                                                                              {"neighbor_exchange", 14},
+                                                                              {"recursive_multiplying", 15}})
       v.ranked.push_back({candidate(text), us, false, 0});
     v.pick = native_costed ? v.ranked[0].choice : selector.native_choice();
     v.native_us = native_costed ? 20 : 0;
@@ -166,24 +171,25 @@ struct PlanFixture {
   }
 };
 
-TEST(KeyPlan, ConfirmTriesNativeAndTheModelsTwoBest) {
+TEST(KeyPlan, ConfirmTriesNativeAndTheModelsThreeBest) {
   const PlanFixture f("confirm");
   ASSERT_TRUE(f.diagnostics.empty());
   KeySource source{};
-  EXPECT_EQ(f.trial(f.verdict(true), &source), (std::vector<std::string>{"native", "ring", "bruck"}));
+  const std::vector<std::string> best3{"native", "ring", "bruck", "sparbit"};
+  EXPECT_EQ(f.trial(f.verdict(true), &source), best3);
   EXPECT_EQ(source, KeySource::model_confirmed);
   // A pick after the fastest (the fastest did not beat native by its margin): the pick, then the fastest.
   ModelVerdict second = f.verdict(true);
   second.pick = second.ranked[1].choice;
-  EXPECT_EQ(f.trial(second), (std::vector<std::string>{"native", "bruck", "ring"}));
-  // The model keeps native: timed calls of native and its two best all the same (a native predicted
+  EXPECT_EQ(f.trial(second), (std::vector<std::string>{"native", "bruck", "ring", "sparbit"}));
+  // The model keeps native: timed calls of native and its three best all the same (a native predicted
   // fast may be slow).
   ModelVerdict kept = f.verdict(true);
   kept.pick = f.selector.native_choice();
-  EXPECT_EQ(f.trial(kept, &source), (std::vector<std::string>{"native", "ring", "bruck"}));
+  EXPECT_EQ(f.trial(kept, &source), best3);
   EXPECT_EQ(source, KeySource::model_confirmed);
-  // Native not costed: the pick is native, and timed calls of native and the best two decide.
-  EXPECT_EQ(f.trial(f.verdict(false), &source), (std::vector<std::string>{"native", "ring", "bruck"}));
+  // Native not costed: the pick is native, and timed calls of native and the best three decide.
+  EXPECT_EQ(f.trial(f.verdict(false), &source), best3);
   EXPECT_EQ(source, KeySource::model_confirmed);
   // Nothing ranked (the model failed): native alone.
   ModelVerdict failed = f.verdict(false);
@@ -201,20 +207,20 @@ TEST(KeyPlan, OffTrustsThePickAndNeverLeavesAnUncostedNative) {
   EXPECT_EQ(source, KeySource::model_not_costed);
 }
 
-TEST(KeyPlan, OnlineTriesNativeAndTheBestThreeOrEveryCandidateWithoutARanking) {
+TEST(KeyPlan, OnlineTriesNativeAndTheBestFiveOrEveryCandidateWithoutARanking) {
   const PlanFixture f("online");
   KeySource source{};
-  const std::vector<std::string> best3{"native", "ring", "bruck", "sparbit"};
-  EXPECT_EQ(f.trial(f.verdict(true), &source), best3);
+  const std::vector<std::string> best5{"native", "ring", "bruck", "sparbit", "recursive_doubling", "neighbor_exchange"};
+  EXPECT_EQ(f.trial(f.verdict(true), &source), best5);
   EXPECT_EQ(source, KeySource::model_online);
-  EXPECT_EQ(f.trial(f.verdict(false), &source), best3);
+  EXPECT_EQ(f.trial(f.verdict(false), &source), best5);
   EXPECT_EQ(source, KeySource::model_online);
   ModelVerdict failed = f.verdict(false);
   failed.ranked.clear();
   EXPECT_EQ(f.trial(failed, &source).size(), f.candidates.size());
   EXPECT_EQ(source, KeySource::online);
-  EXPECT_EQ(candidates_to_rank(TuneMode::online), 3u);
-  EXPECT_EQ(candidates_to_rank(TuneMode::confirm), 2u);
+  EXPECT_EQ(candidates_to_rank(TuneMode::online), 5u);
+  EXPECT_EQ(candidates_to_rank(TuneMode::confirm), 3u);
 }
 
 }  // namespace
