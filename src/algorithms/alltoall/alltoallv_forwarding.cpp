@@ -15,9 +15,9 @@ std::vector<std::int64_t> pack_outgoing_items(int p, int rank, Step& first) {
   for (int destination = 0; destination < p; ++destination) {
     if (destination == rank) continue;
     pack.from.blocks.push_back(destination);
-    pack.to.blocks.push_back(static_cast<std::int64_t>(rank) * p + destination);
-    items.push_back(static_cast<std::int64_t>(rank) * p + destination);
+    items.push_back(static_cast<std::int64_t>(rank) * p + destination);  // the item (origin, destination)
   }
+  pack.to.blocks = items;  // packed into scratch as the items they are
   if (!items.empty()) first.copies.push_back(std::move(pack));
   return items;
 }
