@@ -25,6 +25,7 @@
 #include "bench_case.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_settings.hpp"
+#include "model/model_step.hpp"
 #include "selector/environment.hpp"
 #include "selector/mapping.hpp"
 #include "selector/rule_table.hpp"
@@ -70,7 +71,7 @@ struct Options {
   bool csv = false;
   bool assume_native = true;
   bool detail = false;
-  std::size_t ranked_exactly = 2;  // as the shim asks (model::candidates_to_rank): 2 to confirm, 3 online
+  std::size_t ranked_exactly = model::confirm_model_candidates;  // as the shim asks to confirm (candidates_to_rank)
 };
 
 // Where the library's decision is not modelled (Open MPI's Allgatherv and Alltoallv here, its
@@ -288,8 +289,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--csv", options.csv, "CSV rows instead of the table");
   app.add_option("--ranked-exactly", options.ranked_exactly,
-                 "how many of the fastest candidates the decision must cost exactly (the shim: 2; 3 under "
-                 "COLLSHIM_TUNE=online; a large number costs all)")
+                 "how many of the fastest candidates the decision must cost exactly (the shim: 3 to confirm, 5 "
+                 "under COLLSHIM_TUNE=online; a large number costs all)")
       ->capture_default_str();
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
   app.add_flag("!--shim-natives-only", options.assume_native,
