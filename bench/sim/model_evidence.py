@@ -180,16 +180,17 @@ def stage_analyze(args):
 
 def summarize(args, rows):
     lines = ["# The cost model deciding in the shim (bench/sim/model_evidence.py)", "",
-             "Per platform (all placements, process counts, parts and the four selectors as the run's own "
+             "Per collective and platform (all placements, process counts, sizes and the four selectors as the run's own "
              "library): collshim is the model's decision confirmed by trial calls; model alone is its pick "
              "without confirmation. Ratios are speed-ups (reference time / collshim time); 'of oracle' is "
              "oracle / collshim (1 = the fastest of every candidate and the run's own library).", "",
-             "| platform | cells | of oracle (geomean) | within 5% of oracle | worst vs own library | vs own library "
-             "(geomean) | vs best of four (geomean) | model alone: of oracle | model alone: worst vs own | "
-             "trial calls per key (mean) | trial time / online tuning's |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for platform in args.platforms + ["all"]:
-        subset = [r for r in rows if platform in ("all", r["platform"])]
+             "| collective | platform | cells | of oracle (geomean) | within 5% of oracle | worst vs own library | "
+             "vs own library (geomean) | vs best of four (geomean) | model alone: of oracle | model alone: worst vs "
+             "own | trial calls per key (mean) | trial time / online tuning's |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    groups = [(c, p) for c in sorted({r["collective"] for r in rows}) + ["all"] for p in args.platforms + ["all"]]
+    for collective, platform in groups:
+        subset = [r for r in rows if platform in ("all", r["platform"]) and collective in ("all", r["collective"])]
         if not subset:
             continue
         of_oracle = [r["oracle_us"] / r["collshim_us"] for r in subset]
@@ -201,7 +202,8 @@ def summarize(args, rows):
         alone_own = [r["native_us"] / r["model_alone_us"] for r in alone]
         trials = sum(r["trial_calls"] for r in subset) / len(subset)
         trial_share = sum(r["trial_us"] for r in subset) / max(1e-9, sum(r["online_us"] for r in subset))
-        lines.append(f"| {platform} | {len(subset)} | {geomean(of_oracle):.3f} | {within:.0%} | {min(vs_own):.3f} | "
+        lines.append(f"| {collective} | {platform} | {len(subset)} | {geomean(of_oracle):.3f} | {within:.0%} | "
+                     f"{min(vs_own):.3f} | "
                      f"{geomean(vs_own):.3f} | {geomean(vs_best):.3f} | {geomean(alone_oracle):.3f} | "
                      f"{min(alone_own) if alone_own else float('nan'):.3f} | {trials:.1f} | {trial_share:.3f} |")
     lines += ["", "Cells below 0.97 of the run's own library:", ""]
