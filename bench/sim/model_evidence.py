@@ -14,6 +14,9 @@ For every platform, placement and process count of the plan, and every part (col
               would run (collshim-config explain --platform, the shim's own plan, for each
               COLLSHIM_TUNE mode) applied to every candidate's measured time: what each mode would
               reach, on every placement measured, decided or not  -> OUT/replay.csv, OUT/replay.md
+  control     the row-order control: on yahoo-contending sequential under impi, Alltoallv sparse_8
+              16-128 B, the collshim row forced to native beside the native row (the same call in
+              another row position)                                     -> OUT/control.csv
   compact     the columns the evidence needs, into --evidence (bench/sim/model/, committed)
   analyze     per cell and selector: collshim against the run's own library (the selector), the
               best of the four selectors and the oracle (the fastest of every candidate and the run's
@@ -105,6 +108,16 @@ def stage_decisions(args):
         for selector in SELECTORS:
             measure(args, out, platform, mapping, p, selector, part,
                     ["--algorithms", "native", "--bench-arg=--rules=none"], env, "decisions")
+
+
+def stage_control(args):
+    """The row-order control: the collshim row forced to native (COLLSHIM_ALLTOALLV=native) beside the
+    native row, where the decision runs measured a collshim row that kept native below the native row
+    (yahoo-contending sequential, impi, Alltoallv sparse_8 16-128 B): the same call in another row."""
+    out = os.path.join(args.out, "control.csv")
+    measure(args, out, "yahoo-contending", "sequential", 64, "impi", ("alltoallv", "sparse_8", "16", "128"),
+            ["--algorithms", "native", "linear", "--bench-arg=--rules=none"], {"COLLSHIM_ALLTOALLV": "native"},
+            "control")
 
 
 def read(path):
@@ -324,6 +337,12 @@ def stage_compact(args):
             out = csv.DictWriter(f, columns, extrasaction="ignore")
             out.writeheader()
             out.writerows(rows)
+    control = os.path.join(args.out, "control.csv")
+    if os.path.exists(control):
+        with open(os.path.join(args.evidence, "control.csv"), "w", newline="") as f:
+            out = csv.DictWriter(f, COMPACT, extrasaction="ignore")
+            out.writeheader()
+            out.writerows({k: r.get(k, "") for k in COMPACT} for r in sim.read_csv(control))
     for name in ["cells.csv", "summary.md", "replay.csv", "replay.md"]:
         if not os.path.exists(os.path.join(args.out, name)):
             continue
@@ -339,7 +358,7 @@ def main():
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
-                    choices=["candidates", "decisions", "analyze", "replay", "compact"])
+                    choices=["candidates", "decisions", "analyze", "replay", "control", "compact"])
     ap.add_argument("--evidence", default=os.path.join(sim.HERE, "model"),
                     help="where --stages compact writes the committed evidence")
     ap.add_argument("--descriptions", default=os.path.join(sim.HERE, "calibrated"),
@@ -358,6 +377,8 @@ def main():
         stage_analyze(args)
     if "replay" in args.stages:
         stage_replay(args)
+    if "control" in args.stages:
+        stage_control(args)
     if "compact" in args.stages:
         stage_compact(args)
 
