@@ -326,23 +326,22 @@ COMPACT = ["platform", "mapping", "ranks", "collective", "distribution", "bytes"
 
 def stage_compact(args):
     os.makedirs(args.evidence, exist_ok=True)
-    for kind in ["candidates", "decisions"]:
-        rows = []
-        for platform in args.platforms:
-            path = os.path.join(args.out, f"{kind}-{platform}.csv")
-            if os.path.exists(path):
-                rows += [{k: r.get(k, "") for k in COMPACT} for r in sim.read_csv(path) if int(r["ranks"]) in args.procs]
-        columns = COMPACT if kind == "decisions" else COMPACT[:8]
+    # Per output, its measurement files: one per platform, or the control stage's one (written only
+    # where that stage ran).
+    sources = {kind: [os.path.join(args.out, f"{kind}-{platform}.csv") for platform in args.platforms]
+               for kind in ["candidates", "decisions"]}
+    sources["control"] = [os.path.join(args.out, "control.csv")]
+    for kind, paths in sources.items():
+        paths = [path for path in paths if os.path.exists(path)]
+        if kind == "control" and not paths:
+            continue
+        rows = [{k: r.get(k, "") for k in COMPACT} for path in paths for r in sim.read_csv(path)
+                if int(r["ranks"]) in args.procs]
+        columns = COMPACT[:8] if kind == "candidates" else COMPACT
         with open(os.path.join(args.evidence, f"{kind}.csv"), "w", newline="") as f:
             out = csv.DictWriter(f, columns, extrasaction="ignore")
             out.writeheader()
             out.writerows(rows)
-    control = os.path.join(args.out, "control.csv")
-    if os.path.exists(control):
-        with open(os.path.join(args.evidence, "control.csv"), "w", newline="") as f:
-            out = csv.DictWriter(f, COMPACT, extrasaction="ignore")
-            out.writeheader()
-            out.writerows({k: r.get(k, "") for k in COMPACT} for r in sim.read_csv(control))
     for name in ["cells.csv", "summary.md", "replay.csv", "replay.md"]:
         if not os.path.exists(os.path.join(args.out, name)):
             continue
