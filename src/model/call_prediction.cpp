@@ -230,8 +230,10 @@ std::optional<CallPrediction> predict_library(const Platform& platform, const Mo
     costed = ModelCall{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
     costed.element_bytes = call.element_bytes;
   }
-  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry, {}, start_us,
-              decision.stand_in);
+  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry,
+              stand_in.choice ? counted_profiles(costed, node_of_rank, *stand_in.choice)
+                              : std::function<std::vector<RankProfile>()>{},
+              start_us, decision.stand_in);
 }
 
 }  // namespace collshim::model

@@ -48,7 +48,7 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
   if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
   return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
-          rank_symmetry(*parsed.choice, node_of_rank)};
+          rank_symmetry(*parsed.choice, node_of_rank), *parsed.choice};
 }
 
 LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {

@@ -13,10 +13,12 @@
 // library_alltoall.hpp). A decision with no stand-in says why, and nothing is costed: a guess would
 // not be evidence.
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/collective.hpp"
 #include "algorithms/engine/schedule.hpp"
 
@@ -65,6 +67,9 @@ bool is_library_schedule(std::string_view stand_in);
 struct NativeStandIn {
   std::function<Schedule(int rank)> schedule_of;
   RankSymmetry symmetry;
+  // The collshim algorithm, where the stand-in is one: a forwarding Alltoall's profiles then come
+  // from counts (alltoall_profiles.hpp), as a candidate's do, not from p schedules.
+  std::optional<AlgorithmChoice> choice;
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 
