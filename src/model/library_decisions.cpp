@@ -13,17 +13,10 @@
 #include <sstream>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "model/library_tables.hpp"
 #include "model/yaml_reader.hpp"
 
 namespace collshim::model {
-
-// The texts of config/libraries/*.yaml, compiled in (generated library_tables.cpp).
-struct CompiledLibraryTable {
-  const char* file;  // "smpi-3.32-ompi.yaml"
-  const char* text;
-};
-extern const CompiledLibraryTable compiled_library_tables[];
-extern const std::size_t compiled_library_table_count;
 
 namespace {
 

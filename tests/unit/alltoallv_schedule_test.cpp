@@ -12,11 +12,12 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/alltoall/grid_routing.hpp"
 #include "algorithms/engine/schedule_check.hpp"
+#include "process_counts.hpp"
 
 namespace collshim {
 namespace {
 
-constexpr int max_procs = 130;
+using test::max_procs;
 
 struct CountMatrix {
   std::string name;

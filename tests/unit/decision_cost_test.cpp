@@ -155,7 +155,7 @@ TEST(DecisionCost, ASteppedPredictionIsThePrediction) {
 }
 
 // A library that runs `stand_in` for every call of its collective.
-LibraryDecision runs(const std::string& stand_in) {
+LibraryDecision library_running(const std::string& stand_in) {
   return [stand_in](Collective collective, const LibraryFacts&) {
     return NativeDecision{stand_in, collective, stand_in, ""};
   };
@@ -181,7 +181,7 @@ TEST(DecisionCost, PruningKeepsThePickAndTheFastest) {
           for (const std::string& library : libraries) {
             if (!eligible(*parse_algorithm_spec(library, call.collective).choice, p)) continue;
             for (const double margin : {0.0, 0.5}) {
-              const ModelSettings settings{platform, "test.yaml", runs(library), "test", margin};
+              const ModelSettings settings{platform, "test.yaml", library_running(library), "test", margin};
               const ModelVerdict every = model_decision(settings, call, nodes, candidates, &native, true,
                                                         std::numeric_limits<std::size_t>::max());
               ASSERT_TRUE(every.pruned.empty());

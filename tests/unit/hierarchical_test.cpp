@@ -13,6 +13,7 @@
 #include "algorithms/engine/schedule_check.hpp"
 #include "algorithms/node/node_layout.hpp"
 #include "node_maps.hpp"
+#include "process_counts.hpp"
 
 namespace collshim {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 using test::NodeMap;
 using test::node_maps;
 
-constexpr int max_procs = 130;
+using test::max_procs;
 
 AlgorithmChoice hierarchical(const std::string& inter) {
   SpecParseResult parsed = parse_algorithm_spec("hierarchical:inter=" + inter, Collective::allgatherv);

@@ -24,7 +24,7 @@ Platform two_level_platform() {
 }
 
 // A library that runs `stand_in` (a collshim Allgather spec) for every Allgather.
-LibraryDecision runs(const std::string& stand_in) {
+LibraryDecision library_running_its(const std::string& stand_in) {
   return [stand_in](Collective collective, const LibraryFacts&) {
     return NativeDecision{"its_" + stand_in, collective, stand_in, ""};
   };
@@ -55,7 +55,7 @@ TEST(ModelDecision, AnUnknownLibraryOrANativeChoiceWithoutStandInStaysNativeButR
   const ModelCall call{Collective::allgather, 32, 8};
   // The ranking a known library gets, for comparison: it does not depend on the library.
   ModelSettings known = settings;
-  known.library = runs("ring");
+  known.library = library_running_its("ring");
   const ModelVerdict costed = model_decision(known, call, nodes_of(32, 8), c.pointers, &c.native, true, 2);
   ASSERT_TRUE(costed.why_native.empty());
   ASSERT_GE(costed.ranked.size(), 2u);
@@ -84,7 +84,7 @@ TEST(ModelDecision, AnUnknownLibraryOrANativeChoiceWithoutStandInStaysNativeButR
 
 TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
   Candidates c({"ring", "bruck", "sparbit"});
-  ModelSettings settings{two_level_platform(), "test.yaml", runs("ring"), "test", 0.0};
+  ModelSettings settings{two_level_platform(), "test.yaml", library_running_its("ring"), "test", 0.0};
   const ModelCall call{Collective::allgather, 64, 8};
   // Every candidate costed whole, to see them all (by default only those that may win are).
   const ModelVerdict free_margin = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native, true,
@@ -113,7 +113,7 @@ TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
 
 TEST(ModelDecision, AnApproximatedPredictionMustBeatNativeByTwiceTheMargin) {
   Candidates c({"hierarchical"});  // inter=native: an opaque phase, costed approximately
-  ModelSettings settings{two_level_platform(), "test.yaml", runs("ring"), "test", 0.0};
+  ModelSettings settings{two_level_platform(), "test.yaml", library_running_its("ring"), "test", 0.0};
   const ModelCall call{Collective::allgather, 64, 8};
   const ModelVerdict verdict = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native);
   ASSERT_EQ(verdict.ranked.size(), 1u);

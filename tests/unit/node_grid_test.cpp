@@ -15,6 +15,7 @@
 #include "algorithms/alltoall/node_grid_routing.hpp"
 #include "algorithms/engine/schedule_check.hpp"
 #include "node_maps.hpp"
+#include "process_counts.hpp"
 
 namespace collshim {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 using test::NodeMap;
 using test::node_maps;
 
-constexpr int max_procs = 130;
+using test::max_procs;
 
 struct CountMatrix {
   std::string name;

@@ -16,11 +16,12 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/rooted/rooted_algorithms.hpp"
 #include "algorithms/engine/schedule_check.hpp"
+#include "process_counts.hpp"
 
 namespace collshim {
 namespace {
 
-constexpr int max_procs = 130;
+using test::max_procs;
 
 struct Sizes {
   std::string name;

@@ -130,7 +130,7 @@ TEST(RuleSynthesis, AWinSmallerThanTheSpreadGivesNoRule) {
 }
 
 // SMPI's rows: every selector of one SimGrid shares the algorithm rows of its site.
-Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us) {
+Measurement smpi_measured(long long block_bytes, const std::string& algorithm, double time_us) {
   Measurement m = measured(block_bytes, algorithm, time_us);
   m.mpi_library = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
   return m;
@@ -140,7 +140,8 @@ TEST(RuleSynthesis, EachLibraryIsJudgedAgainstItsOwnNative) {
   // ring at 80 us loses to smpi_mpich (60 us) but beats smpi_ompi (100 us): a job whose library is
   // SMPI's ompi selector runs ring, one under mpich's stays native. (Judged against the best of the
   // selectors, as before, no rule at all: the ompi job would keep its slower native.)
-  std::vector<Measurement> m = {smpi(1024, "smpi_ompi", 100), smpi(1024, "smpi_mpich", 60), smpi(1024, "ring", 80)};
+  std::vector<Measurement> m = {smpi_measured(1024, "smpi_ompi", 100), smpi_measured(1024, "smpi_mpich", 60),
+                                smpi_measured(1024, "ring", 80)};
   const auto result = synthesize_rules(m, {});
   ASSERT_EQ(result.rules, 1) << result.yaml;
   const RuleTable table = parsed(result);
@@ -157,7 +158,7 @@ TEST(RuleSynthesis, EachLibraryIsJudgedAgainstItsOwnNative) {
             std::string::npos)
       << result.yaml;
   // A third selector that gets the same rule shares it: one rule for the list of both.
-  m.push_back(smpi(1024, "smpi_impi", 120));
+  m.push_back(smpi_measured(1024, "smpi_impi", 120));
   const auto shared = synthesize_rules(m, {});
   ASSERT_EQ(shared.rules, 1) << shared.yaml;
   EXPECT_NE(shared.yaml.find("ratio to smpi-impi 3.32's own native (smpi_impi): geometric mean 1.50x, worst cell "
@@ -339,8 +340,8 @@ TEST(RuleSynthesis, AMeasuredCellStopsAPredictedRangeFromWidening) {
   std::vector<Measurement> m;
   for (const int procs : {16, 24, 32}) {
     const bool measured_here = procs == 24;
-    Measurement native = measured_here ? smpi(2048, "smpi_ompi", 50) : predicted(2048, "native:ompi", 100);
-    Measurement bruck = measured_here ? smpi(2048, "bruck", 100) : predicted(2048, "bruck", 50);
+    Measurement native = measured_here ? smpi_measured(2048, "smpi_ompi", 50) : predicted(2048, "native:ompi", 100);
+    Measurement bruck = measured_here ? smpi_measured(2048, "bruck", 100) : predicted(2048, "bruck", 50);
     native.procs = bruck.procs = procs;
     m.push_back(native);
     m.push_back(bruck);
@@ -401,7 +402,7 @@ TEST(RuleSynthesis, RobustTakesTheWorstOverPlatformsForEachLibraryApart) {
   // against mpich's it is 2x on a but loses on b. Worst over platforms, per library: a rule for ompi's
   // selector only (the best of the selectors would have given none).
   auto at = [](const std::string& platform, const std::string& algorithm, double time) {
-    Measurement x = smpi(1024, algorithm, time);
+    Measurement x = smpi_measured(1024, algorithm, time);
     x.platform = platform;
     return x;
   };

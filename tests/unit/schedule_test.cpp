@@ -11,11 +11,12 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/allgather/allgather_recursive_multiplying.hpp"
 #include "algorithms/engine/schedule_check.hpp"
+#include "process_counts.hpp"
 
 namespace collshim {
 namespace {
 
-constexpr int max_procs = 130;
+using test::max_procs;
 
 struct CostFormula {
   std::string spec;

@@ -49,8 +49,8 @@ TEST(Verification, TableRowsGiveSpeedupsAndPassThroughCountsAsOne) {
 }
 
 // Rows of SimGrid 3.32's SMPI, where the selector plays the library.
-Measurement smpi(long long block_bytes, const std::string& algorithm, double time_us,
-                 const std::string& decision = "") {
+Measurement smpi_row(long long block_bytes, const std::string& algorithm, double time_us,
+                     const std::string& decision = "") {
   Measurement m = row(block_bytes, algorithm, time_us, decision);
   m.mpi_library = "SMPI Version 3.32. Copyright The SimGrid Team 2007-2022";
   return m;
@@ -58,8 +58,9 @@ Measurement smpi(long long block_bytes, const std::string& algorithm, double tim
 
 TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
   const std::vector<Measurement> m = {
-      smpi(64, "smpi_ompi", 12),  smpi(64, "smpi_mpich", 10), smpi(64, "bruck", 4),       smpi(64, "ring", 8),
-      smpi(128, "smpi_ompi", 10), smpi(128, "bruck", 11),     smpi(256, "smpi_ompi", 10), smpi(256, "ring", 9),
+      smpi_row(64, "smpi_ompi", 12),  smpi_row(64, "smpi_mpich", 10), smpi_row(64, "bruck", 4),
+      smpi_row(64, "ring", 8),        smpi_row(128, "smpi_ompi", 10), smpi_row(128, "bruck", 11),
+      smpi_row(256, "smpi_ompi", 10), smpi_row(256, "ring", 9),
   };
   std::vector<std::string> asked;
   const auto decide = [&](const CallFacts& facts, const MpiLibrary& library) -> std::string {
@@ -94,8 +95,8 @@ TEST(Verification, EachLibraryIsJudgedWithItsRulesAgainstItsOwnNative) {
 // selectors) join them, and a table row counts for the decision it ran, not for another.
 TEST(Verification, ATableRowCountsAsAMeasurementOfTheDecisionItRan) {
   const std::vector<Measurement> m = {
-      smpi(64, "smpi_ompi", 12),  smpi(64, "collshim", 6, "bruck"), smpi(64, "smpi_mpich", 9),  // 2x, 1.5x
-      smpi(128, "smpi_ompi", 12), smpi(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
+      smpi_row(64, "smpi_ompi", 12),  smpi_row(64, "collshim", 6, "bruck"), smpi_row(64, "smpi_mpich", 9),  // 2x, 1.5x
+      smpi_row(128, "smpi_ompi", 12), smpi_row(128, "collshim", 6, "ring"),  // the table here says bruck: unmeasured
   };
   const auto decide = [](const CallFacts&, const MpiLibrary&) -> std::string { return "bruck"; };
   const VerifyResult r = verify_table(m, decide, 0.95);
@@ -109,12 +110,14 @@ TEST(Verification, ATableRowCountsAsAMeasurementOfTheDecisionItRan) {
 
 // Without a decision function the table row is the decision, and it must be clear whose it is.
 TEST(Verification, ATableRowBesideSeveralLibrariesIsAnError) {
-  const VerifyResult one = verify_table({smpi(64, "smpi_ompi", 12), smpi(64, "collshim", 6, "bruck")}, nullptr, 0.95);
+  const VerifyResult one =
+      verify_table({smpi_row(64, "smpi_ompi", 12), smpi_row(64, "collshim", 6, "bruck")}, nullptr, 0.95);
   ASSERT_TRUE(one.errors.empty()) << one.errors[0];
   EXPECT_EQ(one.cells[0].library, "smpi-ompi 3.32");
   EXPECT_DOUBLE_EQ(one.cells[0].speedup, 2.0);
-  const VerifyResult two = verify_table(
-      {smpi(64, "smpi_ompi", 12), smpi(64, "smpi_mpich", 9), smpi(64, "collshim", 6, "bruck")}, nullptr, 0.95);
+  const VerifyResult two =
+      verify_table({smpi_row(64, "smpi_ompi", 12), smpi_row(64, "smpi_mpich", 9), smpi_row(64, "collshim", 6, "bruck")},
+                   nullptr, 0.95);
   ASSERT_FALSE(two.errors.empty());
   EXPECT_NE(two.errors[0].find("beside the natives of several libraries"), std::string::npos) << two.errors[0];
 }

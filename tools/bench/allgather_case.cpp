@@ -9,8 +9,8 @@
 namespace collshim::bench {
 namespace {
 
-const std::vector<std::string> distributions = {"uniform",   "broadcast",         "spike",
-                                                "half_full", "linear_decreasing", "geometric"};
+const std::vector<std::string> allgatherv_distributions = {"uniform",   "broadcast",         "spike",
+                                                           "half_full", "linear_decreasing", "geometric"};
 
 // Bytes per rank for base block size c (Sparbit thesis 6.1.3, after Traeff et al. 2008). The same on
 // every rank. log p is natural: the thesis gives the geometric total as about p*c, the harmonic sum.
@@ -112,7 +112,7 @@ CaseInfo allgather_case() {
 
 CaseInfo allgatherv_case() {
   return {
-      Collective::allgatherv, "--distribution", distributions,
+      Collective::allgatherv, "--distribution", allgatherv_distributions,
       "per-rank block size c of the distribution; total: bytes gathered",
       [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<AllgatherCase>(comm, options, false); }};
 }

@@ -11,7 +11,8 @@
 namespace collshim::bench {
 namespace {
 
-const std::vector<std::string> distributions = {"same", "increasing", "decreasing", "spikes", "random", "two_blocks"};
+const std::vector<std::string> gatherv_distributions = {"same",   "increasing", "decreasing",
+                                                        "spikes", "random",     "two_blocks"};
 
 // SplitMix64 step: the per-rank draws of spikes and random, a function of seed and rank only.
 std::uint64_t draw(std::uint64_t seed, int rank) {
@@ -119,13 +120,13 @@ class RootedCase : public BenchCase {
 }  // namespace
 
 CaseInfo gatherv_case() {
-  return {Collective::gatherv, "--distribution", distributions,
+  return {Collective::gatherv, "--distribution", gatherv_distributions,
           "average block b of the distribution (root p/2); total: bytes gathered",
           [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<RootedCase>(comm, options, true); }};
 }
 
 CaseInfo scatterv_case() {
-  return {Collective::scatterv, "--distribution", distributions,
+  return {Collective::scatterv, "--distribution", gatherv_distributions,
           "average block b of the distribution (root p/2); total: bytes scattered",
           [](MPI_Comm comm, const CaseOptions& options) { return std::make_unique<RootedCase>(comm, options, false); }};
 }
