@@ -74,11 +74,11 @@ struct Options {
   std::size_t ranked_exactly = model::confirm_model_candidates;  // as the shim asks to confirm (candidates_to_rank)
 };
 
-// Where the library's decision is not modelled (Open MPI's Allgatherv and Alltoallv here, its
-// reduce-then-broadcast Allreduce for small vectors), the shim leaves native without costing a
-// candidate. To time what costing them takes, assume what Open MPI 4.1 would run there: its
-// Allgather decision for Allgatherv (its Allgatherv rules pick among the same algorithms), basic
-// linear for Alltoallv (collshim's `linear` stands in), recursive doubling for Allreduce.
+// Where the library's decision is not modelled (SMPI's Open MPI selector here: its Allgatherv, its
+// XOR pair Alltoallv at a p that is not a power of two, its reduce-then-broadcast Allreduce for small
+// vectors), the shim costs no native. To time what costing one takes, assume what Open MPI 4.1
+// would run there: its Allgather decision for Allgatherv (its Allgatherv rules pick among the same
+// algorithms), collshim's `linear` for Alltoallv, recursive doubling for Allreduce.
 model::LibraryDecision assuming_native(model::LibraryDecision library) {
   return [library = std::move(library)](Collective collective, const model::LibraryFacts& facts) {
     model::NativeDecision decision = library(collective, facts);

@@ -361,26 +361,37 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
   return profile;
 }
 
-// linear (one step) and pairwise (p - 1 steps, the message to rank + k in step k - 1) from the
-// non-empty blocks: own block first, then the messages from the next rank up.
-std::vector<RankProfile> direct_profiles(int p, const AlltoallBlocks& blocks, bool one_step) {
+}  // namespace
+
+std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
+                                                  bool sends_empty_messages) {
   std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
+  std::vector<std::pair<int, long long>> sending;
   for (int rank = 0; rank < p; ++rank) {
-    RankProfile& profile = profiles[static_cast<std::size_t>(rank)];
-    profile.step_count = one_step ? 1 : static_cast<std::uint32_t>(std::max(p - 1, 1));
-    const auto step_of = [&](int destination) {
-      return one_step || destination == rank ? 0u : static_cast<std::uint32_t>(post_order(destination, rank, p) - 1);
+    // The rank's blocks in the order it posts them, the own block first.
+    sending.clear();
+    if (blocks.uniform() || sends_empty_messages) {
+      for (int destination = 0; destination < p; ++destination)
+        sending.emplace_back(destination, blocks.bytes(rank, destination));
+    } else {
+      sending = blocks.sending[static_cast<std::size_t>(rank)];
+    }
+    const auto position = [&](int destination) {
+      if (destination == rank) return -1LL;
+      return order == DirectOrder::rank_order ? static_cast<long long>(destination) : post_order(destination, rank, p);
     };
-    auto sending = blocks.sending[static_cast<std::size_t>(rank)];
-    std::sort(sending.begin(), sending.end(), [&](const auto& a, const auto& b) {
-      return post_order(a.first, rank, p) < post_order(b.first, rank, p);  // the own block (0) first
-    });
+    std::sort(sending.begin(), sending.end(),
+              [&](const auto& a, const auto& b) { return position(a.first) < position(b.first); });
+    RankProfile& profile = profiles[static_cast<std::size_t>(rank)];
+    profile.step_count = order == DirectOrder::pairwise ? static_cast<std::uint32_t>(std::max(p - 1, 1)) : 1;
     for (const auto& [destination, bytes] : sending) {
-      if (bytes == 0) continue;
-      const std::uint32_t step = step_of(destination);
+      const bool own = destination == rank;
+      if (bytes == 0 && (own || !sends_empty_messages)) continue;
+      const std::uint32_t step = order == DirectOrder::pairwise && !own
+                                     ? static_cast<std::uint32_t>(post_order(destination, rank, p) - 1)
+                                     : 0u;
       if (profile.steps.empty() || profile.steps.back().step != step)
         profile.steps.push_back({step, static_cast<std::uint32_t>(profile.items.size())});
-      const bool own = destination == rank;
       profile.items.push_back({own ? ProfileItem::Kind::copy : ProfileItem::Kind::send, false, destination, bytes});
       ++profile.steps.back().count;
     }
@@ -388,14 +399,15 @@ std::vector<RankProfile> direct_profiles(int p, const AlltoallBlocks& blocks, bo
   return profiles;
 }
 
-}  // namespace
-
 std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
-                                                   const AlltoallBlocks& blocks) {
+                                                   const AlltoallBlocks& blocks, bool sends_empty_messages) {
   const int p = static_cast<int>(node_of_rank.size());
   const std::string_view name = choice.algorithm->name;
-  if (name == "linear" || name == "pairwise")
-    return blocks.uniform() ? std::vector<RankProfile>{} : direct_profiles(p, blocks, name == "linear");
+  if (name == "linear" || name == "pairwise") {
+    if (blocks.uniform()) return {};  // the rank symmetry serves
+    return direct_alltoall_profiles(name == "linear" ? DirectOrder::from_next_rank : DirectOrder::pairwise, p, blocks,
+                                    sends_empty_messages);
+  }
   Forwarding forwarding;
   if (name == "grid") {
     forwarding = grid_forwarding(p, grid_shape(p, parse_grid_dims(choice.params.at("dims")).value_or(GridDims{})));

@@ -45,8 +45,21 @@ AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int 
 
 // `choice`'s profiles, by rank, from counts; empty where the algorithm has none here: other
 // algorithms; node_grid on nodes of different sizes; linear and pairwise with every pair's block of
-// one size (their rank symmetry serves there).
+// one size (their rank symmetry serves there). `sends_empty_messages`: the pairwise exchange posts
+// empty messages too (a library's code that it stands for, native_decision.hpp).
 std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
-                                                   const AlltoallBlocks& blocks);
+                                                   const AlltoallBlocks& blocks, bool sends_empty_messages = false);
+
+// A direct exchange (every block straight to its destination, the own block copied first), by the
+// order in which a rank posts its sends.
+enum class DirectOrder {
+  from_next_rank,  // one step: rank + 1, rank + 2, ... (collshim's linear)
+  pairwise,        // step k − 1: rank + k (collshim's pairwise)
+  rank_order,      // one step: 0, 1, ..., p − 1 (Open MPI's basic linear Alltoallv)
+};
+// Its profiles, every rank's, uniform blocks included; empty blocks post no message unless
+// `sends_empty_messages`.
+std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
+                                                  bool sends_empty_messages);
 
 }  // namespace collshim::model

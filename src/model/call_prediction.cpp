@@ -100,8 +100,9 @@ namespace {
 CallPrediction cost(const Platform& platform, const ModelCall& call, bool every_size_known,
                     const std::vector<int>& node_of_rank, const std::function<Schedule(int)>& schedule_of,
                     const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& counted,
-                    const std::vector<double>& start_us, const std::string& label) {
-  const CostPlan plan = plan_cost(call, every_size_known, schedule_of, symmetry, label);
+                    const std::vector<double>& start_us, const std::string& label, bool sends_empty_messages = false) {
+  CostPlan plan = plan_cost(call, every_size_known, schedule_of, symmetry, label);
+  plan.setup.sends_empty_messages = sends_empty_messages;
   CallPrediction result{predict(
                             platform, plan.setup, node_of_rank,
                             [&](int rank) { return rank_profile(plan.setup, rank, schedule_of(rank)); }, start_us,
@@ -230,10 +231,14 @@ std::optional<CallPrediction> predict_library(const Platform& platform, const Mo
     costed = ModelCall{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
     costed.element_bytes = call.element_bytes;
   }
-  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry,
-              stand_in.choice ? counted_profiles(costed, node_of_rank, *stand_in.choice)
-                              : std::function<std::vector<RankProfile>()>{},
-              start_us, decision.stand_in);
+  std::function<std::vector<RankProfile>()> counted;
+  if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
+    counted = [&] {
+      return stand_in.counted(costed.pairs.uniform() ? AlltoallBlocks{costed.bytes, {}} : costed.pairs);
+    };
+  }
+  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry, counted, start_us,
+              decision.stand_in, stand_in.sends_empty_messages);
 }
 
 }  // namespace collshim::model

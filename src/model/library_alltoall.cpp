@@ -34,6 +34,18 @@ Schedule ompi_linear_alltoall_schedule(int p, int rank) {
 
 RankSymmetry ompi_linear_alltoall_symmetry(int /*p*/) { return {RankSymmetry::Kind::rotation}; }
 
+Schedule ompi_linear_alltoallv_schedule(int p, int rank) {
+  Step step;
+  step.copies.push_back(own_alltoallv_block(rank));
+  for (int peer = 0; peer < p; ++peer)
+    if (peer != rank) step.recvs.push_back({peer, {Buffer::recv, {peer}}});
+  for (int peer = 0; peer < p; ++peer)
+    if (peer != rank) step.sends.push_back({peer, {Buffer::send, {peer}}});
+  Schedule schedule;
+  schedule.steps.push_back(std::move(step));
+  return schedule;
+}
+
 Schedule xor_pairwise_alltoall_schedule(int p, int rank) {
   Schedule schedule;
   schedule.steps.resize(static_cast<std::size_t>(std::max(p - 1, 1)));

@@ -11,6 +11,12 @@ namespace collshim::model {
 Schedule ompi_linear_alltoall_schedule(int p, int rank);
 RankSymmetry ompi_linear_alltoall_symmetry(int p);
 
+// Open MPI's basic linear Alltoallv (ompi_coll_base_alltoallv_intra_basic_linear): the own block
+// copied first, then every receive and every send posted at once, both in rank order 0, 1, ..., p − 1
+// (its Alltoall starts from the next rank instead); empty blocks post nothing. No rank symmetry: every
+// rank's first message goes to rank 0.
+Schedule ompi_linear_alltoallv_schedule(int p, int rank);
+
 // The XOR pairwise exchange (alltoall__pair; p a power of two, it throws elsewhere): in step k − 1
 // a rank exchanges its block with rank XOR k, k = 1..p−1 (collshim's `pairwise` shifts instead).
 Schedule xor_pairwise_alltoall_schedule(int p, int rank);

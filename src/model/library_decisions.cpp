@@ -164,6 +164,7 @@ struct LibraryRule {
   std::vector<LibraryRule> rules;
   std::optional<Collective> costed_as;
   bool whole_buffers = false;
+  bool sends_empty_messages = false;
   int line = 0;  // 1-based, for messages
 
   bool matches(const FactValues& v) const {
@@ -364,7 +365,7 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
     LibraryRule r;
     r.line = node.Mark().line + 1;
     int outcomes = 0;
-    std::optional<YAML::Mark> costed_as_mark, whole_buffers_mark;
+    std::optional<YAML::Mark> costed_as_mark, whole_buffers_mark, empty_messages_mark;
     std::string costed_as_text;
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -397,6 +398,8 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
         if (!r.costed_as) fail(value.Mark(), "unknown collective '" + costed_as_text + "' for 'costed_as'");
       } else if (key == "whole_buffers") {
         whole_buffers_mark = value.Mark(), r.whole_buffers = boolean(value, key);
+      } else if (key == "sends_empty_messages") {
+        empty_messages_mark = value.Mark(), r.sends_empty_messages = boolean(value, key);
       } else if (key == "note") {
         text_of(value, key);  // for the reader only
       } else {
@@ -404,14 +407,16 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
         for (const FactInfo& fact : fact_infos) expected += std::string(fact.key) + ", ";
         fail(it->first.Mark(), "unknown key '" + key + "' in a rule, expected a fact (" + expected +
                                    ") or one of run, rules, decide_as, not_modelled, stand_in, label, costed_as, "
-                                   "whole_buffers, note");
+                                   "whole_buffers, sends_empty_messages, note");
       }
     }
     if (outcomes == 0)
       fail(node.Mark(), "a rule needs one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
-    if (r.kind != LibraryRule::Kind::stand_in && (costed_as_mark || whole_buffers_mark))
-      fail(costed_as_mark ? *costed_as_mark : *whole_buffers_mark,
-           "'costed_as' and 'whole_buffers' go with 'stand_in'");
+    if (r.kind != LibraryRule::Kind::stand_in && (costed_as_mark || whole_buffers_mark || empty_messages_mark))
+      fail(costed_as_mark       ? *costed_as_mark
+           : whole_buffers_mark ? *whole_buffers_mark
+                                : *empty_messages_mark,
+           "'costed_as', 'whole_buffers' and 'sends_empty_messages' go with 'stand_in'");
     if (r.kind == LibraryRule::Kind::stand_in) {
       const Collective as = r.costed_as.value_or(collective);
       if (!is_library_schedule(r.target)) {
@@ -591,8 +596,12 @@ struct Evaluation {
   NativeDecision apply(const LibraryRule& rule, Walk walk) const {
     if (!rule.label.empty()) walk.label = rule.label;
     switch (rule.kind) {
-      case LibraryRule::Kind::stand_in:
-        return {walk.name(), rule.costed_as.value_or(collective), rule.target, "", rule.whole_buffers};
+      case LibraryRule::Kind::stand_in: {
+        NativeDecision decision{walk.name(), rule.costed_as.value_or(collective), rule.target, ""};
+        decision.whole_buffers = rule.whole_buffers;
+        decision.sends_empty_messages = rule.sends_empty_messages;
+        return decision;
+      }
       case LibraryRule::Kind::not_modelled: return {walk.name(), collective, "", rule.target};
       case LibraryRule::Kind::rules: return rules(rule.rules, walk, rule.line);
       case LibraryRule::Kind::run:

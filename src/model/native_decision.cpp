@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "algorithms/engine/algorithm_spec.hpp"
@@ -16,17 +17,21 @@ std::string native_label(std::string_view name) { return "native:" + std::string
 
 namespace {
 
-// The stand-ins that are schedules of the model's own, with the rank symmetry each has at p.
+// The stand-ins that are schedules of the model's own, with the rank symmetry each has at p, and
+// their profiles from counts where a symmetry does not serve.
 struct LibrarySchedule {
   std::string_view name;
   Schedule (*schedule)(int p, int rank);
   RankSymmetry (*symmetry)(int p);
+  std::optional<DirectOrder> direct = std::nullopt;
 };
-constexpr std::array<LibrarySchedule, 5> library_schedules{{
+constexpr std::array<LibrarySchedule, 6> library_schedules{{
     {mpich_recursive_doubling_stand_in,
      [](int p, int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); },
      [](int) { return RankSymmetry{}; }},
     {ompi_linear_alltoall_stand_in, ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+    {ompi_linear_alltoallv_stand_in, ompi_linear_alltoallv_schedule, [](int) { return RankSymmetry{}; },
+     DirectOrder::rank_order},
     {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
     {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
     {mpich_scattered_alltoall_stand_in, mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry},
@@ -43,12 +48,26 @@ bool is_library_schedule(std::string_view stand_in) { return find_library_schedu
 
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank) {
   const int p = static_cast<int>(node_of_rank.size());
-  if (const LibrarySchedule* own = find_library_schedule(decision.stand_in))
-    return {[p, schedule = own->schedule](int rank) { return schedule(p, rank); }, own->symmetry(p)};
+  const bool empty = decision.sends_empty_messages;
+  if (const LibrarySchedule* own = find_library_schedule(decision.stand_in)) {
+    NativeStandIn stand_in{[p, schedule = own->schedule](int rank) { return schedule(p, rank); }, own->symmetry(p)};
+    if (own->direct) {
+      stand_in.counted = [p, order = *own->direct, empty](const AlltoallBlocks& blocks) {
+        return direct_alltoall_profiles(order, p, blocks, empty);
+      };
+    }
+    stand_in.sends_empty_messages = empty;
+    return stand_in;
+  }
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
   if (!parsed.choice) throw std::logic_error("native stand-in '" + decision.stand_in + "': " + parsed.error);
-  return {[choice = *parsed.choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
-          rank_symmetry(*parsed.choice, node_of_rank), *parsed.choice};
+  const AlgorithmChoice& choice = *parsed.choice;
+  return {[choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
+          rank_symmetry(choice, node_of_rank),
+          [choice, node_of_rank, empty](const AlltoallBlocks& blocks) {
+            return counted_alltoall_profiles(choice, node_of_rank, blocks, empty);
+          },
+          empty};
 }
 
 LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {

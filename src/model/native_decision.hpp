@@ -13,14 +13,13 @@
 // library_alltoall.hpp). A decision with no stand-in says why, and nothing is costed: a guess would
 // not be evidence.
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/collective.hpp"
 #include "algorithms/engine/schedule.hpp"
+#include "model/alltoall_profiles.hpp"
 
 namespace collshim::model {
 
@@ -53,11 +52,15 @@ struct NativeDecision {
   // The stand-in's blocks are whole send buffers, p of the call's blocks (an Alltoall by recursive
   // doubling gathers every rank's buffer and keeps its part).
   bool whole_buffers = false;
+  // The library posts a message for every pair, empty ones too (Open MPI's pairwise Alltoallv, through
+  // ompi_coll_base_sendrecv_actual): the model costs them, where collshim's engine skips them.
+  bool sends_empty_messages = false;
 };
 
 // The stand-ins that are schedules of the model's own, not collshim algorithms.
 inline constexpr std::string_view mpich_recursive_doubling_stand_in = "mpich_recursive_doubling";
 inline constexpr std::string_view ompi_linear_alltoall_stand_in = "ompi_linear_alltoall";
+inline constexpr std::string_view ompi_linear_alltoallv_stand_in = "ompi_linear_alltoallv";
 inline constexpr std::string_view xor_pairwise_alltoall_stand_in = "xor_pairwise_alltoall";
 inline constexpr std::string_view scatter_dest_alltoall_stand_in = "scatter_dest_alltoall";
 inline constexpr std::string_view mpich_scattered_alltoall_stand_in = "mpich_scattered_alltoall";
@@ -67,9 +70,10 @@ bool is_library_schedule(std::string_view stand_in);
 struct NativeStandIn {
   std::function<Schedule(int rank)> schedule_of;
   RankSymmetry symmetry;
-  // The collshim algorithm, where the stand-in is one: a forwarding Alltoall's profiles then come
-  // from counts (alltoall_profiles.hpp), as a candidate's do, not from p schedules.
-  std::optional<AlgorithmChoice> choice;
+  // An Alltoall(v) stand-in's profiles from counts (alltoall_profiles.hpp), as a candidate's come,
+  // not from p schedules: every rank's, or none where the rank symmetry serves. Empty: none.
+  std::function<std::vector<RankProfile>(const AlltoallBlocks&)> counted;
+  bool sends_empty_messages = false;  // NativeDecision's
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 

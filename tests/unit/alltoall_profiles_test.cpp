@@ -6,7 +6,9 @@
 #include <map>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/registry.hpp"
 #include "model/alltoall_profiles.hpp"
+#include "model/library_alltoall.hpp"
 #include "node_maps.hpp"
 
 namespace collshim::model {
@@ -104,6 +106,48 @@ TEST(AlltoallProfiles, DirectAlgorithmsFromTheNonEmptyBlocks) {
       EXPECT_EQ(first_difference(choice, one_node, every_pair(8)), -2) << spec;
     }
   }
+}
+
+// The direct exchanges that stand for a library's code (native_decision.cpp), every rank's profile
+// from counts, uniform blocks included: Open MPI's Alltoallv basic linear in rank order, and
+// collshim's pairwise posting empty messages too, as Open MPI's pairwise Alltoallv does.
+TEST(AlltoallProfiles, LibraryDirectExchangesEqualTheirSchedules) {
+  const AlgorithmChoice pairwise = alltoall_choice("pairwise"), linear = alltoall_choice("linear");
+  for (int p = 1; p <= 130; ++p) {
+    const std::vector<int> one_node(static_cast<std::size_t>(p), 0);
+    for (const AlltoallBlocks& blocks : {sparse(p), hot_spot(p), every_pair(8), every_pair(0)}) {
+      for (const bool empty : {false, true}) {
+        CheckSetup call{BlockNaming::alltoall, p, [&](std::int64_t datum) {
+                          return blocks.bytes(static_cast<int>(datum / p), static_cast<int>(datum % p));
+                        }};
+        call.sends_empty_messages = empty;
+        const std::vector<RankProfile> in_rank_order =
+                                           direct_alltoall_profiles(DirectOrder::rank_order, p, blocks, empty),
+                                       shifted = direct_alltoall_profiles(DirectOrder::pairwise, p, blocks, empty),
+                                       from_next =
+                                           direct_alltoall_profiles(DirectOrder::from_next_rank, p, blocks, empty);
+        for (int rank = 0; rank < p; ++rank) {
+          const std::string where = "p = " + std::to_string(p) + ", rank " + std::to_string(rank) +
+                                    (empty ? ", empty messages sent" : "") +
+                                    (blocks.uniform() ? ", every pair " + std::to_string(blocks.every_pair_bytes) : "");
+          ASSERT_EQ(in_rank_order[static_cast<std::size_t>(rank)],
+                    rank_profile(call, rank, ompi_linear_alltoallv_schedule(p, rank)))
+              << where;
+          ASSERT_EQ(shifted[static_cast<std::size_t>(rank)],
+                    rank_profile(call, rank, generate_schedule(pairwise, one_node, rank)))
+              << where;
+          ASSERT_EQ(from_next[static_cast<std::size_t>(rank)],
+                    rank_profile(call, rank, generate_schedule(linear, one_node, rank)))
+              << where;
+        }
+      }
+    }
+  }
+  // An empty block is a message of its own only where the library sends empty messages.
+  const AlltoallBlocks one_pair{0, {{{1, 8}}, {}, {}, {}}};
+  EXPECT_EQ(direct_alltoall_profiles(DirectOrder::pairwise, 4, one_pair, false)[0].items.size(), 1u);
+  EXPECT_EQ(direct_alltoall_profiles(DirectOrder::pairwise, 4, one_pair, true)[0].items.size(), 3u);
+  EXPECT_EQ(direct_alltoall_profiles(DirectOrder::pairwise, 4, one_pair, true)[1].items.size(), 3u);
 }
 
 TEST(AlltoallProfiles, OtherAlgorithmsHaveNoCountedForm) {

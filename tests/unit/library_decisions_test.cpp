@@ -26,7 +26,7 @@ std::string runs(std::string_view tables, Collective collective, LibraryFacts fa
   if (decision.stand_in.empty()) return decision.library_algorithm + ": not modelled";
   std::string text = decision.library_algorithm + " -> ";
   if (decision.costed_as != collective) text += std::string(collective_name(decision.costed_as)) + " ";
-  return text + decision.stand_in;
+  return text + decision.stand_in + (decision.sends_empty_messages ? " (empty messages sent)" : "");
 }
 
 LibraryFacts call(int p, long long bytes, LibraryPlacement placement = {}) { return {p, bytes, placement}; }
@@ -136,9 +136,26 @@ TEST(LibraryDecisions, OpenMpi41AlltoallAndAlltoallv) {
   LibraryFacts in_place = call(16, 1024);
   in_place.in_place = true;
   EXPECT_EQ(runs(t, Collective::alltoall, in_place), "basic_inplace: not modelled");
-  EXPECT_EQ(runs(t, Collective::alltoallv, call(3, 8)), "pairwise: not modelled");
-  EXPECT_EQ(runs(t, Collective::alltoallv, call(4, 8)), "basic_linear: not modelled");
-  EXPECT_EQ(runs(t, Collective::alltoallv, call(64, 8)), "pairwise: not modelled");
+  // Alltoallv by p alone (coll_tuned_decision_fixed.c): pairwise below 4, 64-127 and 256-1023.
+  const auto alltoallv = [&](int p) { return runs(t, Collective::alltoallv, call(p, 8)); };
+  const std::string pairwise = "pairwise -> pairwise (empty messages sent)",
+                    linear = "basic_linear -> ompi_linear_alltoallv";
+  for (const auto& [p, expected] : std::vector<std::pair<int, std::string>>{{2, pairwise},
+                                                                            {3, pairwise},
+                                                                            {4, linear},
+                                                                            {63, linear},
+                                                                            {64, pairwise},
+                                                                            {127, pairwise},
+                                                                            {128, linear},
+                                                                            {255, linear},
+                                                                            {256, pairwise},
+                                                                            {1023, pairwise},
+                                                                            {1024, linear},
+                                                                            {5000, linear}})
+    EXPECT_EQ(alltoallv(p), expected) << "p = " << p;
+  EXPECT_EQ(runs(t, Collective::alltoallv, in_place), "basic_inplace: not modelled");
+  // Open MPI 5.0 keeps 4.1's Alltoallv decision (HAN sets none).
+  EXPECT_EQ(runs("ompi-5.0", Collective::alltoallv, call(64, 8, nodes_of(16))), pairwise);
 }
 
 TEST(LibraryDecisions, OpenMpi41Allreduce) {
@@ -268,10 +285,18 @@ TEST(LibraryDecisions, SmpiDefaultSelector) {
 TEST(LibraryDecisions, SmpiIntelMpiAlltoallvIgnoresTheSize) {
   EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(8))),
             "plum (alltoallv__bruck): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(16, 1 << 20, nodes_of(8))),
-            "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(16))),
-            "isend_irecv (alltoallv__ompi_basic_linear): not modelled");
+  // SMPI's copy of Open MPI's basic linear posts empty messages too.
+  const std::string smpi_linear =
+      "isend_irecv (alltoallv__ompi_basic_linear) -> ompi_linear_alltoallv (empty messages sent)";
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(16, 1 << 20, nodes_of(8))), smpi_linear);
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(16))), smpi_linear);
+  // SMPI's Open MPI selector: Open MPI's thresholds; its pairwise is the XOR exchange, which throws at
+  // a p that is not a power of two.
+  const auto smpi_ompi = [](int p) { return runs("smpi-3.32-ompi", Collective::alltoallv, call(p, 8)); };
+  EXPECT_EQ(smpi_ompi(4), "basic_linear (alltoallv__ompi_basic_linear) -> ompi_linear_alltoallv (empty messages sent)");
+  EXPECT_EQ(smpi_ompi(64), "pairwise (alltoallv__pair) -> xor_pairwise_alltoall (empty messages sent)");
+  EXPECT_EQ(smpi_ompi(100), "pairwise (alltoallv__pair): not modelled");
+  EXPECT_EQ(runs("smpi-3.32-mvapich2", Collective::alltoallv, call(64, 8)), "ring (alltoallv__ring): not modelled");
 }
 
 // The exact texts of MPI_Get_library_version from the libraries installed here (Open MPI 4.1.4 counts its
@@ -501,7 +526,7 @@ TEST(LibraryDecisions, MalformedFilesAreErrorsWithFileLineAndColumn) {
   EXPECT_EQ(parse_error(with_allgather("      - {costed_as: allgatherz, stand_in: ring}\n")),
             "bad.yaml:7:21: unknown collective 'allgatherz' for 'costed_as'");
   EXPECT_EQ(parse_error(with_allgather("      - {costed_as: alltoall, not_modelled: \"why\"}\n")),
-            "bad.yaml:7:21: 'costed_as' and 'whole_buffers' go with 'stand_in'");
+            "bad.yaml:7:21: 'costed_as', 'whole_buffers' and 'sends_empty_messages' go with 'stand_in'");
   EXPECT_EQ(parse_error(with_allgather("      - {p: 2, p: 3, stand_in: ring}\n")),
             "bad.yaml:7:16: key 'p' given twice in a rule");
   EXPECT_EQ(parse_error(with_allgather(

@@ -111,6 +111,27 @@ TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
   EXPECT_NE(verdict_text(kept).find("native (its_ring)"), std::string::npos) << verdict_text(kept);
 }
 
+// Open MPI's pairwise Alltoallv posts every pair's message, empty or not (sends_empty_messages): on a
+// sparse pattern it costs far more than the same exchange with the empty ones skipped, as collshim's
+// engine skips them; where no block is empty, the two cost the same.
+TEST(ModelDecision, ALibrarysEmptyMessagesAreCosted) {
+  const int p = 16;
+  ModelCall sparse{Collective::alltoallv, p, 64};
+  sparse.pairs.sending.resize(static_cast<std::size_t>(p));
+  for (int o = 0; o < p; ++o) sparse.pairs.sending[static_cast<std::size_t>(o)].emplace_back((o + 1) % p, 64);
+  const ModelCall uniform{Collective::alltoallv, p, 64};
+  NativeDecision skipping{"pairwise", Collective::alltoallv, "pairwise", ""}, sending = skipping;
+  sending.sends_empty_messages = true;
+  const auto us = [&](const ModelCall& call, const NativeDecision& decision) {
+    const std::optional<CallPrediction> predicted =
+        predict_library(two_level_platform(), call, nodes_of(p, 8), decision);
+    EXPECT_TRUE(predicted);
+    return predicted ? predicted->prediction.us : 0.0;
+  };
+  EXPECT_GT(us(sparse, sending), 2 * us(sparse, skipping));
+  EXPECT_DOUBLE_EQ(us(uniform, sending), us(uniform, skipping));
+}
+
 TEST(ModelDecision, AnApproximatedPredictionMustBeatNativeByTwiceTheMargin) {
   Candidates c({"hierarchical"});  // inter=native: an opaque phase, costed approximately
   ModelSettings settings{two_level_platform(), "test.yaml", library_running_its("ring"), "test", 0.0};

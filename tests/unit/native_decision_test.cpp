@@ -247,6 +247,7 @@ TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
   };
   for (const Library& library :
        {Library{"ompi_linear", ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+        Library{"ompi_linear_alltoallv", ompi_linear_alltoallv_schedule, [](int) { return RankSymmetry{}; }},
         Library{"xor_pairwise", xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
         Library{"scatter_dest", scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
         Library{"mpich_scattered", mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry}}) {
@@ -265,6 +266,15 @@ TEST(NativeDecision, LibraryAlltoallSchedulesAreCorrectAndSymmetric) {
   std::vector<int> peers;
   for (const Transfer& send : linear.steps[0].sends) peers.push_back(send.peer);
   EXPECT_EQ(peers, (std::vector<int>{0, 4, 3, 2}));
+  // Its Alltoallv posts both in rank order.
+  const Schedule linear_v = ompi_linear_alltoallv_schedule(5, 2);
+  ASSERT_EQ(linear_v.steps.size(), 1u);
+  std::vector<int> sent_to, received_from;
+  for (const Transfer& send : linear_v.steps[0].sends) sent_to.push_back(send.peer);
+  for (const Transfer& recv : linear_v.steps[0].recvs) received_from.push_back(recv.peer);
+  EXPECT_EQ(sent_to, (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(received_from, (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(linear_v.steps[0].copies.size(), 1u);
   const Schedule scatter = scatter_dest_alltoall_schedule(6, 0);
   ASSERT_EQ(scatter.steps.size(), 2u);
   peers.clear();

@@ -43,7 +43,7 @@ WireMessage wire_message(const CheckSetup& setup, int holder, const Region& regi
       header = header || !knows_scratch_bytes(setup.naming, setup.p, setup.root, receiver, block);
   }
   if (header) bytes += static_cast<long long>(region.blocks.size() * sizeof(std::int64_t));
-  return {static_cast<bool>(setup.datum_bytes) && !header && bytes == 0, bytes, header};
+  return {static_cast<bool>(setup.datum_bytes) && !header && bytes == 0 && !setup.sends_empty_messages, bytes, header};
 }
 
 namespace {

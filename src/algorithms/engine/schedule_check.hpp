@@ -49,6 +49,9 @@ struct CheckSetup {
   // Every rank knows every block's size (an MPI library's own regular collective): forwarded blocks
   // need no size headers, which collshim's engine sends because it runs Alltoall as Alltoallv.
   bool every_size_known = false;
+  // The code posts a message for every pair, empty or not (Open MPI's pairwise Alltoallv sends
+  // zero-byte messages): none is skipped.
+  bool sends_empty_messages = false;
 };
 
 // A call whose every datum has `bytes` (an Allgather's blocks, an Alltoall's pairs), with runs summed at once.
