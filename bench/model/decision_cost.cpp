@@ -67,6 +67,7 @@ struct Options {
   std::vector<std::string> patterns{"uniform", "sparse_8", "power_law"};
   std::vector<std::string> sizes{"8", "1KiB", "64KiB"};
   std::uint64_t seed = 1;
+  std::string library = "ompi";  // COLLSHIM_MPI_LIBRARY's value: an alias or a table's name
   int repeat = 3;
   bool csv = false;
   bool assume_native = true;
@@ -165,8 +166,8 @@ int run(const Options& options) {
                 "placement", "collective", "pattern", "bytes", "cand", "exact", "pruned", "median_s", "min_s", "max_s",
                 "cpu_s", "slowest candidate", "its_s", "pick");
   for (const std::string& platform_file : options.platforms) {
-    // The shim's settings (load_model_settings) with Open MPI's decisions as native, as
-    // COLLSHIM_MPI_LIBRARY=ompi gives them, without asking an MPI library for its version.
+    // The shim's settings (load_model_settings) with the library's decisions as native, as
+    // COLLSHIM_MPI_LIBRARY=--library gives them, without asking an MPI library for its version.
     EnvironmentSettings environment;
     environment.platform = platform_file;
     std::optional<model::ModelSettings> settings{std::in_place};
@@ -179,7 +180,11 @@ int run(const Options& options) {
     settings->platform_file = platform_file;
     settings->margin = environment.model_margin;
     settings->library = model::library_decisions_for(ProcessLibrary{"Open MPI (decision_cost)", "", {}},
-                                                     std::string("ompi"), settings->library_name);
+                                                     options.library, settings->library_name);
+    if (!settings->library) {
+      std::cerr << "decision_cost: --library: " << settings->library_name << "\n";
+      return 2;
+    }
     if (options.assume_native) settings->library = assuming_native(std::move(settings->library));
     std::vector<RuleDiagnostic> diagnostics;
     const Selector selector(environment, diagnostics);
@@ -284,6 +289,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--bytes", options.sizes, "block per rank / per pair, Allreduce's vector")->capture_default_str();
   app.add_option("--seed", options.seed, "seed of the random patterns")->capture_default_str();
+  app.add_option("--library", options.library,
+                 "the library whose decisions are native, as COLLSHIM_MPI_LIBRARY names it: ompi (SMPI's Open MPI "
+                 "selector), ompi-4.1, mpich-4, ...")
+      ->capture_default_str();
   app.add_option("--repeat", options.repeat, "decisions per key (the median is reported)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
