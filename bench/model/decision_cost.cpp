@@ -157,6 +157,15 @@ int run(const Options& options) {
     }
     sizes.push_back(*bytes);
   }
+  // Resolved once, before any output, so that an unknown name prints only its error.
+  std::string library_name;
+  model::LibraryDecision library =
+      model::library_decisions_for(ProcessLibrary{"Open MPI (decision_cost)", "", {}}, options.library, library_name);
+  if (!library) {
+    std::cerr << "decision_cost: --library: " << library_name << "\n";
+    return 2;
+  }
+  if (options.assume_native) library = assuming_native(std::move(library));
   if (options.csv)
     std::printf(
         "platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
@@ -179,13 +188,8 @@ int run(const Options& options) {
     }
     settings->platform_file = platform_file;
     settings->margin = environment.model_margin;
-    settings->library = model::library_decisions_for(ProcessLibrary{"Open MPI (decision_cost)", "", {}},
-                                                     options.library, settings->library_name);
-    if (!settings->library) {
-      std::cerr << "decision_cost: --library: " << settings->library_name << "\n";
-      return 2;
-    }
-    if (options.assume_native) settings->library = assuming_native(std::move(settings->library));
+    settings->library = library;
+    settings->library_name = library_name;
     std::vector<RuleDiagnostic> diagnostics;
     const Selector selector(environment, diagnostics);
     for (const int p : options.procs) {
