@@ -20,6 +20,8 @@ Cells where the model has no schedule for that algorithm are counted and left ou
 
   bench/sim/model_validation.py --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
   bench/sim/model_validation.py --native --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv
+
+Alltoallv rows are compared per pattern (the CSV's `distribution`, predicted with --pattern and the same seed).
 """
 import argparse
 import csv
@@ -37,7 +39,7 @@ NATIVE_LIBRARIES = ("ompi", "mpich", "mvapich2", "impi")  # collshim-model predi
 
 
 def load(paths, collective, native):
-    measured = defaultdict(dict)  # (ranks, ppn, mapping, bytes) -> algorithm -> median us
+    measured = defaultdict(dict)  # (ranks, ppn, mapping, pattern, bytes) -> algorithm -> median us
     for path in paths:
         for row in sim.read_csv(path):
             algorithm = row["algorithm"]
@@ -50,7 +52,7 @@ def load(paths, collective, native):
                 algorithm = "native:" + algorithm.removeprefix("smpi_")
             elif is_native or "intra=shm" in algorithm:
                 continue
-            key = (int(row["ranks"]), int(row["ppn"]), row["mapping"], int(row["bytes"]))
+            key = (int(row["ranks"]), int(row["ppn"]), row["mapping"], row.get("distribution") or "", int(row["bytes"]))
             measured[key][algorithm] = float(row["median_us"])
     return measured
 
@@ -73,10 +75,12 @@ def placement_args(args, ranks, ppn, mapping):
     return ["--ppn", str(ppn), "--mapping", "sequential" if mapping in ("sequential", "single_node") else mapping]
 
 
-def predict(args, ranks, ppn, mapping, sizes, algorithms):
+def predict(args, ranks, ppn, mapping, pattern, sizes, algorithms):
     cmd = [args.model, "predict", "--csv", "--platform", args.platform_yaml, "--collective", args.collective,
            "--procs", str(ranks), *placement_args(args, ranks, ppn, mapping),
            "--bytes", *[str(s) for s in sizes]]
+    if pattern:
+        cmd += ["--pattern", pattern]
     if args.native:
         cmd += ["--algorithms", "native", "--native", *[a.removeprefix("native:") for a in algorithms]]
         if host_per_core(args):
@@ -104,6 +108,7 @@ def main():
     ap.add_argument("--no-barrier", action="store_true",
                     help="predict from a common start, leaving out the skew of the barrier before every timed call")
     ap.add_argument("--worst", type=int, default=8, help="cells with the largest errors to list")
+    ap.add_argument("--csv", help="also write every compared cell (measured and predicted) to this CSV file")
     ap.add_argument("--native", action="store_true",
                     help="the libraries' own choices (SMPI's ompi, mpich, mvapich2 and impi selectors) instead of collshim's algorithms")
     args = ap.parse_args()
@@ -115,16 +120,17 @@ def main():
 
     groups = defaultdict(list)
     for key in measured:
-        groups[key[:3]].append(key[3])
-    rows, errors, per_algorithm, worst, misses = [], [], defaultdict(list), [], []
+        groups[key[:4]].append(key[4])
+    rows, errors, per_algorithm, worst, misses, compared = [], [], defaultdict(list), [], [], []
     agree_total = cells_total = not_costed = 0
-    for (ranks, ppn, mapping), sizes in sorted(groups.items()):
-        algorithms = sorted({a for s in sizes for a in measured[(ranks, ppn, mapping, s)]})
-        predicted = predict(args, ranks, ppn, mapping, sorted(sizes), algorithms)
+    for (ranks, ppn, mapping, pattern), sizes in sorted(groups.items()):
+        algorithms = sorted({a for s in sizes for a in measured[(ranks, ppn, mapping, pattern, s)]})
+        predicted = predict(args, ranks, ppn, mapping, pattern, sorted(sizes), algorithms)
+        where = f"{mapping} {pattern}".strip()
         agree = cells = 0
         group_errors = []
         for size in sorted(sizes):
-            got, want = measured[(ranks, ppn, mapping, size)], predicted.get(size, {})
+            got, want = measured[(ranks, ppn, mapping, pattern, size)], predicted.get(size, {})
             both = [a for a in got if a in want]
             not_costed += len(got) - len(both)
             if len(both) < (1 if args.native else 2):
@@ -135,18 +141,25 @@ def main():
             agree += got[pick] <= 1.05 * best
             if got[pick] > 1.05 * best:
                 fastest = min(both, key=lambda a: got[a])
-                misses.append((ranks, ppn, mapping, size, pick, got[pick], want[pick], fastest, best, want[fastest]))
+                misses.append((ranks, ppn, where, size, pick, got[pick], want[pick], fastest, best, want[fastest]))
             for a in both:
                 mu = max(got[a], want[a]) / min(got[a], want[a])
                 group_errors.append(mu)
                 per_algorithm[a].append(mu)
-                worst.append((mu, ranks, ppn, mapping, size, a, got[a], want[a]))
+                worst.append((mu, ranks, ppn, where, size, a, got[a], want[a]))
+                compared.append([args.platform_name, ranks, ppn, mapping, pattern, size, a, got[a], want[a]])
         errors += group_errors
         agree_total += agree
         cells_total += cells
         if cells:
-            rows.append(f"| {ranks} | {ppn} | {mapping} | {cells} | {agree / cells:.0%} | "
+            rows.append(f"| {ranks} | {ppn} | {where} | {cells} | {agree / cells:.0%} | "
                         f"{statistics.median(group_errors):.2f} | {statistics.mean(group_errors):.2f} |")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["platform", "ranks", "ppn", "mapping", "pattern", "bytes", "algorithm", "measured_us",
+                          "predicted_us"])
+            out.writerows(row[:7] + [f"{row[7]:.3f}", f"{row[8]:.3f}"] for row in compared)
     what = "the libraries' own choices" if args.native else "opaque phases left out"
     print(f"Model {args.platform_yaml} against {', '.join(args.csvs)} ({args.collective}; {what})\n")
     if not_costed:

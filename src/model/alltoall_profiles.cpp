@@ -1,9 +1,11 @@
 #include "model/alltoall_profiles.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string_view>
 
 #include "algorithms/alltoall/grid_routing.hpp"
@@ -364,7 +366,28 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
 }  // namespace
 
 std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
-                                                  bool sends_empty_messages) {
+                                                  bool sends_empty_messages, int throttle) {
+  if (order == DirectOrder::scattered && throttle < 1) throw std::invalid_argument("scattered order: throttle < 1");
+  if (order == DirectOrder::exclusive_or && !std::has_single_bit(static_cast<unsigned>(std::max(p, 1))))
+    throw std::invalid_argument("exclusive-or order: p not a power of two");
+  // Where `rank` posts its block to `destination` (the own block's copy first), and in which step.
+  const auto position = [&](int rank, int destination) -> long long {
+    if (destination == rank) return -1;
+    if (order == DirectOrder::rank_order) return destination;
+    if (order == DirectOrder::exclusive_or) return rank ^ destination;
+    return order == DirectOrder::scattered ? post_order(rank, destination, p) : post_order(destination, rank, p);
+  };
+  const auto step_of = [&](long long position) -> std::uint32_t {
+    if (position < 0) return 0;
+    if (order == DirectOrder::pairwise || order == DirectOrder::exclusive_or)
+      return static_cast<std::uint32_t>(position - 1);
+    return order == DirectOrder::scattered ? static_cast<std::uint32_t>(position / throttle) : 0u;
+  };
+  const bool one_per_step = order == DirectOrder::pairwise || order == DirectOrder::exclusive_or;
+  const std::uint32_t step_count = one_per_step ? static_cast<std::uint32_t>(std::max(p - 1, 1))
+                                   : order == DirectOrder::scattered
+                                       ? static_cast<std::uint32_t>((p + throttle - 1) / throttle)
+                                       : 1u;
   std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
   std::vector<std::pair<int, long long>> sending;
   for (int rank = 0; rank < p; ++rank) {
@@ -376,20 +399,14 @@ std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, cons
     } else {
       sending = blocks.sending[static_cast<std::size_t>(rank)];
     }
-    const auto position = [&](int destination) {
-      if (destination == rank) return -1LL;
-      return order == DirectOrder::rank_order ? static_cast<long long>(destination) : post_order(destination, rank, p);
-    };
     std::sort(sending.begin(), sending.end(),
-              [&](const auto& a, const auto& b) { return position(a.first) < position(b.first); });
+              [&](const auto& a, const auto& b) { return position(rank, a.first) < position(rank, b.first); });
     RankProfile& profile = profiles[static_cast<std::size_t>(rank)];
-    profile.step_count = order == DirectOrder::pairwise ? static_cast<std::uint32_t>(std::max(p - 1, 1)) : 1;
+    profile.step_count = step_count;
     for (const auto& [destination, bytes] : sending) {
       const bool own = destination == rank;
       if (bytes == 0 && (own || !sends_empty_messages)) continue;
-      const std::uint32_t step = order == DirectOrder::pairwise && !own
-                                     ? static_cast<std::uint32_t>(post_order(destination, rank, p) - 1)
-                                     : 0u;
+      const std::uint32_t step = step_of(position(rank, destination));
       if (profile.steps.empty() || profile.steps.back().step != step)
         profile.steps.push_back({step, static_cast<std::uint32_t>(profile.items.size())});
       profile.items.push_back({own ? ProfileItem::Kind::copy : ProfileItem::Kind::send, false, destination, bytes});

@@ -56,10 +56,12 @@ enum class DirectOrder {
   from_next_rank,  // one step: rank + 1, rank + 2, ... (collshim's linear)
   pairwise,        // step k − 1: rank + k (collshim's pairwise)
   rank_order,      // one step: 0, 1, ..., p − 1 (Open MPI's basic linear Alltoallv)
+  scattered,       // rank − 1, rank − 2, ... in rounds of `throttle` pairs (library_alltoall.hpp)
+  exclusive_or,    // step k − 1: rank XOR k, p a power of two (library_alltoall.hpp)
 };
 // Its profiles, every rank's, uniform blocks included; empty blocks post no message unless
-// `sends_empty_messages`.
+// `sends_empty_messages`. `throttle` counts only for the scattered order.
 std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
-                                                  bool sends_empty_messages);
+                                                  bool sends_empty_messages, int throttle = 0);
 
 }  // namespace collshim::model

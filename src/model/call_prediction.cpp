@@ -164,14 +164,16 @@ std::function<Schedule(int)> algorithm_schedules(const AlgorithmChoice& choice, 
   return [&choice, &node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); };
 }
 
+// A call's Alltoall blocks: the uniform size, or each pair's.
+AlltoallBlocks blocks_of(const ModelCall& call) {
+  return call.pairs.uniform() ? AlltoallBlocks{call.bytes, {}} : call.pairs;
+}
+
 // A forwarding Alltoall's schedules list every block they move: their profiles come from counts.
 std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call, const std::vector<int>& node_of_rank,
                                                            const AlgorithmChoice& choice) {
   if (naming_of(call.collective) != BlockNaming::alltoall) return {};
-  return [&call, &node_of_rank, &choice] {
-    return counted_alltoall_profiles(choice, node_of_rank,
-                                     call.pairs.uniform() ? AlltoallBlocks{call.bytes, {}} : call.pairs);
-  };
+  return [&call, &node_of_rank, &choice] { return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call)); };
 }
 
 }  // namespace
@@ -233,12 +235,10 @@ std::optional<CallPrediction> predict_library(const Platform& platform, const Mo
   }
   std::function<std::vector<RankProfile>()> counted;
   if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
-    counted = [&] {
-      return stand_in.counted(costed.pairs.uniform() ? AlltoallBlocks{costed.bytes, {}} : costed.pairs);
-    };
+    counted = [&] { return stand_in.counted(blocks_of(costed)); };
   }
   return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry, counted, start_us,
-              decision.stand_in, stand_in.sends_empty_messages);
+              decision.stand_in, decision.sends_empty_messages);
 }
 
 }  // namespace collshim::model

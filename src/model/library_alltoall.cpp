@@ -71,9 +71,13 @@ Schedule scattered_alltoall_schedule(int p, int rank, int throttle) {
   return schedule;
 }
 
-Schedule scatter_dest_alltoall_schedule(int p, int rank) { return scattered_alltoall_schedule(p, rank, 4); }
+Schedule scatter_dest_alltoall_schedule(int p, int rank) {
+  return scattered_alltoall_schedule(p, rank, scatter_dest_throttle);
+}
 
-Schedule mpich_scattered_alltoall_schedule(int p, int rank) { return scattered_alltoall_schedule(p, rank, 32); }
+Schedule mpich_scattered_alltoall_schedule(int p, int rank) {
+  return scattered_alltoall_schedule(p, rank, mpich_alltoall_throttle);
+}
 
 RankSymmetry scattered_alltoall_symmetry(int /*p*/) { return {RankSymmetry::Kind::rotation}; }
 

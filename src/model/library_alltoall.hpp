@@ -27,9 +27,13 @@ RankSymmetry xor_pairwise_alltoall_symmetry(int p);
 // (itself: the own block's copy). SMPI's alltoall__mvapich2_scatter_dest (its MPICH selector's choice
 // for medium blocks) throttles at 4; MPICH 4's MPIR_Alltoall_intra_scattered at
 // MPIR_CVAR_ALLTOALL_THROTTLE, 32 by default (0 there: all at once).
+// SMPI's alltoallv__bruck (its MPICH selector's Alltoallv) is the same exchange at 4, posting empty
+// messages too; MPICH 4's MPIR_Alltoallv_intra_scattered at MPIR_CVAR_ALLTOALL_THROTTLE, skipping them.
+inline constexpr int scatter_dest_throttle = 4;
+inline constexpr int mpich_alltoall_throttle = 32;
 Schedule scattered_alltoall_schedule(int p, int rank, int throttle);
-Schedule scatter_dest_alltoall_schedule(int p, int rank);     // throttle 4
-Schedule mpich_scattered_alltoall_schedule(int p, int rank);  // throttle 32
+Schedule scatter_dest_alltoall_schedule(int p, int rank);     // scatter_dest_throttle
+Schedule mpich_scattered_alltoall_schedule(int p, int rank);  // mpich_alltoall_throttle
 RankSymmetry scattered_alltoall_symmetry(int p);
 
 }  // namespace collshim::model

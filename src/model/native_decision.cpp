@@ -24,6 +24,7 @@ struct LibrarySchedule {
   Schedule (*schedule)(int p, int rank);
   RankSymmetry (*symmetry)(int p);
   std::optional<DirectOrder> direct = std::nullopt;
+  int throttle = 0;  // the scattered order's pairs per round
 };
 constexpr std::array<LibrarySchedule, 6> library_schedules{{
     {mpich_recursive_doubling_stand_in,
@@ -32,9 +33,12 @@ constexpr std::array<LibrarySchedule, 6> library_schedules{{
     {ompi_linear_alltoall_stand_in, ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
     {ompi_linear_alltoallv_stand_in, ompi_linear_alltoallv_schedule, [](int) { return RankSymmetry{}; },
      DirectOrder::rank_order},
-    {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry},
-    {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scattered_alltoall_symmetry},
-    {mpich_scattered_alltoall_stand_in, mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry},
+    {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry,
+     DirectOrder::exclusive_or},
+    {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scattered_alltoall_symmetry,
+     DirectOrder::scattered, scatter_dest_throttle},
+    {mpich_scattered_alltoall_stand_in, mpich_scattered_alltoall_schedule, scattered_alltoall_symmetry,
+     DirectOrder::scattered, mpich_alltoall_throttle},
 }};
 
 const LibrarySchedule* find_library_schedule(std::string_view stand_in) {
@@ -52,11 +56,10 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
   if (const LibrarySchedule* own = find_library_schedule(decision.stand_in)) {
     NativeStandIn stand_in{[p, schedule = own->schedule](int rank) { return schedule(p, rank); }, own->symmetry(p)};
     if (own->direct) {
-      stand_in.counted = [p, order = *own->direct, empty](const AlltoallBlocks& blocks) {
-        return direct_alltoall_profiles(order, p, blocks, empty);
+      stand_in.counted = [p, order = *own->direct, throttle = own->throttle, empty](const AlltoallBlocks& blocks) {
+        return direct_alltoall_profiles(order, p, blocks, empty, throttle);
       };
     }
-    stand_in.sends_empty_messages = empty;
     return stand_in;
   }
   const SpecParseResult parsed = parse_algorithm_spec(decision.stand_in, decision.costed_as);
@@ -66,8 +69,7 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
           rank_symmetry(choice, node_of_rank),
           [choice, node_of_rank, empty](const AlltoallBlocks& blocks) {
             return counted_alltoall_profiles(choice, node_of_rank, blocks, empty);
-          },
-          empty};
+          }};
 }
 
 LibraryPlacement library_placement(const std::vector<int>& node_of_rank) {

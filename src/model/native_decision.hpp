@@ -73,7 +73,6 @@ struct NativeStandIn {
   // An Alltoall(v) stand-in's profiles from counts (alltoall_profiles.hpp), as a candidate's come,
   // not from p schedules: every rank's, or none where the rank symmetry serves. Empty: none.
   std::function<std::vector<RankProfile>(const AlltoallBlocks&)> counted;
-  bool sends_empty_messages = false;  // NativeDecision's
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 

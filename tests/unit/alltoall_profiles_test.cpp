@@ -3,6 +3,7 @@
 // one size (some bytes, none) and irregular ones (a sparse pattern of different sizes, a hot spot).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <map>
 
 #include "algorithms/engine/algorithm_spec.hpp"
@@ -109,8 +110,9 @@ TEST(AlltoallProfiles, DirectAlgorithmsFromTheNonEmptyBlocks) {
 }
 
 // The direct exchanges that stand for a library's code (native_decision.cpp), every rank's profile
-// from counts, uniform blocks included: Open MPI's Alltoallv basic linear in rank order, and
-// collshim's pairwise posting empty messages too, as Open MPI's pairwise Alltoallv does.
+// from counts, uniform blocks included: Open MPI's Alltoallv basic linear in rank order, collshim's
+// pairwise posting empty messages too, as Open MPI's pairwise Alltoallv does, and MPICH's scattered
+// exchange in rounds of 4 (SMPI's) and 32 pairs, the XOR exchange at powers of two.
 TEST(AlltoallProfiles, LibraryDirectExchangesEqualTheirSchedules) {
   const AlgorithmChoice pairwise = alltoall_choice("pairwise"), linear = alltoall_choice("linear");
   for (int p = 1; p <= 130; ++p) {
@@ -125,7 +127,11 @@ TEST(AlltoallProfiles, LibraryDirectExchangesEqualTheirSchedules) {
                                            direct_alltoall_profiles(DirectOrder::rank_order, p, blocks, empty),
                                        shifted = direct_alltoall_profiles(DirectOrder::pairwise, p, blocks, empty),
                                        from_next =
-                                           direct_alltoall_profiles(DirectOrder::from_next_rank, p, blocks, empty);
+                                           direct_alltoall_profiles(DirectOrder::from_next_rank, p, blocks, empty),
+                                       by_4 = direct_alltoall_profiles(DirectOrder::scattered, p, blocks, empty,
+                                                                       scatter_dest_throttle),
+                                       by_32 = direct_alltoall_profiles(DirectOrder::scattered, p, blocks, empty,
+                                                                        mpich_alltoall_throttle);
         for (int rank = 0; rank < p; ++rank) {
           const std::string where = "p = " + std::to_string(p) + ", rank " + std::to_string(rank) +
                                     (empty ? ", empty messages sent" : "") +
@@ -139,6 +145,17 @@ TEST(AlltoallProfiles, LibraryDirectExchangesEqualTheirSchedules) {
           ASSERT_EQ(from_next[static_cast<std::size_t>(rank)],
                     rank_profile(call, rank, generate_schedule(linear, one_node, rank)))
               << where;
+          ASSERT_EQ(by_4[static_cast<std::size_t>(rank)],
+                    rank_profile(call, rank, scatter_dest_alltoall_schedule(p, rank)))
+              << where;
+          ASSERT_EQ(by_32[static_cast<std::size_t>(rank)],
+                    rank_profile(call, rank, mpich_scattered_alltoall_schedule(p, rank)))
+              << where;
+          if (std::has_single_bit(static_cast<unsigned>(p)))
+            ASSERT_EQ(
+                direct_alltoall_profiles(DirectOrder::exclusive_or, p, blocks, empty)[static_cast<std::size_t>(rank)],
+                rank_profile(call, rank, xor_pairwise_alltoall_schedule(p, rank)))
+                << where;
         }
       }
     }

@@ -229,6 +229,13 @@ TEST(LibraryDecisions, Mpich4AllgatherAndAlltoall) {
   LibraryFacts in_place = call(8, 8);
   in_place.in_place = true;
   EXPECT_EQ(runs(t, Collective::alltoall, in_place), "MPIR_Alltoall_intra_pairwise_sendrecv_replace: not modelled");
+  // Alltoallv: the scattered exchange at any p and size (alltoallv_intra_scattered.c), in place the
+  // sendrecv_replace exchange; the ch3 device ends in the same MPIR_Alltoallv_impl.
+  for (const int p : {2, 7, 8, 1000})
+    for (const std::string_view tables : {"mpich-4", "mpich-4-ch3"})
+      EXPECT_EQ(runs(tables, Collective::alltoallv, call(p, 1 << 20)),
+                "MPIR_Alltoallv_intra_scattered -> mpich_scattered_alltoall");
+  EXPECT_EQ(runs(t, Collective::alltoallv, in_place), "MPIR_Alltoallv_intra_pairwise_sendrecv_replace: not modelled");
   // Allgatherv: the ring sends blocks above MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE in chunks.
   EXPECT_EQ(runs(t, Collective::allgatherv, call(3, 32768)), "MPIR_Allgatherv_intra_ring -> ring");
   LibraryFacts uneven = call(3, 30000);
@@ -282,9 +289,15 @@ TEST(LibraryDecisions, SmpiDefaultSelector) {
 }
 
 // Intel MPI's Alltoallv in SMPI tests the constant size 1, so only p and the ranks per node decide.
-TEST(LibraryDecisions, SmpiIntelMpiAlltoallvIgnoresTheSize) {
+// Its plum and the MPICH selector's Alltoallv are alltoallv__bruck: the scattered exchange in rounds
+// of 4 pairs (alltoallv-bruck.cpp, bblock = 4), empty ones posted.
+TEST(LibraryDecisions, SmpiAlltoallvDecisions) {
   EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(32, 1 << 20, nodes_of(8))),
-            "plum (alltoallv__bruck): not modelled");
+            "plum (alltoallv__bruck) -> scatter_dest_alltoall (empty messages sent)");
+  EXPECT_EQ(runs("smpi-3.32-impi", Collective::alltoallv, call(17, 8, nodes_of(4))),
+            "plum (alltoallv__bruck) -> scatter_dest_alltoall (empty messages sent)");
+  EXPECT_EQ(runs("smpi-3.32-mpich", Collective::alltoallv, call(64, 8)),
+            "bruck (alltoallv__bruck) -> scatter_dest_alltoall (empty messages sent)");
   // SMPI's copy of Open MPI's basic linear posts empty messages too.
   const std::string smpi_linear =
       "isend_irecv (alltoallv__ompi_basic_linear) -> ompi_linear_alltoallv (empty messages sent)";
@@ -296,7 +309,15 @@ TEST(LibraryDecisions, SmpiIntelMpiAlltoallvIgnoresTheSize) {
   EXPECT_EQ(smpi_ompi(4), "basic_linear (alltoallv__ompi_basic_linear) -> ompi_linear_alltoallv (empty messages sent)");
   EXPECT_EQ(smpi_ompi(64), "pairwise (alltoallv__pair) -> xor_pairwise_alltoall (empty messages sent)");
   EXPECT_EQ(smpi_ompi(100), "pairwise (alltoallv__pair): not modelled");
-  EXPECT_EQ(runs("smpi-3.32-mvapich2", Collective::alltoallv, call(64, 8)), "ring (alltoallv__ring): not modelled");
+  // MVAPICH2's: alltoallv__ring, the XOR exchange at a power of two and the shift elsewhere
+  // (alltoallv-ring.cpp), every pair posted.
+  EXPECT_EQ(runs("smpi-3.32-mvapich2", Collective::alltoallv, call(64, 8)),
+            "ring (alltoallv__ring) -> xor_pairwise_alltoall (empty messages sent)");
+  EXPECT_EQ(runs("smpi-3.32-mvapich2", Collective::alltoallv, call(63, 8)),
+            "ring (alltoallv__ring) -> pairwise (empty messages sent)");
+  // SMPI's default: colls::ialltoallv (smpi_nbc_impl.cpp), every message at once in rank order.
+  EXPECT_EQ(runs("smpi-3.32-default", Collective::alltoallv, call(63, 8)),
+            "ialltoallv (linear) -> ompi_linear_alltoallv (empty messages sent)");
 }
 
 // The exact texts of MPI_Get_library_version from the libraries installed here (Open MPI 4.1.4 counts its
