@@ -21,6 +21,7 @@
 // slot another member is still reading.
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/allreduce/allreduce_algorithms.hpp"
@@ -56,6 +57,28 @@ Region expand_region(const Region& inner, int q, int p) {
     }
   }
   return outer;
+}
+
+// What a non-leader takes from the leaders' schedule: its step count (every leader's has as many)
+// and its temp copies, as leader 0's. The last answer is kept per thread, as shared_node_layout
+// keeps its layout: the cost model and the checker build every rank's schedule in turn, and most
+// ranks are not leaders (at 16 per node, 15 of 16 built the leaders' schedule for nothing).
+struct LeadersShape {
+  std::size_t steps = 0;
+  int temp_copies = 0;
+};
+LeadersShape leaders_shape(const AlgorithmChoice& inter, const std::vector<int>& leader_nodes) {
+  thread_local std::string last_inter;
+  thread_local int last_leaders = -1;
+  thread_local LeadersShape last_shape;
+  const std::string text = inter.text();
+  if (text != last_inter || static_cast<int>(leader_nodes.size()) != last_leaders) {
+    const Schedule first = generate_schedule(inter, leader_nodes, 0);
+    last_shape = {first.steps.size(), first.temp_copies};
+    last_inter = text;
+    last_leaders = static_cast<int>(leader_nodes.size());
+  }
+  return last_shape;
 }
 
 // The opaque phases of intra=shm: they replace the gather's two steps and the send back.
@@ -110,10 +133,13 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
     std::iota(nodes.begin(), nodes.end(), 0);
     return nodes;
   }();
-  const Schedule among_leaders = generate_schedule(inter, leader_nodes, leader ? layout.node_of_rank[rank] : 0);
+  const Schedule among_leaders =
+      leader ? generate_schedule(inter, leader_nodes, layout.node_of_rank[rank]) : Schedule{};
+  const LeadersShape shape =
+      leader ? LeadersShape{among_leaders.steps.size(), among_leaders.temp_copies} : leaders_shape(inter, leader_nodes);
 
   Schedule schedule;
-  schedule.temp_copies = std::max(others, among_leaders.temp_copies);
+  schedule.temp_copies = std::max(others, shape.temp_copies);
   // Step 0: the contribution into recv (nothing to do with MPI_IN_PLACE). Step 1: the node's other
   // ranks send theirs to the leader, each into its own temp copy. Step 2: the leader combines them
   // left to right, rank order: temp 0 = recv (op) temp 0, temp i = temp i-1 (op) temp i. Step 3: the
@@ -131,9 +157,10 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
     schedule.steps[1].sends.push_back({members.front(), vector});
   }
   // The leaders' phase; the other ranks wait through its steps.
+  schedule.steps.reserve(schedule.steps.size() + shape.steps + 1);
+  if (!leader) schedule.steps.resize(schedule.steps.size() + shape.steps);
   for (const Step& inner : among_leaders.steps) {
     Step& step = schedule.steps.emplace_back();
-    if (!leader) continue;
     for (const LocalCopy& copy : inner.copies)
       step.copies.push_back({expand_region(copy.from, q, p), expand_region(copy.to, q, p)});
     for (const LocalReduce& reduce : inner.reductions)
