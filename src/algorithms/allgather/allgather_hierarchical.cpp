@@ -7,6 +7,7 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/block_schedule.hpp"
 #include "algorithms/engine/comm_context.hpp"
+#include "algorithms/engine/kept_per_thread.hpp"
 #include "algorithms/engine/local_copy.hpp"
 #include "algorithms/node/node_comms.hpp"
 
@@ -25,6 +26,44 @@ std::vector<int> blocks_except(int p, int excluded) {
   std::iota(blocks.begin(), blocks.begin() + excluded, 0);
   std::iota(blocks.begin() + excluded, blocks.end(), excluded + 1);
   return blocks;
+}
+
+// All blocks but `excluded` of `buffer`, in rank order.
+Region all_but(Buffer buffer, int p, int excluded) {
+  Region region{buffer, {}};
+  region.blocks.append_run(0, excluded);  // two runs, not p blocks one by one (p = 16384 in the model)
+  region.blocks.append_run(excluded + 1, p - excluded - 1);
+  return region;
+}
+
+// One step of the broadcast down a binomial tree over the node's members, for one rank: with
+// distance d, members 0..d-1 hold everything and member i sends it to member i+d. Every node runs as
+// many steps as the largest. -1: nobody.
+struct TreeStep {
+  int child = -1;   // sent every block but the child's
+  int parent = -1;  // received from: every block but the rank's own
+};
+std::vector<TreeStep> node_broadcast(const NodeLayout& layout, int rank) {
+  const std::vector<int>& mine = layout.members[static_cast<std::size_t>(layout.node_of_rank[rank])];
+  const int local = layout.local_index[rank], node_size = static_cast<int>(mine.size());
+  std::vector<TreeStep> steps(static_cast<std::size_t>(hierarchical_broadcast_steps(layout)));
+  for (int distance = 1; TreeStep & step : steps) {
+    if (local < distance && local + distance < node_size) {
+      step.child = mine[static_cast<std::size_t>(local + distance)];
+    } else if (local >= distance && local < 2 * distance) {
+      step.parent = mine[static_cast<std::size_t>(local - distance)];
+    }
+    distance *= 2;
+  }
+  return steps;
+}
+
+// How many steps the leaders' schedule has (every leader's as many): what a non-leader waits
+// through. Kept per thread: most ranks are not leaders, and the cost model builds every rank's schedule.
+std::size_t leaders_steps(const AlgorithmChoice& inter, int nodes) {
+  return kept_per_thread(std::pair{inter.text(), nodes}, [&](const auto&) {
+    return inter.algorithm->make_block_schedule(nodes, 0, inter.params).steps.size();
+  });
 }
 
 // A flat transfer among leaders, with node indices as blocks, as a transfer among ranks.
@@ -76,10 +115,13 @@ int hierarchical_broadcast_steps(const NodeLayout& layout) {
   return steps;
 }
 
-BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
+namespace {
+
+// The gather to the leaders and the leaders' exchange; the broadcast after them is built by the
+// callers, as blocks or as regions of two runs each.
+BlockSchedule gather_and_leaders(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   const auto shared_layout = shared_node_layout(node_of_rank);
   const NodeLayout& layout = *shared_layout;
-  const int p = static_cast<int>(node_of_rank.size());
   const int nodes = static_cast<int>(layout.members.size());
   const int node = layout.node_of_rank[rank];
   const int local = layout.local_index[rank];
@@ -96,34 +138,32 @@ BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, 
   }
   schedule.steps.push_back(std::move(gather));
 
-  // Leaders: the flat algorithm over nodes; the other ranks wait the same number of steps, so that
-  // step indices (the executor's tags) agree everywhere.
+  // Leaders: the flat algorithm over nodes; the other ranks wait the same number of steps (every
+  // leader's schedule has as many), so that step indices (the executor's tags) agree everywhere.
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
-  if (!inter.algorithm->passes_through && nodes > 1) {
-    const BlockSchedule among_leaders =
-        inter.algorithm->make_block_schedule(nodes, local == 0 ? node : 0, inter.params);
-    for (const BlockStep& flat : among_leaders.steps) {
-      BlockStep step;
-      if (local == 0) {
-        for (const BlockTransfer& send : flat.sends) step.sends.push_back(expand_transfer(send, layout));
-        for (const BlockTransfer& recv : flat.recvs) step.recvs.push_back(expand_transfer(recv, layout));
-      }
-      schedule.steps.push_back(std::move(step));
-    }
+  if (inter.algorithm->passes_through || nodes < 2) return schedule;
+  if (local != 0) {
+    schedule.steps.resize(schedule.steps.size() + leaders_steps(inter, nodes));
+    return schedule;
   }
+  const BlockSchedule among_leaders = inter.algorithm->make_block_schedule(nodes, node, inter.params);
+  for (const BlockStep& flat : among_leaders.steps) {
+    BlockStep& step = schedule.steps.emplace_back();
+    for (const BlockTransfer& send : flat.sends) step.sends.push_back(expand_transfer(send, layout));
+    for (const BlockTransfer& recv : flat.recvs) step.recvs.push_back(expand_transfer(recv, layout));
+  }
+  return schedule;
+}
 
-  // Broadcast down a binomial tree over the node's members: with distance d, members 0..d-1 hold
-  // everything and member i sends it to member i+d. Every node runs as many steps as the largest.
-  const int broadcast_steps = hierarchical_broadcast_steps(layout);
-  for (int s = 0, distance = 1; s < broadcast_steps; ++s, distance *= 2) {
-    BlockStep step;
-    if (local < distance && local + distance < node_size) {
-      const int child = mine[local + distance];
-      step.sends.push_back({child, blocks_except(p, child)});
-    } else if (local >= distance && local < 2 * distance) {
-      step.recvs.push_back({mine[local - distance], blocks_except(p, rank)});
-    }
-    schedule.steps.push_back(std::move(step));
+}  // namespace
+
+BlockSchedule hierarchical_block_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
+  BlockSchedule schedule = gather_and_leaders(node_of_rank, rank, params);
+  const int p = static_cast<int>(node_of_rank.size());
+  for (const TreeStep& tree : node_broadcast(*shared_node_layout(node_of_rank), rank)) {
+    BlockStep& step = schedule.steps.emplace_back();
+    if (tree.child >= 0) step.sends.push_back({tree.child, blocks_except(p, tree.child)});
+    if (tree.parent >= 0) step.recvs.push_back({tree.parent, blocks_except(p, rank)});
   }
   return schedule;
 }
@@ -157,14 +197,6 @@ Step leaders_direct_exchange(const NodeLayout& layout, int rank, Buffer buffer, 
   return step;
 }
 
-// All blocks but `excluded` of `buffer`, in rank order.
-Region all_but(Buffer buffer, int p, int excluded) {
-  Region region{buffer, {}};
-  region.blocks.append_run(0, excluded);  // two runs, not p blocks one by one (p = 16384 in the model)
-  region.blocks.append_run(excluded + 1, p - excluded - 1);
-  return region;
-}
-
 // intra=shm: the node's blocks meet in a shared-memory window instead of messages. Every rank
 // packs its block once into the window, the leaders exchange their nodes' regions (the inter
 // schedule's steps on the packed bytes, or the MPI library's Allgatherv), and every rank unpacks
@@ -193,11 +225,12 @@ Schedule window_schedule(const std::vector<int>& node_of_rank, int rank, const P
   if (inter.algorithm->passes_through) {
     schedule.steps.push_back(leaders_direct_exchange(layout, rank, Buffer::shared, window_leaders_allgatherv,
                                                      "leaders' MPI_Allgatherv of the window's node regions"));
+  } else if (nodes > 1 && !leader) {
+    schedule.steps.resize(schedule.steps.size() + leaders_steps(inter, nodes));
   } else if (nodes > 1) {
-    const BlockSchedule among_leaders = inter.algorithm->make_block_schedule(nodes, leader ? node : 0, inter.params);
+    const BlockSchedule among_leaders = inter.algorithm->make_block_schedule(nodes, node, inter.params);
     for (const BlockStep& flat : among_leaders.steps) {
       Step& step = schedule.steps.emplace_back();
-      if (!leader) continue;
       for (const BlockTransfer& send : flat.sends) {
         const BlockTransfer expanded = expand_transfer(send, layout);
         step.sends.push_back({expanded.peer, {Buffer::shared, {expanded.blocks.begin(), expanded.blocks.end()}}});
@@ -226,9 +259,16 @@ Schedule window_schedule(const std::vector<int>& node_of_rank, int rank, const P
 
 Schedule hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params) {
   if (params.at("intra") == "shm") return window_schedule(node_of_rank, rank, params);
-  Schedule schedule = lower_block_schedule(hierarchical_block_schedule(node_of_rank, rank, params), rank);
+  Schedule schedule = lower_block_schedule(gather_and_leaders(node_of_rank, rank, params), rank);
   const auto shared_layout = shared_node_layout(node_of_rank);
   const NodeLayout& layout = *shared_layout;
+  // The broadcast as regions of two runs: p − 1 blocks one by one cost the model seconds at p = 16384.
+  const int p = static_cast<int>(node_of_rank.size());
+  for (const TreeStep& tree : node_broadcast(layout, rank)) {
+    Step& step = schedule.steps.emplace_back();
+    if (tree.child >= 0) step.sends.push_back({tree.child, all_but(Buffer::recv, p, tree.child)});
+    if (tree.parent >= 0) step.recvs.push_back({tree.parent, all_but(Buffer::recv, p, rank)});
+  }
   if (hierarchical_inter_choice(params, static_cast<int>(layout.members.size())).algorithm->passes_through) {
     const auto after_gather = schedule.steps.begin() + hierarchical_gather_steps;
     schedule.steps.insert(after_gather, leaders_direct_exchange(layout, rank, Buffer::recv, leaders_allgatherv,

@@ -26,6 +26,7 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/allreduce/allreduce_algorithms.hpp"
 #include "algorithms/engine/comm_context.hpp"
+#include "algorithms/engine/kept_per_thread.hpp"
 #include "algorithms/engine/local_copy.hpp"
 #include "algorithms/node/node_comms.hpp"
 #include "algorithms/node/node_layout.hpp"
@@ -60,25 +61,17 @@ Region expand_region(const Region& inner, int q, int p) {
 }
 
 // What a non-leader takes from the leaders' schedule: its step count (every leader's has as many)
-// and its temp copies, as leader 0's. The last answer is kept per thread, as shared_node_layout
-// keeps its layout: the cost model and the checker build every rank's schedule in turn, and most
-// ranks are not leaders (at 16 per node, 15 of 16 built the leaders' schedule for nothing).
+// and its temp copies, as leader 0's, kept per thread (at 16 ranks per node, 15 of 16 built the
+// leaders' schedule for nothing).
 struct LeadersShape {
   std::size_t steps = 0;
   int temp_copies = 0;
 };
 LeadersShape leaders_shape(const AlgorithmChoice& inter, const std::vector<int>& leader_nodes) {
-  thread_local std::string last_inter;
-  thread_local int last_leaders = -1;
-  thread_local LeadersShape last_shape;
-  const std::string text = inter.text();
-  if (text != last_inter || static_cast<int>(leader_nodes.size()) != last_leaders) {
+  return kept_per_thread(std::pair{inter.text(), leader_nodes.size()}, [&](const auto&) {
     const Schedule first = generate_schedule(inter, leader_nodes, 0);
-    last_shape = {first.steps.size(), first.temp_copies};
-    last_inter = text;
-    last_leaders = static_cast<int>(leader_nodes.size());
-  }
-  return last_shape;
+    return LeadersShape{first.steps.size(), first.temp_copies};
+  });
 }
 
 // The opaque phases of intra=shm: they replace the gather's two steps and the send back.
