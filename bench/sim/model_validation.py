@@ -14,7 +14,7 @@ leaves that out). Algorithms with opaque phases (a library collective, a shared-
 costs them by an approximation (`collshim-model` marks them), and `native` is the library's own.
 
 With --native the same comparison is made for the libraries' own choices instead: the rows of SMPI's
-`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune.py --native-only) against `collshim-model predict --native`,
+`ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune.py --native-only), or `default` against `collshim-model predict --native`,
 which costs the algorithm each selector's decision logic picks (src/model/native_decision.hpp).
 Cells where the model has no schedule for that algorithm are counted and left out.
 
@@ -35,7 +35,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import smpi_common as sim  # noqa: E402  (the host files and their host names, CSV files)
 
 
-NATIVE_LIBRARIES = ("ompi", "mpich", "mvapich2", "impi")  # collshim-model predict --native
+# SMPI's selectors, as their rows name them, and as collshim-model predict --native names their tables.
+NATIVE_LIBRARIES = {"ompi": "ompi", "mpich": "mpich", "mvapich2": "mvapich2", "impi": "impi",
+                    "default": "smpi-3.32-default"}
 
 
 def load(paths, collective, native):
@@ -82,7 +84,7 @@ def predict(args, ranks, ppn, mapping, pattern, sizes, algorithms):
     if pattern:
         cmd += ["--pattern", pattern]
     if args.native:
-        cmd += ["--algorithms", "native", "--native", *[a.removeprefix("native:") for a in algorithms]]
+        cmd += ["--algorithms", "native", "--native", *[NATIVE_LIBRARIES[a.removeprefix("native:")] for a in algorithms]]
         if host_per_core(args):
             # SMPI shows the libraries one rank per node (MVAPICH2's and Intel MPI's tables are chosen
             # by it).
@@ -93,9 +95,10 @@ def predict(args, ranks, ppn, mapping, pattern, sizes, algorithms):
         cmd.append("--after-barrier")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     predicted = defaultdict(dict)
+    by_table = {f"native:{table}": f"native:{name}" for name, table in NATIVE_LIBRARIES.items()}
     for row in csv.DictReader(out.splitlines()):
         if row["approximated"] == "0":
-            predicted[int(row["bytes"])][row["algorithm"]] = float(row["predicted_us"])
+            predicted[int(row["bytes"])][by_table.get(row["algorithm"], row["algorithm"])] = float(row["predicted_us"])
     return predicted
 
 
