@@ -1,7 +1,7 @@
 #pragma once
 // A value computed once for a run of equal keys: the cost model and the schedule checker build every
-// rank's schedule in turn, and a node-aware schedule's non-leaders all ask for the same thing (the
-// leaders' step count) p times over.
+// rank's schedule in turn, and every rank asks for the same thing p times over (a node map's layout;
+// the leaders' step count).
 #include <optional>
 #include <type_traits>
 #include <utility>

@@ -3,6 +3,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "algorithms/engine/kept_per_thread.hpp"
+
 namespace collshim {
 
 NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
@@ -25,13 +27,9 @@ NodeLayout make_node_layout(const std::vector<int>& node_of_rank) {
 }
 
 std::shared_ptr<const NodeLayout> shared_node_layout(const std::vector<int>& node_of_rank) {
-  thread_local std::vector<int> last_map;
-  thread_local std::shared_ptr<const NodeLayout> last_layout;
-  if (!last_layout || last_map != node_of_rank) {
-    last_layout = std::make_shared<const NodeLayout>(make_node_layout(node_of_rank));
-    last_map = node_of_rank;
-  }
-  return last_layout;
+  return kept_per_thread(node_of_rank, [](const std::vector<int>& map) {
+    return std::make_shared<const NodeLayout>(make_node_layout(map));
+  });
 }
 
 RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const RankSymmetry& among_leaders) {
