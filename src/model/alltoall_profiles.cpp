@@ -383,11 +383,8 @@ std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, cons
       return static_cast<std::uint32_t>(position - 1);
     return order == DirectOrder::scattered ? static_cast<std::uint32_t>(position / throttle) : 0u;
   };
-  const bool one_per_step = order == DirectOrder::pairwise || order == DirectOrder::exclusive_or;
-  const std::uint32_t step_count = one_per_step ? static_cast<std::uint32_t>(std::max(p - 1, 1))
-                                   : order == DirectOrder::scattered
-                                       ? static_cast<std::uint32_t>((p + throttle - 1) / throttle)
-                                       : 1u;
+  // Every order's last position is p − 1: the rank's last step is that position's.
+  const std::uint32_t step_count = p > 1 ? step_of(p - 1) + 1 : 1;
   std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
   std::vector<std::pair<int, long long>> sending;
   for (int rank = 0; rank < p; ++rank) {
