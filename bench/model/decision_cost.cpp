@@ -169,7 +169,7 @@ int run(const Options& options) {
   if (options.csv)
     std::printf(
         "platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
-        "slowest,slowest_s,native_s,pick,native_algorithm\n");
+        "slowest,slowest_s,native_s,pick,native_algorithm,native_bounded\n");
   else
     std::printf("%-20s %6s %-14s %-10s %-9s %7s %4s %5s %6s %9s %9s %9s %9s  %-34s %9s  %s\n", "platform", "p",
                 "placement", "collective", "pattern", "bytes", "cand", "exact", "pruned", "median_s", "min_s", "max_s",
@@ -238,14 +238,14 @@ int run(const Options& options) {
                                                                                                  : pattern;
               const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
               if (options.csv) {
-                std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s\n",
+                std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s,%d\n",
                             bench::csv_field(platform_file).c_str(), p, placement.name.c_str(),
                             std::string(mapping_name(mapping.mapping)).c_str(), collective_name.c_str(),
                             shown_pattern.c_str(), bytes, candidates.size(), verdict.ranked.size(),
                             verdict.pruned.size(), median(seconds), *low, *high, median(cpu_seconds),
                             bench::csv_field(slowest_name).c_str(), slowest_seconds, verdict.native_seconds,
                             bench::csv_field(verdict.pick->text()).c_str(),
-                            bench::csv_field(verdict.native_algorithm).c_str());
+                            bench::csv_field(verdict.native_algorithm).c_str(), verdict.native_at_least ? 1 : 0);
               } else {
                 const std::string pick =
                     verdict.pick == selector.native_choice()
@@ -259,8 +259,9 @@ int run(const Options& options) {
                     pick.c_str());
               }
               if (options.detail) {  // every candidate of the last run, slowest to cost first
-                std::printf("#   native %s: %.4f s, %.2f us\n", verdict.native_algorithm.c_str(),
-                            verdict.native_seconds, verdict.native_us);
+                std::printf("#   native %s: %.4f s, %s%.2f us\n", verdict.native_algorithm.c_str(),
+                            verdict.native_seconds, verdict.native_at_least ? "bounded, at least " : "",
+                            verdict.native_us);
                 for (const model::CandidateCost* c : costed) {
                   const bool pruned = c >= verdict.pruned.data() && c < verdict.pruned.data() + verdict.pruned.size();
                   std::printf("#   %-50s %.4f s, %s%.2f us%s\n", c->choice->text().c_str(), c->seconds,

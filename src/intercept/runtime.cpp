@@ -128,7 +128,7 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
                       static_cast<int>(mapping.mapping), size_bucket(block_bytes), key.properties, session.best()->id,
                       session.trial_calls(), session.best_seconds(), session.first_candidate_seconds(),
                       static_cast<int>(key.source), key.evidence.pick_us, key.evidence.native_us,
-                      key.evidence.pick != nullptr ? key.evidence.pick->id : -1});
+                      key.evidence.native_at_least ? 1 : 0, key.evidence.pick != nullptr ? key.evidence.pick->id : -1});
 }
 
 void Runtime::write_learned_rules() {

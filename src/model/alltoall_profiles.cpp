@@ -383,23 +383,39 @@ std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, cons
       return static_cast<std::uint32_t>(position - 1);
     return order == DirectOrder::scattered ? static_cast<std::uint32_t>(position / throttle) : 0u;
   };
+  // The destination a rank posts k-th after its own block (k = 1..p − 1): position()'s inverse.
+  const auto destination_at = [&](int rank, int k) {
+    switch (order) {
+      case DirectOrder::rank_order: return k <= rank ? k - 1 : k;
+      case DirectOrder::exclusive_or: return rank ^ k;
+      case DirectOrder::scattered: return rank >= k ? rank - k : rank - k + p;
+      case DirectOrder::from_next_rank:
+      case DirectOrder::pairwise: break;
+    }
+    return rank + k < p ? rank + k : rank + k - p;
+  };
   // Every order's last position is p − 1: the rank's last step is that position's.
   const std::uint32_t step_count = p > 1 ? step_of(p - 1) + 1 : 1;
   std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
   std::vector<std::pair<int, long long>> sending;
   for (int rank = 0; rank < p; ++rank) {
-    // The rank's blocks in the order it posts them, the own block first.
+    // The rank's blocks in the order it posts them, the own block first: every pair's listed in that
+    // order (p² of them: no sorting), or the non-empty ones sorted.
     sending.clear();
     if (blocks.uniform() || sends_empty_messages) {
-      for (int destination = 0; destination < p; ++destination)
+      sending.emplace_back(rank, blocks.bytes(rank, rank));
+      for (int k = 1; k < p; ++k) {
+        const int destination = destination_at(rank, k);
         sending.emplace_back(destination, blocks.bytes(rank, destination));
+      }
     } else {
       sending = blocks.sending[static_cast<std::size_t>(rank)];
+      std::sort(sending.begin(), sending.end(),
+                [&](const auto& a, const auto& b) { return position(rank, a.first) < position(rank, b.first); });
     }
-    std::sort(sending.begin(), sending.end(),
-              [&](const auto& a, const auto& b) { return position(rank, a.first) < position(rank, b.first); });
     RankProfile& profile = profiles[static_cast<std::size_t>(rank)];
     profile.step_count = step_count;
+    profile.items.reserve(sending.size());
     for (const auto& [destination, bytes] : sending) {
       const bool own = destination == rank;
       if (bytes == 0 && (own || !sends_empty_messages)) continue;

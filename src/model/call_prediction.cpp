@@ -95,18 +95,32 @@ CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::func
   return plan;
 }
 
+// What the model costs for one algorithm or stand-in: its schedules, the rank symmetry they have,
+// and where counts give the profiles faster (Alltoall(v)), that form.
+struct CostInputs {
+  std::function<Schedule(int)> schedule_of;
+  RankSymmetry symmetry;
+  std::function<std::vector<RankProfile>()> counted;
+  bool every_size_known = false;  // the library knows every block's size: no size headers
+  bool sends_empty_messages = false;
+  std::string label;
+};
+
 namespace {
 
-CallPrediction cost(const Platform& platform, const ModelCall& call, bool every_size_known,
-                    const std::vector<int>& node_of_rank, const std::function<Schedule(int)>& schedule_of,
-                    const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& counted,
-                    const std::vector<double>& start_us, const std::string& label, bool sends_empty_messages = false) {
-  CostPlan plan = plan_cost(call, every_size_known, schedule_of, symmetry, label);
-  plan.setup.sends_empty_messages = sends_empty_messages;
+CostPlan plan_inputs(const ModelCall& call, const CostInputs& inputs) {
+  CostPlan plan = plan_cost(call, inputs.every_size_known, inputs.schedule_of, inputs.symmetry, inputs.label);
+  plan.setup.sends_empty_messages = inputs.sends_empty_messages;
+  return plan;
+}
+
+CallPrediction cost(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
+                    const CostInputs& inputs, const std::vector<double>& start_us) {
+  const CostPlan plan = plan_inputs(call, inputs);
   CallPrediction result{predict(
                             platform, plan.setup, node_of_rank,
-                            [&](int rank) { return rank_profile(plan.setup, rank, schedule_of(rank)); }, start_us,
-                            plan.symmetry, counted),
+                            [&](int rank) { return rank_profile(plan.setup, rank, inputs.schedule_of(rank)); },
+                            start_us, plan.symmetry, inputs.counted),
                         plan.note};
   result.prediction.approximated = result.prediction.approximated || plan.rounded;
   return result;
@@ -178,19 +192,73 @@ std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call
 
 }  // namespace
 
+namespace {
+
+CostInputs algorithm_inputs(const ModelCall& call, const std::vector<int>& node_of_rank,
+                            const AlgorithmChoice& choice) {
+  return {algorithm_schedules(choice, node_of_rank),
+          rank_symmetry(choice, node_of_rank),
+          counted_profiles(call, node_of_rank, choice),
+          false,
+          false,
+          choice.text()};
+}
+
+// The call a library's stand-in costs: the call's own blocks where it is a schedule of the call's
+// kind; otherwise (another collective's schedule with the same messages, or whole send buffers as
+// blocks) blocks of the call's size, or of p of them.
+ModelCall library_call(const ModelCall& call, const NativeDecision& decision) {
+  if (decision.whole_buffers || naming_of(decision.costed_as) != naming_of(call.collective)) {
+    ModelCall costed{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
+    costed.element_bytes = call.element_bytes;
+    return costed;
+  }
+  ModelCall costed = call;
+  costed.collective = decision.costed_as;
+  return costed;
+}
+
+// The stand-in's inputs for `costed` (library_call's), which they keep a reference to.
+CostInputs library_inputs(const ModelCall& costed, const std::vector<int>& node_of_rank,
+                          const NativeDecision& decision) {
+  NativeStandIn stand_in = native_stand_in(decision, node_of_rank);
+  std::function<std::vector<RankProfile>()> counted;
+  if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
+    counted = [&costed, profiles = std::move(stand_in.counted)] { return profiles(blocks_of(costed)); };
+  }
+  return {std::move(stand_in.schedule_of), stand_in.symmetry, std::move(counted), true,
+          decision.sends_empty_messages,   decision.stand_in};
+}
+
+}  // namespace
+
 CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
                                  const AlgorithmChoice& choice, const std::vector<double>& start_us) {
-  return cost(platform, call, false, node_of_rank, algorithm_schedules(choice, node_of_rank),
-              rank_symmetry(choice, node_of_rank), counted_profiles(call, node_of_rank, choice), start_us,
-              choice.text());
+  return cost(platform, call, node_of_rank, algorithm_inputs(call, node_of_rank, choice), start_us);
 }
 
 AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& call,
                                    const std::vector<int>& node_of_rank, const AlgorithmChoice& choice)
-    : platform_(platform), call_(call), node_of_rank_(node_of_rank), choice_(choice) {
-  const std::function<Schedule(int)> schedule_of = algorithm_schedules(choice_, node_of_rank_);
-  plan_ = plan_cost(call_, false, schedule_of, rank_symmetry(choice_, node_of_rank_), choice_.text());
-  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, schedule_of(0));
+    : AlgorithmCosting(platform, &call, nullptr, node_of_rank, algorithm_inputs(call, node_of_rank, choice)) {}
+
+AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall* call, std::unique_ptr<ModelCall> owned,
+                                   const std::vector<int>& node_of_rank, CostInputs inputs)
+    : platform_(platform),
+      owned_call_(std::move(owned)),
+      call_(owned_call_ ? owned_call_.get() : call),
+      node_of_rank_(node_of_rank),
+      inputs_(std::make_unique<CostInputs>(std::move(inputs))) {
+  plan_ = plan_inputs(*call_, *inputs_);
+  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, inputs_->schedule_of(0));
+}
+
+std::optional<AlgorithmCosting> AlgorithmCosting::of_library(const Platform& platform, const ModelCall& call,
+                                                             const std::vector<int>& node_of_rank,
+                                                             const NativeDecision& decision) {
+  if (decision.stand_in.empty()) return std::nullopt;
+  auto costed = std::make_unique<ModelCall>(library_call(call, decision));
+  CostInputs inputs = library_inputs(*costed, node_of_rank, decision);
+  return AlgorithmCosting(platform, nullptr, std::move(costed), node_of_rank, std::move(inputs));
 }
 
 AlgorithmCosting::AlgorithmCosting(AlgorithmCosting&&) noexcept = default;
@@ -202,11 +270,10 @@ double AlgorithmCosting::lower_bound_us() const {
 
 bool AlgorithmCosting::advance(double give_up_above_us) {
   if (!stepped_) {
-    const std::function<Schedule(int)> schedule_of = algorithm_schedules(choice_, node_of_rank_);
     stepped_.emplace(
         platform_, plan_.setup, node_of_rank_,
-        [&](int rank) { return rank_profile(plan_.setup, rank, schedule_of(rank)); }, std::vector<double>{},
-        plan_.symmetry, counted_profiles(call_, node_of_rank_, choice_));
+        [&](int rank) { return rank_profile(plan_.setup, rank, inputs_->schedule_of(rank)); }, std::vector<double>{},
+        plan_.symmetry, inputs_->counted);
   }
   return stepped_->advance(give_up_above_us);
 }
@@ -223,22 +290,8 @@ std::optional<CallPrediction> predict_library(const Platform& platform, const Mo
                                               const std::vector<int>& node_of_rank, const NativeDecision& decision,
                                               const std::vector<double>& start_us) {
   if (decision.stand_in.empty()) return std::nullopt;
-  const NativeStandIn stand_in = native_stand_in(decision, node_of_rank);
-  // The stand-in moves the call's own blocks where it is a schedule of the call's kind; otherwise
-  // (another collective's schedule with the same messages, or whole send buffers as blocks) blocks of
-  // the call's size, or of p of them.
-  ModelCall costed = call;
-  costed.collective = decision.costed_as;
-  if (decision.whole_buffers || naming_of(decision.costed_as) != naming_of(call.collective)) {
-    costed = ModelCall{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
-    costed.element_bytes = call.element_bytes;
-  }
-  std::function<std::vector<RankProfile>()> counted;
-  if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
-    counted = [&] { return stand_in.counted(blocks_of(costed)); };
-  }
-  return cost(platform, costed, true, node_of_rank, stand_in.schedule_of, stand_in.symmetry, counted, start_us,
-              decision.stand_in, decision.sends_empty_messages);
+  const ModelCall costed = library_call(call, decision);
+  return cost(platform, costed, node_of_rank, library_inputs(costed, node_of_rank, decision), start_us);
 }
 
 }  // namespace collshim::model

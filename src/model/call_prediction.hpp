@@ -4,6 +4,7 @@
 // turns a call into the cost model's inputs: collshim-model, collshim-config explain, collshim-bench
 // and the shim's model step all cost through it.
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,8 @@ struct CostPlan {
 CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,
                    const RankSymmetry& symmetry, const std::string& label);
 
+struct CostInputs;
+
 // predict_algorithm's prediction (all ranks starting together), a few steps at a time, for a
 // decision that stops costing an algorithm once it is certain to lose (model_decision). Construction
 // builds rank 0's schedule only, for a first lower bound (rank_work_lower_bound_us); the first
@@ -71,6 +74,11 @@ class AlgorithmCosting {
  public:
   AlgorithmCosting(const Platform& platform, const ModelCall& call, const std::vector<int>& node_of_rank,
                    const AlgorithmChoice& choice);
+  // The same for the library's decision, by its stand-in (predict_library's prediction); nothing
+  // where it has none.
+  static std::optional<AlgorithmCosting> of_library(const Platform& platform, const ModelCall& call,
+                                                    const std::vector<int>& node_of_rank,
+                                                    const NativeDecision& decision);
   AlgorithmCosting(AlgorithmCosting&&) noexcept;
   ~AlgorithmCosting();
 
@@ -82,10 +90,14 @@ class AlgorithmCosting {
   CallPrediction prediction() const;
 
  private:
+  AlgorithmCosting(const Platform& platform, const ModelCall* call, std::unique_ptr<ModelCall> owned,
+                   const std::vector<int>& node_of_rank, CostInputs inputs);
+
   const Platform& platform_;
-  const ModelCall& call_;
+  std::unique_ptr<ModelCall> owned_call_;  // a stand-in's call where it is not the caller's (library_call)
+  const ModelCall* call_;
   const std::vector<int>& node_of_rank_;
-  const AlgorithmChoice& choice_;
+  std::unique_ptr<CostInputs> inputs_;  // on the heap: the closures in it outlive moves
   CostPlan plan_;
   double bound_us_ = 0;
   std::optional<SteppedPrediction> stepped_;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "algorithms/engine/call_layout.hpp"
 #include "model/rank_orbits.hpp"
@@ -491,6 +492,17 @@ class CostModel {
     return last_work;
   }
 
+  // Channel::transfer_time, remembered per use for the last size and τ asked: a step's messages are
+  // mostly alike, and a rank's to one node share τ (about a quarter of costing a direct exchange).
+  enum class Use { memory, nic_copy, network };
+  double transfer_time(Use use, long long bytes, double tau) const {
+    auto& [last_bytes, last_tau, last_us] = last_transfer_[static_cast<std::size_t>(use)];
+    if (bytes != last_bytes || tau != last_tau)
+      last_bytes = bytes, last_tau = tau,
+      last_us = (use == Use::network ? platform_.net : platform_.shm).transfer_time(bytes, tau);
+    return last_us;
+  }
+
   // A node's count in the step, from its orbit's.
   int count(const std::vector<int>& counts, int node) const {
     const int orbit = orbits_.node_orbit(node);
@@ -543,7 +555,7 @@ class CostModel {
       double transfer = 0;
       const double on_memory = work(shm, item.bytes);
       const auto memory_time = [&](int at) {
-        return shm.transfer_time(item.bytes, tau(concurrency_.memory, at, on_memory));
+        return transfer_time(Use::memory, item.bytes, tau(concurrency_.memory, at, on_memory));
       };
       if (destination == node) {
         transfer = platform_.shm_copies_per_message * memory_time(node);
@@ -551,8 +563,8 @@ class CostModel {
         const double on_network = work(net, item.bytes);
         const double nic_tau =
             std::max(tau(concurrency_.leaving, node, on_network), tau(concurrency_.arriving, destination, on_network));
-        transfer = platform_.nic_copies_per_message * shm.transfer_time(item.bytes, nic_tau) +
-                   net.transfer_time(item.bytes, nic_tau);
+        transfer = platform_.nic_copies_per_message * transfer_time(Use::nic_copy, item.bytes, nic_tau) +
+                   transfer_time(Use::network, item.bytes, nic_tau);
         if (!switch_of_rank_.empty() &&
             switch_of_rank_[orbits_.representative_rank(orbit)] != switch_of_rank_[item.peer])
           transfer += platform_.across_switches_latency_us * net.size_factor(item.bytes).latency_factor;
@@ -591,7 +603,9 @@ class CostModel {
   std::size_t steps_ = 0;
   Concurrency concurrency_;
   mutable std::array<std::pair<long long, double>, 2> last_work_{{{-1, 0.0}, {-1, 0.0}}};  // work(): shm, net
-  std::vector<RankProfile> profiles_;  // per representative (active_ points into their steps)
+  mutable std::array<std::tuple<long long, double, double>, 3> last_transfer_{
+      {{-1, 0.0, 0.0}, {-1, 0.0, 0.0}, {-1, 0.0, 0.0}}};  // transfer_time(), by Use
+  std::vector<RankProfile> profiles_;                     // per representative (active_ points into their steps)
   std::vector<std::vector<std::pair<int, const ProfileStep*>>> active_;  // per step: (representative, its step)
   std::vector<bool> opaque_;                                             // per step
   // Pass 2's state, per representative, between calls of advance().

@@ -7,6 +7,7 @@
 #include <deque>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 namespace collshim::model {
 
@@ -43,21 +44,30 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   };
   // Where native cannot be costed, the candidates are still ranked (against no bound from native):
   // the pick stays native, and only timed calls of native and the best few may leave it (plan_key).
-  double native_us = std::numeric_limits<double>::infinity();
-  if (!settings.library) {
-    verdict.why_native = "the MPI library's own choice is not known (" + settings.library_name + ")";
-  } else {
+  std::optional<AlgorithmCosting> native_costing = [&]() -> std::optional<AlgorithmCosting> {
+    if (!settings.library) {
+      verdict.why_native = "the MPI library's own choice is not known (" + settings.library_name + ")";
+      return std::nullopt;
+    }
     const NativeDecision decision = settings.library(call.collective, library_facts(call, node_of_rank, commutative));
     verdict.native_algorithm = decision.library_algorithm;
     const std::clock_t native_start = std::clock();
-    const std::optional<CallPrediction> library = predict_library(settings.platform, call, node_of_rank, decision);
+    std::optional<AlgorithmCosting> costing =
+        AlgorithmCosting::of_library(settings.platform, call, node_of_rank, decision);
     verdict.native_seconds = seconds_since(native_start);
-    if (library)
-      native_us = library->prediction.us;
-    else
-      verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
-  }
-  verdict.native_us = verdict.why_native.empty() ? native_us : 0;
+    if (!costing) verdict.why_native = "the library's choice is not modelled: " + decision.why_not;
+    return costing;
+  }();
+  // Native is costed like a candidate, by the same branch and bound (below), and only as far as the
+  // pick needs: once its lower bound beats the fastest candidate by twice the margin, that candidate
+  // is the pick whatever native costs exactly (a one-step exchange of p² messages, Open MPI's basic
+  // linear Alltoallv, is most of a key's cost where it is costed whole).
+  const bool native_whole = ranked_exactly == std::numeric_limits<std::size_t>::max();
+  bool native_done = false;
+  double native_us = std::numeric_limits<double>::infinity();  // exact, once native_done
+  const auto native_at_least = [&] {                           // what native is known to cost at least
+    return native_done ? native_us : native_costing ? native_costing->lower_bound_us() : native_us;
+  };
 
   // Branch and bound, best first: every candidate starts with a lower bound from rank 0's schedule
   // alone; the one with the lowest bound is costed on until it is done or its bound (the longest a
@@ -81,19 +91,41 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
 
   ranked_exactly = std::max<std::size_t>(ranked_exactly, 1);
   std::vector<double> fastest;  // the `ranked_exactly` fastest exact predictions so far, ascending
-  double best_qualified = std::numeric_limits<double>::infinity();  // the fastest that beats native by the margin
+  const auto margin_of = [&](const CandidateCost& c) { return settings.margin * (c.approximated ? 2 : 1); };
+  // The fastest exact prediction known to beat native by the margin.
+  const auto best_qualified = [&] {
+    double best = std::numeric_limits<double>::infinity();
+    for (const CandidateCost& c : verdict.ranked)
+      if (c.us * (1 + margin_of(c)) <= native_at_least()) best = std::min(best, c.us);
+    return best;
+  };
   // Whether a candidate whose prediction is at least `bound` is certain to be neither the pick nor among
   // the `ranked_exactly` fastest. The margin is the smaller one of exact predictions, so it holds for
   // approximated ones too; ties are kept (the earlier candidate wins them). Monotone in `bound`.
   const auto loses = [&](double bound) {
     const bool outranked = fastest.size() >= ranked_exactly && bound > fastest.back();
-    return outranked && (bound * (1 + settings.margin) > native_us || bound > best_qualified);
+    return outranked && (bound * (1 + settings.margin) > native_us || bound > best_qualified());
   };
   // Where loses() starts to hold, or about (loses() decides).
   const auto give_up_above = [&] {
-    const double pick_limit = std::min(native_us / (1 + settings.margin), best_qualified);
+    const double pick_limit = std::min(native_us / (1 + settings.margin), best_qualified());
     return fastest.size() >= ranked_exactly ? std::max(fastest.back(), pick_limit)
                                             : std::numeric_limits<double>::infinity();
+  };
+  // Native no longer matters once its bound beats the fastest candidate so far by twice the margin:
+  // the pick is then that candidate or a faster one, whatever native costs.
+  const auto native_settled = [&] {
+    return native_done || !native_costing ||
+           (!native_whole && !fastest.empty() &&
+            native_costing->lower_bound_us() >= fastest.front() * (1 + 2 * settings.margin));
+  };
+  // Costs native on from its bound up to `limit` (at least one step); true once it is done.
+  const auto advance_native = [&](double limit) {
+    const std::clock_t start = std::clock();
+    if (!fastest.empty() && !native_whole) limit = std::min(limit, fastest.front() * (1 + 2 * settings.margin));
+    native_done = native_costing->advance(std::max(limit, native_costing->lower_bound_us()));
+    verdict.native_seconds += seconds_since(start);
+    if (native_done) native_us = native_costing->prediction().prediction.us;
   };
   std::vector<std::size_t> order_of;  // per ranked entry, its order in `candidates`
   for (;;) {
@@ -109,6 +141,11 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
         next_bound = std::min(next_bound, bound);
       }
     }
+    // Native first where its bound is the lowest: once known, it prunes every candidate it beats.
+    if (!native_settled() && (!lowest || native_costing->lower_bound_us() <= lowest_bound)) {
+      advance_native(lowest ? 2 * lowest_bound : std::numeric_limits<double>::infinity());
+      continue;
+    }
     if (!lowest) break;
     if (loses(lowest_bound)) {  // and so does every other one left
       for (Pending& candidate : pending) {
@@ -118,12 +155,13 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
             {candidate.choice, bound.prediction.us, bound.prediction.approximated, candidate.seconds});
         candidate.open = false;
       }
-      break;
+      continue;  // native may be left to settle
     }
     const std::clock_t start = std::clock();
     // Taking a candidate's profiles costs more than a step: it is costed on until it loses or its
     // bound is twice the next one's. At least one step: the limit is never below its bound.
-    const double limit = std::max(std::min(give_up_above(), 2 * next_bound), lowest_bound);
+    const double next = std::min(next_bound, native_settled() ? next_bound : native_costing->lower_bound_us());
+    const double limit = std::max(std::min(give_up_above(), 2 * next), lowest_bound);
     const bool done = lowest->costing.advance(limit);
     lowest->seconds += seconds_since(start);
     if (!done) continue;
@@ -134,8 +172,10 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
     order_of.push_back(lowest->order);
     fastest.insert(std::upper_bound(fastest.begin(), fastest.end(), cost.us), cost.us);
     if (fastest.size() > ranked_exactly) fastest.pop_back();
-    const double margin = settings.margin * (cost.approximated ? 2 : 1);
-    if (cost.us * (1 + margin) <= native_us) best_qualified = std::min(best_qualified, cost.us);
+  }
+  if (native_costing) {
+    verdict.native_us = native_at_least();
+    verdict.native_at_least = !native_done;
   }
   // Fastest first; ties in the order of `candidates`.
   std::vector<std::size_t> index(verdict.ranked.size());
@@ -149,8 +189,7 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
   verdict.ranked = std::move(ranked);
   for (const CandidateCost& candidate : verdict.ranked) {
     if (!verdict.why_native.empty()) break;
-    const double margin = settings.margin * (candidate.approximated ? 2 : 1);
-    if (candidate.us * (1 + margin) <= native_us) {
+    if (candidate.us * (1 + margin_of(candidate)) <= verdict.native_us) {
       verdict.pick = candidate.choice;
       break;
     }
@@ -166,8 +205,8 @@ std::string verdict_text(const ModelVerdict& verdict, std::size_t count) {
         fmt::format("{}{} {:.1f} us{}", text.empty() ? "" : ", ", c.choice->text(), c.us, c.approximated ? "~" : "");
   }
   if (verdict.why_native.empty())
-    text +=
-        fmt::format("{}native ({}) {:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm, verdict.native_us);
+    text += fmt::format("{}native ({}) {}{:.1f} us", text.empty() ? "" : ", ", verdict.native_algorithm,
+                        verdict.native_at_least ? "at least " : "", verdict.native_us);
   if (!verdict.pruned.empty()) text += fmt::format(", {} more shown to lose by a lower bound", verdict.pruned.size());
   if (!verdict.why_native.empty()) text += std::string(text.empty() ? "" : "; ") + verdict.why_native;
   return text;

@@ -48,7 +48,10 @@ struct ModelVerdict {
   // Candidates shown to lose without costing them whole (model_decision): `us` is a lower bound of
   // their prediction, one they cannot win or rank with.
   std::vector<CandidateCost> pruned;
-  double native_us = 0;                   // the library's choice; 0 where not costed
+  // The library's choice; 0 where not costed. Where the pick did not need it exactly (a candidate
+  // beats its lower bound by twice the margin), that bound, and native_at_least.
+  double native_us = 0;
+  bool native_at_least = false;
   double native_seconds = 0;              // processor time costing it took
   std::string native_algorithm;           // its name in the library ("recursive_doubling")
   const AlgorithmChoice* pick = nullptr;  // the decision: a candidate, or `native`
@@ -66,7 +69,8 @@ struct ModelVerdict {
 // neither are not costed whole (branch and bound): each candidate's bound from one rank's own work
 // (algorithm_lower_bound_us) orders them, one above what it must beat is skipped, and costing stops
 // once a candidate's prediction is certain to exceed it (predict's give_up_above_us). They are listed
-// in `pruned` with their bound. SIZE_MAX costs every candidate whole. Where native cannot be costed,
+// in `pruned` with their bound. Native is costed by the same search, only as far as the pick needs.
+// SIZE_MAX costs every candidate and native whole. Where native cannot be costed,
 // the pick is native and the candidates are ranked with no bound from native: confirmation (plan_key)
 // may still leave native, on timed calls, never on the model's word alone.
 ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call, const std::vector<int>& node_of_rank,

@@ -19,6 +19,7 @@ struct PackedVerdict {
   std::array<double, kept> us{};
   std::array<unsigned char, kept> approximated{};
   double native_us = 0;
+  unsigned char native_at_least = 0;
   std::array<char, 64> native_algorithm{};
   std::array<char, 256> why_native{};
 };
@@ -40,6 +41,7 @@ PackedVerdict pack(const ModelVerdict& verdict, const AlgorithmChoice* native) {
     packed.approximated[i] = verdict.ranked[i].approximated ? 1 : 0;
   }
   packed.native_us = verdict.native_us;
+  packed.native_at_least = verdict.native_at_least ? 1 : 0;
   copy_text(packed.native_algorithm, verdict.native_algorithm);
   copy_text(packed.why_native, verdict.why_native);
   return packed;
@@ -67,6 +69,7 @@ ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>
   for (int i = 0; i < packed.ranked; ++i)
     verdict.ranked.push_back({choice(packed.ids[i]), packed.us[i], packed.approximated[i] != 0});
   verdict.native_us = packed.native_us;
+  verdict.native_at_least = packed.native_at_least != 0;
   verdict.native_algorithm = packed.native_algorithm.data();
   verdict.why_native = packed.why_native.data();
   return verdict;
@@ -94,7 +97,8 @@ KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
   const AlgorithmChoice* native = selector.native_choice();
   KeyPlan plan{{native},
                KeySource::model,
-               {verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us}};
+               {verdict.pick, verdict.ranked.empty() ? 0.0 : verdict.ranked.front().us, verdict.native_us,
+                verdict.native_at_least}};
   const TuneMode mode = selector.tune_mode();
   const bool online = mode == TuneMode::online;
   const bool confirm = !online && selector.confirms();

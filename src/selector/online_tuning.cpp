@@ -124,8 +124,10 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned, const 
       const std::string pick = l.predicted_pick_id >= 0 && l.predicted_pick_id < static_cast<int>(choice_text.size())
                                    ? choice_text[l.predicted_pick_id]
                                    : "native";
-      const std::string native = l.predicted_native_us > 0 ? fmt::format("{:.1f} us", l.predicted_native_us)
-                                                           : std::string("not costed (its choice is not modelled)");
+      const std::string native =
+          l.predicted_native_us > 0
+              ? fmt::format("{}{:.1f} us", l.predicted_native_at_least ? "at least " : "", l.predicted_native_us)
+              : std::string("not costed (its choice is not modelled)");
       evidence.push_back(
           fmt::format("Cost model ({}): picked {}; predicted best candidate {:.1f} us, native {}; "
                       "platform {}",

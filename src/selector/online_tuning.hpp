@@ -82,6 +82,7 @@ enum class KeySource : std::uint8_t {
 struct ModelEvidence {
   const AlgorithmChoice* pick = nullptr;  // the model's decision (native where nothing beat it)
   double pick_us = 0, native_us = 0;
+  bool native_at_least = false;  // native_us is a lower bound (the pick did not need more)
 };
 
 // The tuning sessions of one communicator, by key (collective, size bucket, operation properties).
@@ -129,6 +130,7 @@ struct LearnedChoice {
   double best_seconds = 0, native_seconds = 0;
   int source = 0;                                         // KeySource
   double predicted_pick_us = 0, predicted_native_us = 0;  // the model's (0: not costed)
+  int predicted_native_at_least = 0;                      // predicted_native_us is a lower bound
   int predicted_pick_id = -1;                             // the model's pick (a choice id)
 };
 

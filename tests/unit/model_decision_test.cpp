@@ -136,7 +136,10 @@ TEST(ModelDecision, AnApproximatedPredictionMustBeatNativeByTwiceTheMargin) {
   Candidates c({"hierarchical"});  // inter=native: an opaque phase, costed approximately
   ModelSettings settings{two_level_platform(), "test.yaml", library_running_its("ring"), "test", 0.0};
   const ModelCall call{Collective::allgather, 64, 8};
-  const ModelVerdict verdict = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native);
+  // Native costed whole (by default it is costed only as far as the pick needs), for the lead.
+  const ModelVerdict verdict = model_decision(settings, call, nodes_of(64, 8), c.pointers, &c.native, true,
+                                              std::numeric_limits<std::size_t>::max());
+  ASSERT_FALSE(verdict.native_at_least);
   ASSERT_EQ(verdict.ranked.size(), 1u);
   ASSERT_TRUE(verdict.ranked[0].approximated);
   const double lead = verdict.native_us / verdict.ranked[0].us - 1;
