@@ -59,6 +59,7 @@ struct CostPlan {
   CheckSetup setup;
   RankSymmetry symmetry;
   bool rounded = false;
+  bool approximated = false;  // rounded, or another approximation the note names
   std::string note;
 };
 CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,

@@ -148,6 +148,64 @@ struct Arrival {
   double transfer = 0;
 };
 
+// The messages that share one channel of a node in a step (its memory link, or its NIC one way),
+// each as its work: bytes over the size's bandwidth factor (work()). τ-Lop's τ counts the transfers that
+// share the channel; where they differ in size, the small ones finish first and leave the channel
+// to the others (fair sharing, as SimGrid's max-min solver does), so a message of work w waits
+// for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
+class ChannelLoad {
+ public:
+  // Counted per work: a step's messages on a channel mostly come in runs of one size, and an
+  // irregular Alltoallv's in many sizes, which finish() sorts and merges (not a search per message).
+  void add(double work) {
+    ++count_;
+    if (!levels_.empty() && levels_.back().work == work) return ++levels_.back().count, void();
+    levels_.push_back({work, 1, 0, 0});
+  }
+  void clear() { levels_.clear(), count_ = 0, total_ = 0; }
+  bool empty() const { return count_ == 0; }
+  // Once the step's messages are in: each work with the sum and count of those below it.
+  void finish() {
+    if (levels_.size() > 1) {
+      std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
+      auto merged = levels_.begin();
+      for (auto level = levels_.begin() + 1; level != levels_.end(); ++level) {
+        if (level->work == merged->work)
+          merged->count += level->count;
+        else
+          *++merged = *level;
+      }
+      levels_.erase(merged + 1, levels_.end());
+    }
+    std::size_t smaller = 0;
+    double below = 0;
+    for (Level& level : levels_) {
+      level.smaller = smaller, level.below = below;
+      smaller += level.count, below += level.work * static_cast<double>(level.count);
+    }
+    total_ = below;
+  }
+  // Σ_j min(w_j, work), or for an empty message the count of messages.
+  double shared(double work) const {
+    if (work <= 0) return static_cast<double>(count_);
+    const auto level =
+        std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
+    if (level == levels_.end()) return total_;  // larger than every one
+    return level->below + work * static_cast<double>(count_ - level->smaller);
+  }
+
+ private:
+  struct Level {
+    double work;
+    std::size_t count;    // messages of this work
+    std::size_t smaller;  // messages of less work, and
+    double below;         // the sum of their works
+  };
+  std::vector<Level> levels_;
+  std::size_t count_ = 0;
+  double total_ = 0;
+};
+
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
@@ -268,55 +326,6 @@ class CostModel {
   }
 
  private:
-  // The messages that share one channel of a node in a step (its memory link, or its NIC one way),
-  // each as its work: bytes over the size's bandwidth factor (work()). τ-Lop's τ counts the transfers that
-  // share the channel; where they differ in size, the small ones finish first and leave the channel
-  // to the others (fair sharing, as SimGrid's max-min solver does), so a message of work w waits
-  // for Σ_j min(w_j, w): its effective τ is that over w, the count where all are equal.
-  class ChannelLoad {
-   public:
-    // A step's messages on a channel take a few sizes: they are counted per work.
-    void add(double work) {
-      ++count_;
-      for (auto level = levels_.rbegin(); level != levels_.rend(); ++level)
-        if (level->work == work) return ++level->count, void();
-      levels_.push_back({work, 1, 0, 0});
-    }
-    void clear() { levels_.clear(), count_ = 0, total_ = 0; }
-    bool empty() const { return count_ == 0; }
-    // Once the step's messages are in: each work with the sum and count of those below it.
-    void finish() {
-      if (levels_.size() > 1)
-        std::sort(levels_.begin(), levels_.end(), [](const Level& a, const Level& b) { return a.work < b.work; });
-      std::size_t smaller = 0;
-      double below = 0;
-      for (Level& level : levels_) {
-        level.smaller = smaller, level.below = below;
-        smaller += level.count, below += level.work * static_cast<double>(level.count);
-      }
-      total_ = below;
-    }
-    // Σ_j min(w_j, work), or for an empty message the count of messages.
-    double shared(double work) const {
-      if (work <= 0) return static_cast<double>(count_);
-      const auto level =
-          std::lower_bound(levels_.begin(), levels_.end(), work, [](const Level& l, double w) { return l.work < w; });
-      if (level == levels_.end()) return total_;  // larger than every one
-      return level->below + work * static_cast<double>(count_ - level->smaller);
-    }
-
-   private:
-    struct Level {
-      double work;
-      std::size_t count;    // messages of this work
-      std::size_t smaller;  // messages of less work, and
-      double below;         // the sum of their works
-    };
-    std::vector<Level> levels_;
-    std::size_t count_ = 0;
-    double total_ = 0;
-  };
-
   // Per node orbit (rank_orbits.hpp), in the step being costed: the representatives' messages and
   // copies that set τ.
   struct Concurrency {
@@ -690,7 +699,7 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
         t += static_cast<double>(listed->reduced_bytes) * 1e-3 / platform.reduce_gbytes_per_s;
       // The rank's own messages share its node's channels in the step: a message's τ is at least
       // theirs, Σ_j min(w_j, w) / w over its own on the same channel (memory, or the NIC leaving).
-      std::array<std::vector<double>, 2> own_work;  // inside the node, between nodes
+      std::array<ChannelLoad, 2> own_work;  // inside the node, between nodes
       for (std::uint32_t i = listed->first; i < listed->first + listed->count; ++i) {
         const ProfileItem& item = profile.items[i];
         if (item.kind == ProfileItem::Kind::copy && !platform.local_copies_free)
@@ -698,12 +707,12 @@ double rank_work_lower_bound_us(const Platform& platform, const CheckSetup& call
         if (item.kind != ProfileItem::Kind::send) continue;
         const bool inside = node_of_rank.at(static_cast<std::size_t>(item.peer)) == node;
         const Channel& channel = inside ? platform.shm : platform.net;
-        own_work[inside ? 0 : 1].push_back(static_cast<double>(item.bytes) /
-                                           channel.size_factor(item.bytes).bandwidth_factor);
+        own_work[inside ? 0 : 1].add(static_cast<double>(item.bytes) /
+                                     channel.size_factor(item.bytes).bandwidth_factor);
       }
+      for (ChannelLoad& load : own_work) load.finish();
       const auto own_tau = [&](bool inside, double work) {
-        double shared = 0;
-        for (const double w : own_work[inside ? 0 : 1]) shared += work > 0 ? std::min(w, work) : 1.0;
+        const double shared = own_work[inside ? 0 : 1].shared(work);
         return std::max(1.0, work > 0 ? shared / work : shared);
       };
       for (std::uint32_t i = listed->first; i < listed->first + listed->count; ++i) {

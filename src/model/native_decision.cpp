@@ -24,15 +24,19 @@ struct LibrarySchedule {
   Schedule (*schedule)(int p, int rank);
   RankSymmetry (*symmetry)(int p);
   std::optional<DirectOrder> direct = std::nullopt;
-  int throttle = 0;  // the scattered order's pairs per round
+  int throttle = 0;                     // the scattered order's pairs per round
+  std::string_view uniform_equivalent;  // NativeStandIn's
 };
 constexpr std::array<LibrarySchedule, 6> library_schedules{{
     {mpich_recursive_doubling_stand_in,
      [](int p, int rank) { return lower_block_schedule(mpich_recursive_doubling_schedule(p, rank), rank); },
      [](int) { return RankSymmetry{}; }},
     {ompi_linear_alltoall_stand_in, ompi_linear_alltoall_schedule, ompi_linear_alltoall_symmetry},
+    // Rank order, no rank symmetry. Over uniform blocks it costs as collshim's `linear` (from the next
+    // rank up) does: equal in all 490 cells compared at p = 730-1024 (five platforms, four
+    // placements, 1 B-1 MiB; docs/cost-model.md); 0.06% apart with a partial last node (unit test).
     {ompi_linear_alltoallv_stand_in, ompi_linear_alltoallv_schedule, [](int) { return RankSymmetry{}; },
-     DirectOrder::rank_order},
+     DirectOrder::rank_order, 0, "linear"},
     {xor_pairwise_alltoall_stand_in, xor_pairwise_alltoall_schedule, xor_pairwise_alltoall_symmetry,
      DirectOrder::exclusive_or},
     {scatter_dest_alltoall_stand_in, scatter_dest_alltoall_schedule, scattered_alltoall_symmetry,
@@ -54,7 +58,10 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
   const int p = static_cast<int>(node_of_rank.size());
   const bool empty = decision.sends_empty_messages;
   if (const LibrarySchedule* own = find_library_schedule(decision.stand_in)) {
-    NativeStandIn stand_in{[p, schedule = own->schedule](int rank) { return schedule(p, rank); }, own->symmetry(p)};
+    NativeStandIn stand_in{[p, schedule = own->schedule](int rank) { return schedule(p, rank); },
+                           own->symmetry(p),
+                           {},
+                           own->uniform_equivalent};
     if (own->direct) {
       stand_in.counted = [p, order = *own->direct, throttle = own->throttle, empty](const AlltoallBlocks& blocks) {
         return direct_alltoall_profiles(order, p, blocks, empty, throttle);

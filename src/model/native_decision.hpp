@@ -73,6 +73,11 @@ struct NativeStandIn {
   // An Alltoall(v) stand-in's profiles from counts (alltoall_profiles.hpp), as a candidate's come,
   // not from p schedules: every rank's, or none where the rank symmetry serves. Empty: none.
   std::function<std::vector<RankProfile>(const AlltoallBlocks&)> counted;
+  // A collshim algorithm with the same messages in another order, with a rank symmetry, that costs
+  // as this stand-in does where every pair's block has one size: call_prediction.cpp costs that
+  // instead, marked approximated, where the stand-in's p² messages would be costed one by one beyond
+  // its limit. Empty: none.
+  std::string_view uniform_equivalent;
 };
 NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<int>& node_of_rank);
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "model/library_alltoall.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_step.hpp"
 #include "selector/environment_impl.hpp"
@@ -109,6 +110,28 @@ TEST(ModelDecision, TheFastestCandidateWinsOnlyByTheMargin) {
   EXPECT_EQ(kept.pick, &c.native);
   EXPECT_TRUE(kept.why_native.empty());
   EXPECT_NE(verdict_text(kept).find("native (its_ring)"), std::string::npos) << verdict_text(kept);
+}
+
+// Open MPI's basic linear Alltoallv posts in rank order: no rank symmetry, so each of its p² messages
+// is costed. Beyond 2^19 of them (p > 724) a call with blocks of one size is costed as collshim's
+// linear (the same messages from the next rank up, with a symmetry), marked approximated; the model
+// costs the two orders nearly the same (here, with a last node of 5 ranks, 0.06% apart at p = 725).
+TEST(ModelDecision, ARankOrderExchangeBeyondItsLimitCostsAsLinear) {
+  const NativeDecision basic_linear{"basic_linear", Collective::alltoallv, std::string(ompi_linear_alltoallv_stand_in),
+                                    ""};
+  for (const int p : {724, 725}) {
+    const std::vector<int> nodes = nodes_of(p, 8);
+    const ModelCall call{Collective::alltoallv, p, 1024};
+    const std::optional<CallPrediction> native = predict_library(two_level_platform(), call, nodes, basic_linear);
+    ASSERT_TRUE(native);
+    EXPECT_EQ(native->prediction.approximated, p > 724) << p;
+    EXPECT_EQ(native->note.empty(), p <= 724) << native->note;
+    CheckSetup setup = model_setup(call);
+    setup.every_size_known = true;
+    const Prediction exact =
+        predict(two_level_platform(), setup, nodes, [p](int rank) { return ompi_linear_alltoallv_schedule(p, rank); });
+    EXPECT_NEAR(native->prediction.us, exact.us, (p > 724 ? 1e-2 : 1e-9) * exact.us) << p;
+  }
 }
 
 // Open MPI's pairwise Alltoallv posts every pair's message, empty or not (sends_empty_messages): on a
