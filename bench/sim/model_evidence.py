@@ -143,7 +143,13 @@ def stage_analyze(args):
         # (mapping, p, collective, variant, bytes) -> {algorithm: us}, natives by selector
         times = collections.defaultdict(dict)
         natives = collections.defaultdict(dict)
+        decisions = read(os.path.join(args.out, f"decisions-{platform}.csv"))
+        # Candidates restored from committed evidence (--stages compact's columns) lack the placement
+        # as the shim saw it: the decision runs of the same mapping and p give it.
+        placement = {(row["mapping"], row["ranks"]): (row["nodes"], row["ppn"]) for row in decisions}
         for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
+            if not row.get("nodes") and (row["mapping"], row["ranks"]) in placement:
+                row["nodes"], row["ppn"] = placement[(row["mapping"], row["ranks"])]
             key = cell_key(row)
             algorithm = row["algorithm"]
             if algorithm.startswith("smpi_"):
@@ -152,7 +158,7 @@ def stage_analyze(args):
                 times[key][algorithm] = float(row["median_us"])
         decided = collections.defaultdict(dict)  # key -> {selector: the collshim row}
         last_selector = {}
-        for row in read(os.path.join(args.out, f"decisions-{platform}.csv")):
+        for row in decisions:
             key = cell_key(row)
             # Each run writes its native row (smpi_SELECTOR) before its collshim row of the same size.
             if row["algorithm"].startswith("smpi_"):
@@ -320,8 +326,10 @@ def stage_replay(args):
 
 # The columns the evidence needs, written by `--stages compact` into --evidence (committed:
 # bench/sim/model/); the measurement's other columns (library text, date, spread) are left out.
+# The decision runs keep the placement as the shim saw it (nodes, ppn), which the analysis keys cells by
+# and gives the candidates of the same mapping and p.
 COMPACT = ["platform", "mapping", "ranks", "collective", "distribution", "bytes", "algorithm", "median_us", "decision",
-           "source", "trial_calls", "trial_us", "model_pick", "predicted_us", "predicted_native_us"]
+           "source", "trial_calls", "trial_us", "model_pick", "predicted_us", "predicted_native_us", "nodes", "ppn"]
 
 
 def stage_compact(args):
