@@ -197,10 +197,6 @@ std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call
   return [&call, &node_of_rank, &choice] { return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call)); };
 }
 
-}  // namespace
-
-namespace {
-
 CostInputs algorithm_inputs(const ModelCall& call, const std::vector<int>& node_of_rank,
                             const AlgorithmChoice& choice) {
   return {algorithm_schedules(choice, node_of_rank),
@@ -226,8 +222,8 @@ ModelCall library_call(const ModelCall& call, const NativeDecision& decision) {
 }
 
 // Beyond this many messages, a library's direct exchange with no rank symmetry over blocks of one
-// size is costed as its uniform equivalent (NativeStandIn): costing each of p² messages takes about
-// 0.15 us (0.15 s at p = 1024, 40-75 s at p = 16384). 2^19 keeps it exact up to p = 724.
+// size is costed as its uniform equivalent (NativeStandIn): costing each of p² messages took
+// 0.05-0.2 s at p = 1024 and 25-105 s at p = 16384. 2^19 keeps it exact up to p = 724.
 constexpr long long exact_direct_messages = 1LL << 19;
 
 // The stand-in's inputs for `costed` (library_call's), which they keep a reference to.
