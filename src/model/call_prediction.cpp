@@ -181,8 +181,10 @@ CheckSetup model_setup(const ModelCall& call) {
 
 namespace {
 
+// The closures below keep their own copy of the choice: a stand-in's uniform equivalent is parsed on
+// the spot (library_inputs).
 std::function<Schedule(int)> algorithm_schedules(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank) {
-  return [&choice, &node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); };
+  return [choice, &node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); };
 }
 
 // A call's Alltoall blocks: the uniform size, or each pair's.
@@ -194,7 +196,7 @@ AlltoallBlocks blocks_of(const ModelCall& call) {
 std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call, const std::vector<int>& node_of_rank,
                                                            const AlgorithmChoice& choice) {
   if (naming_of(call.collective) != BlockNaming::alltoall) return {};
-  return [&call, &node_of_rank, &choice] { return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call)); };
+  return [&call, &node_of_rank, choice] { return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call)); };
 }
 
 CostInputs algorithm_inputs(const ModelCall& call, const std::vector<int>& node_of_rank,
@@ -234,15 +236,13 @@ CostInputs library_inputs(const ModelCall& costed, const std::vector<int>& node_
   if (!stand_in.uniform_equivalent.empty() && costed.one_size() && p * p > exact_direct_messages) {
     const SpecParseResult parsed = parse_algorithm_spec(std::string(stand_in.uniform_equivalent), costed.collective);
     if (!parsed.choice) throw std::logic_error("uniform equivalent of '" + decision.stand_in + "': " + parsed.error);
-    const AlgorithmChoice& choice = *parsed.choice;
-    return {[choice, &node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
-            rank_symmetry(choice, node_of_rank),
-            {},
-            true,
-            decision.sends_empty_messages,
-            decision.stand_in,
-            decision.stand_in + " at p = " + std::to_string(p) + ": costed as " + choice.text() +
-                " (the same messages in another order, with a rank symmetry), approximated"};
+    CostInputs inputs = algorithm_inputs(costed, node_of_rank, *parsed.choice);
+    inputs.every_size_known = true;
+    inputs.sends_empty_messages = decision.sends_empty_messages;
+    inputs.label = decision.stand_in;
+    inputs.approximation = decision.stand_in + " at p = " + std::to_string(p) + ": costed as " + parsed.choice->text() +
+                           " (the same messages in another order, with a rank symmetry), approximated";
+    return inputs;
   }
   std::function<std::vector<RankProfile>()> counted;
   if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
@@ -261,16 +261,15 @@ CallPrediction predict_algorithm(const Platform& platform, const ModelCall& call
 
 AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& call,
                                    const std::vector<int>& node_of_rank, const AlgorithmChoice& choice)
-    : AlgorithmCosting(platform, &call, nullptr, node_of_rank, algorithm_inputs(call, node_of_rank, choice)) {}
+    : AlgorithmCosting(platform, call, nullptr, node_of_rank, algorithm_inputs(call, node_of_rank, choice)) {}
 
-AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall* call, std::unique_ptr<ModelCall> owned,
+AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& call, std::unique_ptr<ModelCall> owned,
                                    const std::vector<int>& node_of_rank, CostInputs inputs)
     : platform_(platform),
       owned_call_(std::move(owned)),
-      call_(owned_call_ ? owned_call_.get() : call),
       node_of_rank_(node_of_rank),
       inputs_(std::make_unique<CostInputs>(std::move(inputs))) {
-  plan_ = plan_inputs(*call_, *inputs_);
+  plan_ = plan_inputs(call, *inputs_);
   bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, inputs_->schedule_of(0));
 }
 
@@ -279,8 +278,9 @@ std::optional<AlgorithmCosting> AlgorithmCosting::of_library(const Platform& pla
                                                              const NativeDecision& decision) {
   if (decision.stand_in.empty()) return std::nullopt;
   auto costed = std::make_unique<ModelCall>(library_call(call, decision));
-  CostInputs inputs = library_inputs(*costed, node_of_rank, decision);
-  return AlgorithmCosting(platform, nullptr, std::move(costed), node_of_rank, std::move(inputs));
+  const ModelCall& costed_call = *costed;  // stays where it is when `costed` moves into the costing
+  CostInputs inputs = library_inputs(costed_call, node_of_rank, decision);
+  return AlgorithmCosting(platform, costed_call, std::move(costed), node_of_rank, std::move(inputs));
 }
 
 AlgorithmCosting::AlgorithmCosting(AlgorithmCosting&&) noexcept = default;

@@ -91,12 +91,12 @@ class AlgorithmCosting {
   CallPrediction prediction() const;
 
  private:
-  AlgorithmCosting(const Platform& platform, const ModelCall* call, std::unique_ptr<ModelCall> owned,
+  // `call` is the call costed: the caller's, or `owned` (which the inputs' closures refer to).
+  AlgorithmCosting(const Platform& platform, const ModelCall& call, std::unique_ptr<ModelCall> owned,
                    const std::vector<int>& node_of_rank, CostInputs inputs);
 
   const Platform& platform_;
   std::unique_ptr<ModelCall> owned_call_;  // a stand-in's call where it is not the caller's (library_call)
-  const ModelCall* call_;
   const std::vector<int>& node_of_rank_;
   std::unique_ptr<CostInputs> inputs_;  // on the heap: the closures in it outlive moves
   CostPlan plan_;

@@ -113,16 +113,19 @@ ModelVerdict model_decision(const ModelSettings& settings, const ModelCall& call
                                             : std::numeric_limits<double>::infinity();
   };
   // Native no longer matters once its bound beats the fastest candidate so far by twice the margin:
-  // the pick is then that candidate or a faster one, whatever native costs.
+  // the pick is then that candidate or a faster one, whatever native costs. Infinite while it must be
+  // costed whole.
+  const auto native_matters_below = [&] {
+    return native_whole || fastest.empty() ? std::numeric_limits<double>::infinity()
+                                           : fastest.front() * (1 + 2 * settings.margin);
+  };
   const auto native_settled = [&] {
-    return native_done || !native_costing ||
-           (!native_whole && !fastest.empty() &&
-            native_costing->lower_bound_us() >= fastest.front() * (1 + 2 * settings.margin));
+    return native_done || !native_costing || native_costing->lower_bound_us() >= native_matters_below();
   };
   // Costs native on from its bound up to `limit` (at least one step); true once it is done.
   const auto advance_native = [&](double limit) {
     const std::clock_t start = std::clock();
-    if (!fastest.empty() && !native_whole) limit = std::min(limit, fastest.front() * (1 + 2 * settings.margin));
+    limit = std::min(limit, native_matters_below());
     native_done = native_costing->advance(std::max(limit, native_costing->lower_bound_us()));
     verdict.native_seconds += seconds_since(start);
     if (native_done) native_us = native_costing->prediction().prediction.us;
