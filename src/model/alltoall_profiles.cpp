@@ -43,30 +43,43 @@ AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int 
 
 namespace {
 
-// A forwarding schedule's shape, per rank and step: its local copies (step 0: its own block, then
-// the packing of the others; later steps: the delivery of what arrived) and its messages, with item
-// counts; `payload` is filled with the items' bytes afterwards.
+// A forwarding schedule's shape, one step of every rank at a time: the ranks' local copies (step 0:
+// the own block, then the packing of the others; later steps: the delivery of what arrived) and
+// their messages, with item counts; `payload` is filled with the items' bytes afterwards. Kept flat,
+// a few arrays per step rather than a few per rank and step: at p = 16384 allocating the per-rank
+// lists took about 40% of counting a node_grid.
 struct CountedCopy {
   long long items = 0;
   long long payload = 0;
 };
 // `for_peer` of the items are for the receiver itself; the others are forwarded, so the engine sends
-// their sizes in a header (wire_message's rule).
+// their sizes in a header (wire_message's rule), and the receiver probes for the message.
 struct CountedMessage {
+  int sender = 0;
   int peer = 0;
   long long items = 0;
   long long for_peer = 0;
   long long payload = 0;
 };
+struct CountedProbe {
+  int receiver = 0;
+  int sender = 0;
+  long long bytes = 0;  // on the wire (fill_probe_bytes())
+};
 struct CountedStep {
-  std::vector<CountedCopy> copies;
-  std::vector<CountedMessage> messages;  // in the order they are posted
-  std::vector<int> probed;               // senders of the messages with a header, in the order received
-  std::vector<long long> probed_bytes;   // their bytes on the wire (fill_probe_bytes())
+  int copies_per_rank = 1;
+  std::vector<CountedCopy> copies;  // rank * copies_per_rank + i
+  // Each sender's messages together, [sent_by[r].first, sent_by[r].second) rank r's, in the order
+  // posted once the step is closed (close_step()); the probes grouped by receiver, rank r's from
+  // first_probe[r] to first_probe[r + 1], in the order received.
+  std::vector<CountedMessage> messages;
+  std::vector<std::pair<std::size_t, std::size_t>> sent_by;
+  std::vector<CountedProbe> probes;
+  std::vector<std::size_t> first_probe;
 };
 struct Forwarding {
   int p = 1;
-  std::vector<std::vector<CountedStep>> steps;  // per rank, per step
+  std::vector<CountedStep> steps;
   // Where an item held by `current` goes in `phase` (current itself: it stays).
   std::function<int(int phase, int current, int origin, int destination)> next_hop;
 };
@@ -78,31 +91,75 @@ long long post_order(int peer, int rank, int p) {
   return ahead < 0 ? ahead + p : ahead;
 }
 
-// Sends from the next rank up, receives from the next rank down (the forwarding schedule's orders).
-void sort_step(CountedStep& step, int rank, int p) {
-  std::sort(step.messages.begin(), step.messages.end(), [p, rank](const CountedMessage& a, const CountedMessage& b) {
-    return post_order(a.peer, rank, p) < post_order(b.peer, rank, p);
-  });
-  std::sort(step.probed.begin(), step.probed.end(),
-            [p, rank](int a, int b) { return post_order(rank, a, p) < post_order(rank, b, p); });
+// The next step of every rank.
+void begin_step(Forwarding& forwarding, int copies_per_rank) {
+  CountedStep& step = forwarding.steps.emplace_back();
+  step.copies_per_rank = copies_per_rank;
+  step.copies.reserve(static_cast<std::size_t>(forwarding.p) * copies_per_rank);
+  step.sent_by.assign(static_cast<std::size_t>(forwarding.p), {0, 0});
 }
 
-// A message of the current step from `sender` to `receiver`; the receiver probes for it if it
-// carries forwarded blocks.
-void add_message(std::vector<std::vector<CountedStep>>& steps, int sender, int receiver, long long items,
-                 long long for_peer) {
-  steps[static_cast<std::size_t>(sender)].back().messages.push_back({receiver, items, for_peer});
-  if (for_peer < items) steps[static_cast<std::size_t>(receiver)].back().probed.push_back(sender);
+// Room for the current step's messages and probes, at most `messages` of each: a list of a million
+// grown by doubling is copied and maps fresh memory at each growth.
+void expect_messages(Forwarding& forwarding, std::size_t messages) {
+  forwarding.steps.back().messages.reserve(messages);
+  forwarding.steps.back().probes.reserve(messages);
 }
 
-// Ends a phase: every rank's messages and probes of its step in the schedule's order, then the next
-// step, whose copies are the deliveries of what arrived in this one.
-void end_phase(Forwarding& forwarding, const std::vector<long long>& delivered) {
-  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank) {
-    sort_step(forwarding.steps[rank].back(), static_cast<int>(rank), forwarding.p);
-    forwarding.steps[rank].push_back({{{delivered[rank], 0}}, {}});
+// A message of the current step from `sender` to `receiver` (a sender's messages come together);
+// the receiver probes for it if it carries forwarded blocks.
+void add_message(Forwarding& forwarding, int sender, int receiver, long long items, long long for_peer) {
+  CountedStep& step = forwarding.steps.back();
+  auto& [first, end] = step.sent_by[static_cast<std::size_t>(sender)];
+  if (first == end) first = end = step.messages.size();
+  if (end != step.messages.size()) throw std::logic_error("counted Alltoall: a rank's messages are not together");
+  step.messages.push_back({sender, receiver, items, for_peer, 0});
+  ++end;
+  if (for_peer < items) step.probes.push_back({receiver, sender, 0});
+}
+
+// Closes a step: sends from the next rank up, receives from the next rank down (the forwarding
+// schedule's orders); the probes grouped by receiver (a counting sort).
+void close_step(CountedStep& step, int p) {
+  for (int rank = 0; rank < p; ++rank) {
+    const auto [first, end] = step.sent_by[static_cast<std::size_t>(rank)];
+    std::sort(step.messages.begin() + static_cast<std::ptrdiff_t>(first),
+              step.messages.begin() + static_cast<std::ptrdiff_t>(end),
+              [p, rank](const CountedMessage& a, const CountedMessage& b) {
+                return post_order(a.peer, rank, p) < post_order(b.peer, rank, p);
+              });
   }
+  step.first_probe.assign(static_cast<std::size_t>(p) + 1, 0);
+  for (const CountedProbe& probe : step.probes) ++step.first_probe[static_cast<std::size_t>(probe.receiver) + 1];
+  for (int r = 0; r < p; ++r) step.first_probe[r + 1] += step.first_probe[r];
+  std::vector<CountedProbe> grouped(step.probes.size());
+  std::vector<std::size_t> next(step.first_probe.begin(), step.first_probe.end() - 1);
+  for (const CountedProbe& probe : step.probes) grouped[next[static_cast<std::size_t>(probe.receiver)]++] = probe;
+  for (int rank = 0; rank < p; ++rank)
+    std::sort(grouped.begin() + static_cast<std::ptrdiff_t>(step.first_probe[rank]),
+              grouped.begin() + static_cast<std::ptrdiff_t>(step.first_probe[rank + 1]),
+              [p, rank](const CountedProbe& a, const CountedProbe& b) {
+                return post_order(rank, a.sender, p) < post_order(rank, b.sender, p);
+              });
+  step.probes.swap(grouped);
 }
+
+// The first step: every rank copies its own block and packs the p - 1 others.
+void begin_forwarding(Forwarding& forwarding) {
+  begin_step(forwarding, 2);
+  for (int rank = 0; rank < forwarding.p; ++rank)
+    forwarding.steps.back().copies.insert(forwarding.steps.back().copies.end(), {{1, 0}, {forwarding.p - 1LL, 0}});
+}
+
+// Ends a phase: its step is closed, and the next one's copies are the deliveries of what arrived.
+void end_phase(Forwarding& forwarding, const std::vector<long long>& delivered) {
+  close_step(forwarding.steps.back(), forwarding.p);
+  begin_step(forwarding, 1);
+  for (const long long items : delivered) forwarding.steps.back().copies.push_back({items, 0});
+}
+
+// The last step: nothing is sent in it.
+void end_forwarding(Forwarding& forwarding) { close_step(forwarding.steps.back(), forwarding.p); }
 
 // How many of lo, lo+1, ..., hi-1 are congruent to r modulo m (0 <= r < m).
 long long congruent(int lo, int hi, int r, int m) {
@@ -137,30 +194,46 @@ int hop_in(const GroupTable& groups, int ranks, int phase, int current, int dest
 // for the hop itself), and the hop's counts for b grow by X's.
 void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int phases, int n, int m,
                        const std::function<int(int group, int lane)>& rank_at) {
-  std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size()), arriving(forwarding.steps.size());
+  std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size()), arriving(forwarding.p);
+  // Of X's sub-blocks in the phase: each one's hop, and per residue r how many of its groups are ≡ r.
+  std::vector<int> hop, held_here;
+  std::vector<long long> in_part;
   for (int x = 0; x < n; ++x) held[static_cast<std::size_t>(x) * m + residue(x, m)] = 1;
   for (int j = 0; j < phases; ++j) {
     std::fill(next.begin(), next.end(), 0);
     std::fill(arriving.begin(), arriving.end(), 0);
+    std::size_t messages = 0;  // at most: every lane to the hop of every other sub-block
+    for (int x = 0; x < n; ++x)
+      messages += static_cast<std::size_t>(groups[static_cast<std::size_t>(j) * n + x].parts - 1) * m;
+    expect_messages(forwarding, messages);
     for (int x = 0; x < n; ++x) {
       const GridPhase& group = groups[static_cast<std::size_t>(j) * n + x];
       const int own = group.part_of(x);
       const long long* at_x = &held[static_cast<std::size_t>(x) * m];
+      held_here.clear();  // the residues a of sources held at X (one, in the first phase)
+      for (int a = 0; a < m; ++a)
+        if (at_x[a] != 0) held_here.push_back(a);
+      hop.resize(static_cast<std::size_t>(group.parts));
+      in_part.resize(static_cast<std::size_t>(group.parts) * m);
       for (int b = 0; b < group.parts; ++b) {
-        const int y = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
+        const int y = hop[b] = group.members[static_cast<std::size_t>(group.next_by_part[static_cast<std::size_t>(b)])];
         for (int a = 0; a < m; ++a) next[static_cast<std::size_t>(y) * m + a] += at_x[a];  // b == own: they stay
-        if (b == own) continue;
         const int lo = group.part_begin(b), hi = lo + group.part_length(b);
-        for (int lane = 0; lane < m; ++lane) {
+        for (int r = 0; r < m; ++r) in_part[static_cast<std::size_t>(b) * m + r] = congruent(lo, hi, r, m);
+      }
+      for (int lane = 0; lane < m; ++lane) {  // a lane's messages together
+        for (int b = 0; b < group.parts; ++b) {
+          if (b == own) continue;
+          const int y = hop[b], y_residue = residue(y, m);
+          const long long* groups_in_b = &in_part[static_cast<std::size_t>(b) * m];
           long long items = 0, for_peer = 0;
-          for (int a = 0; a < m; ++a) {
-            if (at_x[a] == 0) continue;
-            const int r = residue(lane - a, m);  // the destination groups B on this lane
-            items += at_x[a] * m * m * congruent(lo, hi, r, m);
-            if (residue(y, m) == r) for_peer += at_x[a] * m;  // those for group y: one item per source rank
+          for (const int a : held_here) {
+            const int r = lane >= a ? lane - a : lane - a + m;  // the destination groups B on this lane
+            items += at_x[a] * m * m * groups_in_b[r];
+            if (y_residue == r) for_peer += at_x[a] * m;  // those for group y: one item per source rank
           }
           if (items == 0) continue;
-          add_message(forwarding.steps, rank_at(x, lane), rank_at(y, lane), items, for_peer);
+          add_message(forwarding, rank_at(x, lane), rank_at(y, lane), items, for_peer);
           arriving[static_cast<std::size_t>(rank_at(y, lane))] += for_peer;
         }
       }
@@ -173,16 +246,16 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
 Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
   const GridRouting routing(p, shape);
   const auto groups = group_table(routing);
-  Forwarding forwarding{p, std::vector<std::vector<CountedStep>>(static_cast<std::size_t>(p)),
-                        [groups, p](int phase, int current, int, int destination) {
+  Forwarding forwarding{p, {}, [groups, p](int phase, int current, int, int destination) {
                           return hop_in(*groups, p, phase, current, destination);
                         }};
-  for (auto& steps : forwarding.steps) steps.push_back({{{1, 0}, {p - 1LL, 0}}, {}});  // own block, packing
+  begin_forwarding(forwarding);
   count_grid_phases(forwarding, *groups, routing.phases(), p, 1, [](int rank, int) { return rank; });
+  end_forwarding(forwarding);
   return forwarding;
 }
 
-// Empty steps where the nodes differ in size.
+// No steps where the nodes differ in size.
 Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const GridDims& between_nodes) {
   const int p = static_cast<int>(node_of_rank.size());
   auto routing = std::make_shared<const NodeGridRouting>(node_of_rank, between_nodes);
@@ -199,7 +272,6 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
   if (std::any_of(layout.members.begin(), layout.members.end(),
                   [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
     return forwarding;
-  forwarding.steps.resize(static_cast<std::size_t>(p));
   const auto rank_at = [&](int node, int lane) {
     return layout.members[static_cast<std::size_t>(node)][static_cast<std::size_t>(lane)];
   };
@@ -207,7 +279,9 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
 
   // Combine: each rank hands every other rank of its node its block for it, and its blocks for the
   // nodes B that rank handles ((A + B) mod m is its lane), m each.
-  for (auto& steps : forwarding.steps) steps.push_back({{{1, 0}, {p - 1LL, 0}}, {}});  // own block, packing
+  const std::size_t within_nodes = static_cast<std::size_t>(p) * (m - 1);  // messages
+  begin_forwarding(forwarding);
+  expect_messages(forwarding, within_nodes);
   for (int rank = 0; rank < p; ++rank) {
     const int a = layout.node_of_rank[rank];
     for (int lane = 0; lane < m; ++lane) {
@@ -215,7 +289,7 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
       if (handler == rank) continue;
       const int r = residue(lane - a, m);
       const long long bundles = congruent(0, n, r, m) - (residue(a, m) == r ? 1 : 0);  // B != A
-      add_message(forwarding.steps, rank, handler, 1 + bundles * m, 1);
+      add_message(forwarding, rank, handler, 1 + bundles * m, 1);
       arriving[handler] += 1;
     }
   }
@@ -226,6 +300,7 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
 
   // Deliver: the handler of the pairs (A, B) on node B hands each other rank of B its items, one per
   // origin on A.
+  expect_messages(forwarding, within_nodes);
   std::fill(arriving.begin(), arriving.end(), 0);
   for (int rank = 0; rank < p; ++rank) {
     const int b = layout.node_of_rank[rank];
@@ -235,11 +310,12 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
     for (int lane = 0; lane < m; ++lane) {
       const int destination = rank_at(b, lane);
       if (destination == rank) continue;
-      add_message(forwarding.steps, rank, destination, sources * m, sources * m);
+      add_message(forwarding, rank, destination, sources * m, sources * m);
       arriving[destination] += sources * m;
     }
   }
   end_phase(forwarding, arriving);
+  end_forwarding(forwarding);
   return forwarding;
 }
 
@@ -247,11 +323,9 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
 void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
   const int p = forwarding.p;
   if (blocks.uniform()) {
-    for (auto& steps : forwarding.steps) {
-      for (CountedStep& step : steps) {
-        for (CountedCopy& copy : step.copies) copy.payload = copy.items * blocks.every_pair_bytes;
-        for (CountedMessage& message : step.messages) message.payload = message.items * blocks.every_pair_bytes;
-      }
+    for (CountedStep& step : forwarding.steps) {
+      for (CountedCopy& copy : step.copies) copy.payload = copy.items * blocks.every_pair_bytes;
+      for (CountedMessage& message : step.messages) message.payload = message.items * blocks.every_pair_bytes;
     }
     return;
   }
@@ -262,20 +336,20 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
     long long bytes;
   };
   std::vector<Moving> moving, by_holder;
+  std::vector<CountedCopy>& first_copies = forwarding.steps.front().copies;
   for (int origin = 0; origin < p; ++origin) {
-    auto& first_step = forwarding.steps[static_cast<std::size_t>(origin)].front();
     for (const auto& [destination, bytes] : blocks.sending[static_cast<std::size_t>(origin)]) {
       if (destination == origin) {
-        first_step.copies[0].payload += bytes;  // the own block
+        first_copies[static_cast<std::size_t>(origin) * 2].payload += bytes;  // the own block
         continue;
       }
-      first_step.copies[1].payload += bytes;  // packed
+      first_copies[static_cast<std::size_t>(origin) * 2 + 1].payload += bytes;  // packed
       moving.push_back({origin, origin, destination, bytes});
     }
   }
-  const int phases = static_cast<int>(forwarding.steps.front().size()) - 1;
+  const int phases = static_cast<int>(forwarding.steps.size()) - 1;
   std::vector<std::size_t> start(static_cast<std::size_t>(p) + 1);
-  std::vector<std::uint32_t> message_to_peer(static_cast<std::size_t>(p));  // of the holder being routed
+  std::vector<std::size_t> message_to_peer(static_cast<std::size_t>(p));  // of the holder being routed
   for (int j = 0; j < phases && !moving.empty(); ++j) {
     std::fill(start.begin(), start.end(), 0);
     for (const Moving& block : moving) ++start[static_cast<std::size_t>(block.at) + 1];
@@ -283,22 +357,22 @@ void fill_payloads(Forwarding& forwarding, const AlltoallBlocks& blocks) {
     by_holder.resize(moving.size());
     for (const Moving& block : moving) by_holder[start[block.at]++] = block;
     moving.clear();
+    CountedStep& step = forwarding.steps[static_cast<std::size_t>(j)];
+    std::vector<CountedCopy>& delivered = forwarding.steps[static_cast<std::size_t>(j) + 1].copies;
     int indexed_holder = -1;  // whose messages message_to_peer indexes
     for (Moving block : by_holder) {
-      auto& messages = forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j)].messages;
       if (block.at != indexed_holder) {
         indexed_holder = block.at;
-        for (std::uint32_t m = 0; m < messages.size(); ++m)
-          message_to_peer[static_cast<std::size_t>(messages[m].peer)] = m;
+        for (std::size_t m = step.sent_by[block.at].first; m < step.sent_by[block.at].second; ++m)
+          message_to_peer[static_cast<std::size_t>(step.messages[m].peer)] = m;
       }
       const int next = forwarding.next_hop(j, block.at, block.origin, block.destination);
       if (next != block.at) {
-        messages[message_to_peer[static_cast<std::size_t>(next)]].payload += block.bytes;
+        step.messages[message_to_peer[static_cast<std::size_t>(next)]].payload += block.bytes;
         block.at = next;
       }
       if (block.at == block.destination) {  // delivered the step after it arrives
-        forwarding.steps[static_cast<std::size_t>(block.at)][static_cast<std::size_t>(j) + 1].copies[0].payload +=
-            block.bytes;
+        delivered[static_cast<std::size_t>(block.at)].payload += block.bytes;
       } else {
         moving.push_back(block);
       }
@@ -313,50 +387,51 @@ long long wire_bytes(const CountedMessage& message) {
   return message.payload + (header ? message.items * static_cast<long long>(sizeof(std::int64_t)) : 0);
 }
 
-// Each probed message's bytes, beside its sender in the receiver's list (which is in post order:
-// from the next rank down), filled from the senders' side: a search among ints, not messages.
+// Each probed message's bytes, in the receiver's list (which is in post order: from the next rank
+// down), filled from the senders' side.
 void fill_probe_bytes(Forwarding& forwarding) {
   const int p = forwarding.p;
-  for (auto& steps : forwarding.steps)
-    for (CountedStep& step : steps) step.probed_bytes.assign(step.probed.size(), 0);
-  for (int sender = 0; sender < p; ++sender) {
-    const auto& steps = forwarding.steps[static_cast<std::size_t>(sender)];
-    for (std::size_t s = 0; s < steps.size(); ++s) {
-      for (const CountedMessage& message : steps[s].messages) {
-        if (message.for_peer >= message.items) continue;  // no header: not probed
-        CountedStep& at = forwarding.steps[static_cast<std::size_t>(message.peer)][s];
-        const auto found =
-            std::lower_bound(at.probed.begin(), at.probed.end(), post_order(message.peer, sender, p),
-                             [&](int probed, long long order) { return post_order(message.peer, probed, p) < order; });
-        at.probed_bytes[static_cast<std::size_t>(found - at.probed.begin())] = wire_bytes(message);
-      }
+  for (CountedStep& step : forwarding.steps) {
+    for (const CountedMessage& message : step.messages) {
+      if (message.for_peer >= message.items) continue;  // no header: not probed
+      const auto begin = step.probes.begin() + static_cast<std::ptrdiff_t>(step.first_probe[message.peer]);
+      const auto end = step.probes.begin() + static_cast<std::ptrdiff_t>(step.first_probe[message.peer + 1]);
+      const auto found = std::lower_bound(begin, end, post_order(message.peer, message.sender, p),
+                                          [&](const CountedProbe& probe, long long order) {
+                                            return post_order(message.peer, probe.sender, p) < order;
+                                          });
+      found->bytes = wire_bytes(message);
     }
   }
 }
 
 RankProfile profile_of(const Forwarding& forwarding, int rank) {
-  const std::vector<CountedStep>& steps = forwarding.steps[static_cast<std::size_t>(rank)];
+  const auto r = static_cast<std::size_t>(rank);
   RankProfile profile;
-  profile.step_count = static_cast<std::uint32_t>(steps.size());
+  profile.step_count = static_cast<std::uint32_t>(forwarding.steps.size());
   std::size_t items = 0;  // at most: one allocation per rank
-  for (const CountedStep& counted : steps)
-    items += counted.copies.size() + counted.messages.size() + counted.probed.size();
+  for (const CountedStep& counted : forwarding.steps)
+    items += static_cast<std::size_t>(counted.copies_per_rank) + counted.sent_by[r].second - counted.sent_by[r].first +
+             counted.first_probe[r + 1] - counted.first_probe[r];
   profile.items.reserve(items);
-  profile.steps.reserve(steps.size());
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    const CountedStep& counted = steps[s];
+  profile.steps.reserve(forwarding.steps.size());
+  for (std::size_t s = 0; s < forwarding.steps.size(); ++s) {
+    const CountedStep& counted = forwarding.steps[s];
     ProfileStep step;
     step.step = static_cast<std::uint32_t>(s);
     step.first = static_cast<std::uint32_t>(profile.items.size());
-    for (const CountedCopy& copy : counted.copies)
+    for (int i = 0; i < counted.copies_per_rank; ++i) {
+      const CountedCopy& copy = counted.copies[r * static_cast<std::size_t>(counted.copies_per_rank) + i];
       if (copy.payload > 0) profile.items.push_back({ProfileItem::Kind::copy, false, rank, copy.payload});
-    for (const CountedMessage& message : counted.messages) {
+    }
+    for (std::size_t m = counted.sent_by[r].first; m < counted.sent_by[r].second; ++m) {
+      const CountedMessage& message = counted.messages[m];
       const long long bytes = wire_bytes(message);
       if (message.for_peer < message.items || bytes > 0)
         profile.items.push_back({ProfileItem::Kind::send, false, message.peer, bytes});
     }
-    for (std::size_t i = 0; i < counted.probed.size(); ++i)
-      profile.items.push_back({ProfileItem::Kind::probe, false, counted.probed[i], counted.probed_bytes[i]});
+    for (std::size_t i = counted.first_probe[r]; i < counted.first_probe[r + 1]; ++i)
+      profile.items.push_back({ProfileItem::Kind::probe, false, counted.probes[i].sender, counted.probes[i].bytes});
     step.count = static_cast<std::uint32_t>(profile.items.size() - step.first);
     if (step.count > 0) profile.steps.push_back(step);
   }
@@ -449,9 +524,8 @@ std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice
   fill_payloads(forwarding, blocks);
   fill_probe_bytes(forwarding);
   std::vector<RankProfile> profiles;
-  profiles.reserve(forwarding.steps.size());
-  for (std::size_t rank = 0; rank < forwarding.steps.size(); ++rank)
-    profiles.push_back(profile_of(forwarding, static_cast<int>(rank)));
+  profiles.reserve(static_cast<std::size_t>(p));
+  for (int rank = 0; rank < p; ++rank) profiles.push_back(profile_of(forwarding, rank));
   return profiles;
 }
 

@@ -60,6 +60,13 @@ Region expand_region(const Region& inner, int q, int p) {
   return outer;
 }
 
+// The leaders' node map for their flat schedule: leader i is alone on node i.
+std::vector<int> leader_nodes(int leaders) {
+  std::vector<int> nodes(static_cast<std::size_t>(leaders));
+  std::iota(nodes.begin(), nodes.end(), 0);
+  return nodes;
+}
+
 // What a non-leader takes from the leaders' schedule: its step count (every leader's has as many)
 // and its temp copies, as leader 0's, kept per thread (at 16 ranks per node, 15 of 16 built the
 // leaders' schedule for nothing).
@@ -67,9 +74,9 @@ struct LeadersShape {
   std::size_t steps = 0;
   int temp_copies = 0;
 };
-LeadersShape leaders_shape(const AlgorithmChoice& inter, const std::vector<int>& leader_nodes) {
-  return kept_per_thread(std::pair{inter.text(), leader_nodes.size()}, [&](const auto&) {
-    const Schedule first = generate_schedule(inter, leader_nodes, 0);
+LeadersShape leaders_shape(const AlgorithmChoice& inter, int leaders) {
+  return kept_per_thread(std::pair{inter.text(), leaders}, [&](const auto&) {
+    const Schedule first = generate_schedule(inter, leader_nodes(leaders), 0);
     return LeadersShape{first.steps.size(), first.temp_copies};
   });
 }
@@ -117,19 +124,14 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
   const int others = static_cast<int>(members.size()) - 1;
   const Region vector = whole_vector(Buffer::recv, p);
 
-  // The leaders' flat schedule (every leader's has as many steps: the step index is the tag).
+  // The leaders' flat schedule (every leader's has as many steps: the step index is the tag). A
+  // non-leader needs only its shape: at p = 16384, building the leaders' lists for each of the 15
+  // others of a node was a third of costing the algorithm.
   const AlgorithmChoice inter = *make_choice(params.at("inter"), {}, Collective::allreduce).choice;
-  std::vector<int> leaders(static_cast<std::size_t>(q));
-  for (int node = 0; node < q; ++node) leaders[node] = layout.members[node].front();
-  const std::vector<int> leader_nodes = [&] {
-    std::vector<int> nodes(static_cast<std::size_t>(q));
-    std::iota(nodes.begin(), nodes.end(), 0);
-    return nodes;
-  }();
   const Schedule among_leaders =
-      leader ? generate_schedule(inter, leader_nodes, layout.node_of_rank[rank]) : Schedule{};
+      leader ? generate_schedule(inter, leader_nodes(q), layout.node_of_rank[rank]) : Schedule{};
   const LeadersShape shape =
-      leader ? LeadersShape{among_leaders.steps.size(), among_leaders.temp_copies} : leaders_shape(inter, leader_nodes);
+      leader ? LeadersShape{among_leaders.steps.size(), among_leaders.temp_copies} : leaders_shape(inter, q);
 
   Schedule schedule;
   schedule.temp_copies = std::max(others, shape.temp_copies);
@@ -159,9 +161,9 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
     for (const LocalReduce& reduce : inner.reductions)
       step.reductions.push_back({expand_region(reduce.from, q, p), expand_region(reduce.into, q, p)});
     for (const Transfer& send : inner.sends)
-      step.sends.push_back({leaders[send.peer], expand_region(send.region, q, p)});
+      step.sends.push_back({layout.members[send.peer].front(), expand_region(send.region, q, p)});  // its leader
     for (const Transfer& recv : inner.recvs)
-      step.recvs.push_back({leaders[recv.peer], expand_region(recv.region, q, p)});
+      step.recvs.push_back({layout.members[recv.peer].front(), expand_region(recv.region, q, p)});
   }
   // The result back to the node's other ranks.
   Step& broadcast = schedule.steps.emplace_back();
