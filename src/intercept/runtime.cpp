@@ -122,6 +122,8 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
         mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
         mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
         session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+    log->debug("{}: {} block {}: trial calls measured {}", mpi_function_name(key.collective),
+               length > 0 ? name : "(unnamed)", bucket_text(size_bucket(block_bytes)), measured_text(session));
   }
   const std::lock_guard lock(learned_mutex_);
   learned_.push_back({static_cast<int>(key.collective), procs, mapping.nodes, mapping.ppn,

@@ -12,43 +12,112 @@
 
 namespace collshim {
 
+namespace {
+
+// The lower median: the fastest of two calls, robust to a slow outlier and, from three calls on, to a
+// lucky fast one too (the benchmarks report medians).
+double lower_median(std::vector<double> times) {
+  if (times.empty()) return 0;
+  const auto median = times.begin() + static_cast<std::ptrdiff_t>((times.size() - 1) / 2);
+  std::nth_element(times.begin(), median, times.end());
+  return *median;
+}
+
+}  // namespace
+
 TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy)
-    : candidates_(std::move(candidates)), policy_(policy) {
+    : candidates_(std::move(candidates)),
+      policy_(policy),
+      times_(candidates_.size()),
+      dropped_flags_(candidates_.size(), false) {
+  policy_.timed_calls = std::max(policy_.timed_calls, 1);
+  warming_ = policy_.warmup_calls > 0;
   // A single candidate needs no trial: it is the answer.
-  if (candidates_.size() <= 1) next_ = candidates_.size();
-  if (policy_.warmup_calls <= 0 || done()) warmed_ = candidates_.size();
+  if (candidates_.size() <= 1) {
+    warming_ = false;
+    next_ = candidates_.size();
+  }
+}
+
+bool TuningSession::needs_more(std::size_t candidate) const {
+  if (dropped_flags_[candidate]) return false;
+  const std::vector<double>& times = times_[candidate];
+  const int calls = static_cast<int>(times.size());
+  if (calls < policy_.timed_calls) return true;
+  return calls < policy_.max_timed_calls && calls * lower_median(times) < policy_.timed_seconds;
 }
 
 void TuningSession::finish_call(double agreed_seconds) {
   if (done()) return;
   ++trial_calls_;
-  if (warming()) {
-    if (++warmup_calls_made_ >= policy_.warmup_calls) {
-      warmup_calls_made_ = 0;
-      ++warmed_;
-    }
+  if (warming_) {
+    if (++warmup_calls_made_ < policy_.warmup_calls) return;
+    warmup_calls_made_ = 0;
+    if (++next_ < candidates_.size()) return;
+    warming_ = false;
+    next_ = 0;
     return;
   }
-  const int timed_so_far = ++calls_of_current_;
-  current_best_ = timed_so_far == 1 ? agreed_seconds : std::min(current_best_, agreed_seconds);
-  // Far slower than the best so far already on its first timed call: more calls would not save it.
-  const bool hopeless = best_ >= 0 && timed_so_far == 1 && agreed_seconds > policy_.drop_factor * best_seconds_;
-  if (hopeless) ++dropped_;
-  if (hopeless || timed_so_far >= policy_.timed_calls) advance();
+  std::vector<double>& times = times_[next_];
+  times.push_back(agreed_seconds);
+  if (times.size() == 1) {
+    // Far slower than the fastest first timed call so far: more calls would not save it. Native, the
+    // first candidate, is never dropped: it is what every other must beat.
+    if (next_ > 0 && fastest_first_ > 0 && agreed_seconds > policy_.drop_factor * fastest_first_) {
+      dropped_flags_[next_] = true;
+      ++dropped_;
+    } else if (fastest_first_ == 0 || agreed_seconds < fastest_first_) {
+      fastest_first_ = agreed_seconds;
+    }
+  }
+  move_on();
 }
 
-void TuningSession::advance() {
-  if (next_ == 0) first_seconds_ = current_best_;
-  if (best_ < 0 || current_best_ < best_seconds_) {
-    best_ = static_cast<int>(next_);
-    best_seconds_ = current_best_;
+void TuningSession::move_on() {
+  // The next candidate in round order that still needs a timed call.
+  for (std::size_t step = 1; step <= candidates_.size(); ++step) {
+    const std::size_t candidate = (next_ + step) % candidates_.size();
+    if (needs_more(candidate)) {
+      next_ = candidate;
+      return;
+    }
   }
-  ++next_;
-  calls_of_current_ = 0;
-  if (done() && best_ > 0 && best_seconds_ * policy_.first_margin > first_seconds_) {
+  settle();
+}
+
+void TuningSession::settle() {
+  next_ = candidates_.size();
+  best_ = 0;
+  for (std::size_t c = 0; c < candidates_.size(); ++c) {
+    if (dropped_flags_[c]) continue;
+    const double seconds = lower_median(times_[c]);
+    if (c == 0) first_seconds_ = seconds;
+    if (c == 0 || seconds < best_seconds_) {
+      best_ = c;
+      best_seconds_ = seconds;
+    }
+  }
+  // The first candidate (native) stays unless the fastest beats it by the margin.
+  if (best_ > 0 && best_seconds_ * policy_.first_margin > first_seconds_) {
     best_ = 0;
     best_seconds_ = first_seconds_;
   }
+}
+
+std::vector<TuningSession::Measured> TuningSession::measured() const {
+  std::vector<Measured> all;
+  for (std::size_t c = 0; c < candidates_.size(); ++c)
+    all.push_back({candidates_[c], lower_median(times_[c]), static_cast<int>(times_[c].size()), dropped_flags_[c]});
+  return all;
+}
+
+std::string measured_text(const TuningSession& session) {
+  std::string text;
+  for (const TuningSession::Measured& m : session.measured()) {
+    text += fmt::format("{}{} {:.1f} us ({}{})", text.empty() ? "" : ", ", m.choice->text(), m.seconds * 1e6,
+                        m.timed_calls, m.dropped ? ", dropped" : "");
+  }
+  return text;
 }
 
 Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native) {

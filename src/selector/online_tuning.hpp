@@ -7,6 +7,7 @@
 // same way and locks the same choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -18,55 +19,78 @@ namespace collshim {
 
 struct TuningPolicy {
   int warmup_calls = 1;      // untimed first calls of a candidate (its first call may set up state)
-  int timed_calls = 2;       // timed calls; a candidate's time is the fastest of them
+  int timed_calls = 2;       // timed calls at least; a candidate's time is the lower median of them
   double drop_factor = 2.0;  // a candidate whose first timed call is this much slower than the best is dropped
   // The first candidate (native) stays unless another is faster by more than this factor: within a few
   // percent the difference is the noise of a handful of calls, and passing through is never slower.
   double first_margin = 1.05;
+  // Short calls get more timed calls, up to `max_timed_calls`, until their number times the candidate's
+  // lower median reaches this much: two calls of a few microseconds cannot separate candidates 10%
+  // apart (one real node, docs/results.md), while sixteen of the model's four candidates cost a key
+  // well under a millisecond. The median, not the sum: one slow call at a job's start must not cut a
+  // candidate's trial short. Calls of half this or longer get `timed_calls`.
+  double timed_seconds = 200e-6;
+  int max_timed_calls = 16;
 };
 
-// One key on one communicator.
+// One key on one communicator. Every candidate's warm-up calls come first, in order, before any call
+// is timed: what a job pays once (connections made on first use, cold caches, communicators made
+// lazily) then lands in no candidate's time, whichever is tried first. The timed calls then go round
+// the candidates, one call each per round: whatever still drifts (a node settling after the job's
+// first calls) spreads over every candidate instead of landing on the first, native.
 class TuningSession {
  public:
   // `candidates`: the choices to try, in the same order on every rank; at least one.
   TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy);
 
   bool done() const { return next_ >= candidates_.size(); }
-  // The choice the next call runs: the candidate on trial, or the winner once done(). Every
-  // candidate's warm-up calls come first, in order, before any call is timed: what a job pays once
-  // (connections made on first use, cold caches, communicators made lazily) then lands in no
-  // candidate's time, whichever is tried first.
-  const AlgorithmChoice* current() const { return done() ? best() : candidates_[warming() ? warmed_ : next_]; }
+  // The choice the next call runs: the candidate on trial, or the winner once done().
+  const AlgorithmChoice* current() const { return done() ? best() : candidates_[next_]; }
   // True when the next call's time counts, so every rank must agree on it and pass it to finish_call().
   bool next_call_timed() const { return !done() && !warming(); }
   // After each trial call: `agreed_seconds` is the slowest rank's time of a timed call (ignored for a
   // warm-up call). The same sequence of arguments on every rank gives the same state on every rank.
   void finish_call(double agreed_seconds);
 
-  const AlgorithmChoice* best() const { return best_ < 0 ? candidates_.front() : candidates_[best_]; }
+  const AlgorithmChoice* best() const { return candidates_[best_]; }
   double best_seconds() const { return best_seconds_; }
   // The first candidate's (native's, as tuning_candidates() lists it first) time; 0 if it was never timed.
   double first_candidate_seconds() const { return first_seconds_; }
   int trial_calls() const { return trial_calls_; }
   int dropped() const { return dropped_; }
+  // What the trials measured, once done(): a candidate's time (the lower median of its timed calls)
+  // and how many timed calls it had (1 for a dropped one).
+  struct Measured {
+    const AlgorithmChoice* choice;
+    double seconds;
+    int timed_calls;
+    bool dropped;
+  };
+  std::vector<Measured> measured() const;
 
  private:
-  void advance();
-  bool warming() const { return warmed_ < candidates_.size(); }
+  bool warming() const { return warming_; }
+  bool needs_more(std::size_t candidate) const;
+  void move_on();  // to the next candidate that needs a call, or settle
+  void settle();
 
   std::vector<const AlgorithmChoice*> candidates_;
   TuningPolicy policy_;
-  std::size_t warmed_ = 0;     // candidates whose warm-up calls are done
-  int warmup_calls_made_ = 0;  // of the candidate warming up
-  std::size_t next_ = 0;
-  int calls_of_current_ = 0;  // timed calls of the candidate on trial
-  double current_best_ = 0;   // fastest timed call of the candidate on trial
-  int best_ = -1;
+  bool warming_ = true;
+  int warmup_calls_made_ = 0;               // of the candidate warming up
+  std::size_t next_ = 0;                    // the candidate the next call runs; candidates_.size() once done
+  std::vector<std::vector<double>> times_;  // the timed calls of each candidate
+  std::vector<bool> dropped_flags_;
+  double fastest_first_ = 0;  // the fastest first timed call so far (0: none yet)
+  std::size_t best_ = 0;
   double best_seconds_ = 0;
   double first_seconds_ = 0;
   int trial_calls_ = 0;
   int dropped_ = 0;
 };
+
+// What each candidate measured, for logs: "native 7.9 us (16), bruck 6.1 us (16), ring 20.0 us (1, dropped)".
+std::string measured_text(const TuningSession& session);
 
 // Who settles a key that no forcing variable or rule decided, or that online tuning re-tunes.
 enum class KeySource : std::uint8_t {
@@ -102,8 +126,17 @@ class CommTuning {
     }
     return nullptr;
   }
+  // A key that tries every candidate (online tuning without a platform, some 25 of them) keeps the
+  // policy's minimum of timed calls per candidate and drops the hopeless after one. The model's few
+  // get the extra calls of short ones and are never dropped: one call at a job's start can be many
+  // times a warm one (measured on a real node: 8 ms against 6 us), and dropping on it lost the best.
   Entry& add(Collective collective, int bucket, int properties, std::vector<const AlgorithmChoice*> candidates,
-             const TuningPolicy& policy, KeySource source = KeySource::online, ModelEvidence evidence = {}) {
+             TuningPolicy policy, KeySource source = KeySource::online, ModelEvidence evidence = {}) {
+    if (source == KeySource::online) {
+      policy.max_timed_calls = policy.timed_calls;
+    } else {
+      policy.drop_factor = std::numeric_limits<double>::infinity();
+    }
     sessions_.push_back(
         {collective, bucket, properties, TuningSession(std::move(candidates), policy), source, evidence});
     return sessions_.back();

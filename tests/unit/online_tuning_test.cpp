@@ -2,6 +2,7 @@
 // every rank choose), the selector's candidates and the rule file written at MPI_Finalize.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "selector/online_tuning.hpp"
@@ -23,6 +24,15 @@ struct ThreeChoices {
   std::vector<const AlgorithmChoice*> all() const { return {&a, &b, &c}; }
 };
 
+// A policy whose candidates get exactly `timed` timed calls, however short the calls.
+TuningPolicy fixed_calls(int warmup, int timed, double drop_factor, double first_margin) {
+  return {.warmup_calls = warmup,
+          .timed_calls = timed,
+          .drop_factor = drop_factor,
+          .first_margin = first_margin,
+          .timed_seconds = 0};
+}
+
 // Drives a session with a time per candidate (every call of a candidate takes its time).
 const AlgorithmChoice* drive(TuningSession& session, const std::map<const AlgorithmChoice*, double>& time,
                              std::vector<const AlgorithmChoice*>* ran = nullptr) {
@@ -33,14 +43,14 @@ const AlgorithmChoice* drive(TuningSession& session, const std::map<const Algori
   return session.done() ? session.best() : nullptr;
 }
 
-TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesEachInOrderAndLocksTheFastest) {
+TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesThemInRoundsAndLocksTheFastest) {
   const ThreeChoices c;
-  TuningSession session(c.all(), TuningPolicy{1, 2, 100.0, 1.0});
+  TuningSession session(c.all(), fixed_calls(1, 2, 100.0, 1.0));
   std::vector<const AlgorithmChoice*> ran;
   EXPECT_EQ(drive(session, {{&c.a, 3e-6}, {&c.b, 1e-6}, {&c.c, 2e-6}}, &ran), &c.b);
   // Every candidate's warm-up call before any timed call: what the first calls of a job pay once
-  // falls on no candidate's time.
-  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.b, &c.c, &c.a, &c.a, &c.b, &c.b, &c.c, &c.c};
+  // falls on no candidate's time. Then rounds: a drift falls on every candidate, not on the first.
+  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.b, &c.c, &c.a, &c.b, &c.c, &c.a, &c.b, &c.c};
   EXPECT_EQ(ran, expected);
   EXPECT_EQ(session.trial_calls(), 9);
   EXPECT_DOUBLE_EQ(session.best_seconds(), 1e-6);
@@ -49,9 +59,25 @@ TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesEachInOrderAndLocksTheFas
   EXPECT_FALSE(session.next_call_timed());
 }
 
+// The node slows down for the first timed calls (a job settling): in rounds the slow calls fall on
+// every candidate, so native (first) is not the one that looks slow.
+TEST(TuningSession, ADriftOverTheFirstTimedCallsFallsOnEveryCandidate) {
+  const ThreeChoices c;
+  TuningSession session({&c.a, &c.b}, fixed_calls(0, 4, 100.0, 1.05));
+  const double base[] = {1.0e-6, 1.03e-6};  // b is 3% slower: native must stay
+  int call = 0;
+  while (!session.done()) {
+    const double settling = call < 4 ? 10.0 : 1.0;  // the first four timed calls are ten times slower
+    session.finish_call(base[session.current() == &c.a ? 0 : 1] * settling);
+    ++call;
+  }
+  EXPECT_EQ(session.best(), &c.a);
+  EXPECT_DOUBLE_EQ(session.first_candidate_seconds(), 1e-6);  // lower median of 10, 10, 1, 1 (us)
+}
+
 TEST(TuningSession, WarmupTimesNeverCount) {
   const ThreeChoices c;
-  TuningSession session({&c.a, &c.b}, TuningPolicy{1, 1, 100.0, 1.0});
+  TuningSession session({&c.a, &c.b}, fixed_calls(1, 1, 100.0, 1.0));
   // b's warm-up call is very slow (it sets up state), its timed call fast: b wins.
   EXPECT_FALSE(session.next_call_timed());
   session.finish_call(1.0);  // a warm-up
@@ -68,7 +94,7 @@ TEST(TuningSession, WarmupTimesNeverCount) {
 
 TEST(TuningSession, ACandidateFarSlowerOnItsFirstTimedCallIsDropped) {
   const ThreeChoices c;
-  TuningSession session(c.all(), TuningPolicy{0, 3, 2.0, 1.0});
+  TuningSession session(c.all(), fixed_calls(0, 3, 2.0, 1.0));
   std::vector<const AlgorithmChoice*> ran;
   EXPECT_EQ(drive(session, {{&c.a, 1e-6}, {&c.b, 5e-6}, {&c.c, 1.5e-6}}, &ran), &c.a);
   EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.b), 1);  // one call, 5x the best: dropped
@@ -76,22 +102,113 @@ TEST(TuningSession, ACandidateFarSlowerOnItsFirstTimedCallIsDropped) {
   EXPECT_EQ(session.dropped(), 1);
 }
 
-TEST(TuningSession, TheFastestTimedCallOfACandidateIsItsTime) {
+// Native, the first candidate, is what every other must beat: never dropped, even when the others'
+// first calls are far faster (a dropped native would leave nothing to compare with).
+TEST(TuningSession, TheFirstCandidateIsNeverDropped) {
   const ThreeChoices c;
-  TuningSession session({&c.a, &c.b}, TuningPolicy{0, 2, 100.0, 1.0});
-  session.finish_call(4e-6);
-  session.finish_call(1e-6);  // a: 1 us at best
-  session.finish_call(2e-6);
-  session.finish_call(3e-6);  // b: 2 us at best
+  TuningSession session({&c.a, &c.b}, fixed_calls(0, 2, 2.0, 1.05));
+  for (const double t : {50e-6, 1e-6, 1e-6, 1e-6}) session.finish_call(t);  // rounds: a, b, a, b
+  ASSERT_TRUE(session.done());
+  EXPECT_EQ(session.dropped(), 0);
+  EXPECT_DOUBLE_EQ(session.first_candidate_seconds(), 1e-6);
+  EXPECT_EQ(session.best(), &c.a);  // b is not 5% faster once a is warm
+}
+
+TEST(TuningSession, TheFastestOfTwoTimedCallsIsACandidatesTime) {
+  const ThreeChoices c;
+  TuningSession session({&c.a, &c.b}, fixed_calls(0, 2, 100.0, 1.0));
+  for (const double t : {4e-6, 2e-6, 1e-6, 3e-6}) session.finish_call(t);  // rounds: a, b, a, b
+  ASSERT_TRUE(session.done());
+  EXPECT_EQ(session.best(), &c.a);  // a: 1 us at best; b: 2 us
+  EXPECT_DOUBLE_EQ(session.best_seconds(), 1e-6);
+}
+
+// From three timed calls on, the lower median: one lucky fast call does not make a candidate win.
+TEST(TuningSession, TheLowerMedianOfMoreTimedCallsResistsOneLuckyCall) {
+  const ThreeChoices c;
+  TuningSession session({&c.a, &c.b}, fixed_calls(0, 4, 100.0, 1.0));
+  // Rounds of (a, b): a steady at 5 us, b at 9 us but for one 1 us call.
+  for (const double t : {5e-6, 9e-6, 5e-6, 1e-6, 5e-6, 9e-6, 5e-6, 9e-6}) session.finish_call(t);
+  ASSERT_TRUE(session.done());
   EXPECT_EQ(session.best(), &c.a);
+  EXPECT_DOUBLE_EQ(session.first_candidate_seconds(), 5e-6);
+  const std::vector<TuningSession::Measured> measured = session.measured();
+  ASSERT_EQ(measured.size(), 2u);
+  EXPECT_DOUBLE_EQ(measured[1].seconds, 9e-6);
+  EXPECT_EQ(measured[1].timed_calls, 4);
+}
+
+// Short calls get timed until they add up to the policy's time, at most max_timed_calls each; calls
+// of half that time or more get the minimum.
+TEST(TuningSession, ShortCallsGetMoreTimedCallsUpToTheCap) {
+  const ThreeChoices c;
+  const TuningPolicy policy{
+      .warmup_calls = 0, .timed_calls = 2, .drop_factor = 100.0, .timed_seconds = 100e-6, .max_timed_calls = 16};
+  std::vector<const AlgorithmChoice*> ran;
+  TuningSession session(c.all(), policy);
+  EXPECT_EQ(drive(session, {{&c.a, 10e-6}, {&c.b, 1e-6}, {&c.c, 60e-6}}, &ran), &c.b);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.a), 10);  // 10 x 10 us reach 100 us
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.b), 16);  // 1 us calls: the cap
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), &c.c), 2);   // 60 us calls: the minimum
+  EXPECT_EQ(session.trial_calls(), 28);
+}
+
+// A job's first timed calls can be far slower than the rest: one slow call does not end a short
+// candidate's trial (the count follows the lower median, not the sum).
+TEST(TuningSession, OneSlowCallDoesNotCutAShortCandidatesTrialShort) {
+  const ThreeChoices c;
+  const TuningPolicy policy{.warmup_calls = 0, .timed_calls = 2, .drop_factor = 100.0, .timed_seconds = 100e-6};
+  TuningSession session({&c.a}, policy);  // one candidate: no trial at all
+  EXPECT_TRUE(session.done());
+  TuningSession two({&c.a, &c.b}, policy);
+  std::vector<double> a_calls;
+  for (int call = 0; call < 100 && !two.done(); ++call) {
+    const bool a = two.current() == &c.a;
+    const double t = a && a_calls.empty() ? 500e-6 : 5e-6;  // a's first call: 100 times the rest
+    if (a) a_calls.push_back(t);
+    two.finish_call(t);
+  }
+  EXPECT_EQ(a_calls.size(), 16u);
+  EXPECT_DOUBLE_EQ(two.first_candidate_seconds(), 5e-6);
+}
+
+// Online tuning of every candidate keeps two timed calls each however short the calls; the model's
+// confirmation of a few candidates gets the extra calls.
+TEST(CommTuning, OnlyTheModelsFewCandidatesGetExtraTimedCalls) {
+  const ThreeChoices c;
+  CommTuning tuning;
+  const TuningPolicy policy{.warmup_calls = 0};
+  const std::map<const AlgorithmChoice*, double> short_calls{{&c.a, 1.5e-6}, {&c.b, 1e-6}, {&c.c, 1.2e-6}};
+  CommTuning::Entry& online = tuning.add(Collective::allgather, 3, 0, c.all(), policy, KeySource::online);
+  drive(online.session, short_calls);
+  EXPECT_EQ(online.session.trial_calls(), 3 * policy.timed_calls);
+  CommTuning::Entry& confirmed = tuning.add(Collective::allgather, 4, 0, c.all(), policy, KeySource::model_confirmed);
+  drive(confirmed.session, short_calls);
+  EXPECT_EQ(confirmed.session.trial_calls(), 3 * policy.max_timed_calls);
+  EXPECT_EQ(confirmed.session.best(), &c.b);
+  // One call far slower than the rest (a job's first) drops a candidate of online tuning, not one
+  // of the model's.
+  const std::map<const AlgorithmChoice*, double> slow_b_once{{&c.a, 2e-6}, {&c.b, 1e-6}, {&c.c, 3e-6}};
+  for (const KeySource source : {KeySource::online, KeySource::model_confirmed}) {
+    CommTuning::Entry& key = tuning.add(Collective::allgather, 5, static_cast<int>(source), c.all(), policy, source);
+    bool b_first = true;
+    while (!key.session.done()) {
+      const AlgorithmChoice* now = key.session.current();
+      double t = slow_b_once.at(now);
+      if (now == &c.b && b_first) t = 1e-3, b_first = false;
+      key.session.finish_call(t);
+    }
+    EXPECT_EQ(key.session.dropped(), source == KeySource::online ? 1 : 0);
+    EXPECT_EQ(key.session.best(), source == KeySource::online ? &c.a : &c.b);
+  }
 }
 
 TEST(TuningSession, TheFirstCandidateStaysUnlessAnotherBeatsItByTheMargin) {
   const ThreeChoices c;
-  TuningSession close(c.all(), TuningPolicy{0, 1, 100.0, 1.05});
+  TuningSession close(c.all(), fixed_calls(0, 1, 100.0, 1.05));
   EXPECT_EQ(drive(close, {{&c.a, 1.0e-6}, {&c.b, 0.97e-6}, {&c.c, 2e-6}}), &c.a);  // 3% faster: noise
   EXPECT_DOUBLE_EQ(close.best_seconds(), 1.0e-6);
-  TuningSession clear(c.all(), TuningPolicy{0, 1, 100.0, 1.05});
+  TuningSession clear(c.all(), fixed_calls(0, 1, 100.0, 1.05));
   EXPECT_EQ(drive(clear, {{&c.a, 1.0e-6}, {&c.b, 0.9e-6}, {&c.c, 2e-6}}), &c.b);  // 10% faster
 }
 

@@ -120,6 +120,7 @@ struct Implementation {
   double trial_us = 0;
   std::string model_pick;
   double predicted_us = 0, predicted_native_us = 0;
+  std::string trials;  // what each candidate measured in the trial calls, for the size's comment line
 };
 
 // COLLSHIM_TOPOLOGY, as the shim reads it; a bad value stops the run.
@@ -408,7 +409,7 @@ class Bench {
                                 mapping_.nodes, mapping_.ppn, mapping_.oversubscribed};
       case_->describe(facts);
       collshim::Decision decision = selector_->decide(facts);
-      impl.source = impl.model_pick = "";
+      impl.source = impl.model_pick = impl.trials = "";
       impl.trial_calls = 0;
       impl.trial_us = impl.predicted_us = impl.predicted_native_us = 0;
       const bool model_step = decision.rule_index == collshim::Decision::no_rule && model_ != nullptr &&
@@ -417,11 +418,12 @@ class Bench {
       impl.choice = decision.choice->algorithm->passes_through ? nullptr : decision.choice;
       impl.decision = decision.choice->text();
       if (rank_ == 0)
-        std::printf(
-            "# %lld bytes: collshim runs %s (%s%s%s%s)\n", step.bytes, decision.choice->text().c_str(), decision.reason,
-            decision.choice != decision.requested ? ", fallback of " : "",
-            decision.choice != decision.requested ? decision.requested->text().c_str() : "",
-            impl.trial_calls > 0 ? (", after " + std::to_string(impl.trial_calls) + " trial calls").c_str() : "");
+        std::printf("# %lld bytes: collshim runs %s (%s%s%s%s)\n", step.bytes, decision.choice->text().c_str(),
+                    decision.reason, decision.choice != decision.requested ? ", fallback of " : "",
+                    decision.choice != decision.requested ? decision.requested->text().c_str() : "",
+                    impl.trial_calls > 0
+                        ? (", after " + std::to_string(impl.trial_calls) + " trial calls: " + impl.trials).c_str()
+                        : "");
     }
   }
 
@@ -473,6 +475,7 @@ class Bench {
     }
     MPI_Allreduce(MPI_IN_PLACE, &trial_seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
     impl.trial_us = trial_seconds * 1e6;
+    impl.trials = collshim::measured_text(key.session);
     const collshim::Decision decision = collshim::settled_decision(key, native);
     impl.source = decision.reason;
     return decision;
