@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -39,12 +40,17 @@ TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, con
   }
 }
 
-bool TuningSession::needs_more(std::size_t candidate) const {
-  if (dropped_flags_[candidate]) return false;
-  const std::vector<double>& times = times_[candidate];
-  const int calls = static_cast<int>(times.size());
-  if (calls < policy_.timed_calls) return true;
-  return calls < policy_.max_timed_calls && calls * lower_median(times) < policy_.timed_seconds;
+bool TuningSession::another_round() const {
+  // Every candidate left has had as many timed calls as native (never dropped).
+  const int rounds = static_cast<int>(times_[0].size());
+  if (rounds < policy_.timed_calls) return true;
+  if (rounds >= policy_.max_timed_calls) return false;
+  // The fastest candidate sets the count, so that a slow stretch on one candidate's first calls does
+  // not end its trial early: every candidate left gets the same number of calls.
+  double fastest = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < candidates_.size(); ++c)
+    if (!dropped_flags_[c]) fastest = std::min(fastest, lower_median(times_[c]));
+  return rounds * fastest < policy_.timed_seconds;
 }
 
 void TuningSession::finish_call(double agreed_seconds) {
@@ -74,13 +80,16 @@ void TuningSession::finish_call(double agreed_seconds) {
 }
 
 void TuningSession::move_on() {
-  // The next candidate in round order that still needs a timed call.
-  for (std::size_t step = 1; step <= candidates_.size(); ++step) {
-    const std::size_t candidate = (next_ + step) % candidates_.size();
-    if (needs_more(candidate)) {
+  // The next candidate of this round that is still in; after the last, another round or the end.
+  for (std::size_t candidate = next_ + 1; candidate < candidates_.size(); ++candidate) {
+    if (!dropped_flags_[candidate]) {
       next_ = candidate;
       return;
     }
+  }
+  if (another_round()) {
+    next_ = 0;  // native, never dropped
+    return;
   }
   settle();
 }

@@ -24,11 +24,12 @@ struct TuningPolicy {
   // The first candidate (native) stays unless another is faster by more than this factor: within a few
   // percent the difference is the noise of a handful of calls, and passing through is never slower.
   double first_margin = 1.05;
-  // Short calls get more timed calls, up to `max_timed_calls`, until their number times the candidate's
-  // lower median reaches this much: two calls of a few microseconds cannot separate candidates 10%
-  // apart (one real node, docs/results.md), while sixteen of the model's four candidates cost a key
-  // well under a millisecond. The median, not the sum: one slow call at a job's start must not cut a
-  // candidate's trial short. Calls of half this or longer get `timed_calls`.
+  // Short calls get more timed calls, in more rounds (one call per candidate each), up to
+  // `max_timed_calls`, until the rounds times the fastest candidate's lower median reach this much: two
+  // calls of a few microseconds cannot separate candidates 10% apart (one real node, docs/results.md),
+  // while sixteen of the model's four candidates cost a key well under a millisecond. The median, not
+  // the sum: one slow call at a job's start must not end the trial early. Calls of half this or
+  // longer get `timed_calls`.
   double timed_seconds = 200e-6;
   int max_timed_calls = 16;
 };
@@ -70,8 +71,8 @@ class TuningSession {
 
  private:
   bool warming() const { return warming_; }
-  bool needs_more(std::size_t candidate) const;
-  void move_on();  // to the next candidate that needs a call, or settle
+  bool another_round() const;  // once every candidate left has had this round's call
+  void move_on();              // to the next candidate of the round, the next round, or settle
   void settle();
 
   std::vector<const AlgorithmChoice*> candidates_;
