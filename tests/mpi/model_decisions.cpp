@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -33,10 +34,10 @@ int main(int argc, char** argv) {
   const MPI_Comm comm = MPI_COMM_WORLD;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
-  // More calls than a confirmed key's trials can take (native and three candidates, a warm-up call
-  // and up to 16 timed calls each, when calls are short: 68), so that every key settles and its
-  // decision runs.
-  const int repeats = 72;
+  // Calls per size: by default more than a confirmed key's trials can take (native and three
+  // candidates, a warm-up call and up to 16 timed calls each, when calls are short: 68), so that
+  // every key settles and its decision runs. Jobs with no trial calls pass fewer.
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 72;
   for (int count = 1; count <= 4096; count *= 8) {
     for (int call = 0; call < repeats; ++call) {
       const int salt = count + call;
