@@ -71,7 +71,6 @@ void TuningSession::finish_call(double agreed_seconds) {
     // first candidate, is never dropped: it is what every other must beat.
     if (next_ > 0 && fastest_first_ > 0 && agreed_seconds > policy_.drop_factor * fastest_first_) {
       dropped_flags_[next_] = true;
-      ++dropped_;
     } else if (fastest_first_ == 0 || agreed_seconds < fastest_first_) {
       fastest_first_ = agreed_seconds;
     }
@@ -96,14 +95,13 @@ void TuningSession::move_on() {
 
 void TuningSession::settle() {
   next_ = candidates_.size();
+  const std::vector<Measured> all = measured();
   best_ = 0;
-  for (std::size_t c = 0; c < candidates_.size(); ++c) {
-    if (dropped_flags_[c]) continue;
-    const double seconds = lower_median(times_[c]);
-    if (c == 0) first_seconds_ = seconds;
-    if (c == 0 || seconds < best_seconds_) {
+  first_seconds_ = best_seconds_ = all[0].seconds;  // native: never dropped
+  for (std::size_t c = 1; c < all.size(); ++c) {
+    if (!all[c].dropped && all[c].seconds < best_seconds_) {
       best_ = c;
-      best_seconds_ = seconds;
+      best_seconds_ = all[c].seconds;
     }
   }
   // The first candidate (native) stays unless the fastest beats it by the margin.

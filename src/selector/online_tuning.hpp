@@ -5,6 +5,7 @@
 // here, free of MPI: run_trial_call (trial_call.hpp) times each trial from a barrier and agrees on
 // its time (the slowest rank's, one PMPI_Allreduce(MAX) on the shadow), so every rank advances the
 // same way and locks the same choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -18,9 +19,10 @@
 namespace collshim {
 
 struct TuningPolicy {
-  int warmup_calls = 1;      // untimed first calls of a candidate (its first call may set up state)
-  int timed_calls = 2;       // timed calls at least; a candidate's time is the lower median of them
-  double drop_factor = 2.0;  // a candidate whose first timed call is this much slower than the best is dropped
+  int warmup_calls = 1;  // untimed first calls of a candidate (its first call may set up state)
+  int timed_calls = 2;   // timed calls at least; a candidate's time is the lower median of them
+  // A candidate whose first timed call is this much slower than the fastest first call so far is dropped.
+  double drop_factor = 2.0;
   // The first candidate (native) stays unless another is faster by more than this factor: within a few
   // percent the difference is the noise of a handful of calls, and passing through is never slower.
   double first_margin = 1.05;
@@ -48,7 +50,7 @@ class TuningSession {
   // The choice the next call runs: the candidate on trial, or the winner once done().
   const AlgorithmChoice* current() const { return done() ? best() : candidates_[next_]; }
   // True when the next call's time counts, so every rank must agree on it and pass it to finish_call().
-  bool next_call_timed() const { return !done() && !warming(); }
+  bool next_call_timed() const { return !done() && !warming_; }
   // After each trial call: `agreed_seconds` is the slowest rank's time of a timed call (ignored for a
   // warm-up call). The same sequence of arguments on every rank gives the same state on every rank.
   void finish_call(double agreed_seconds);
@@ -58,7 +60,7 @@ class TuningSession {
   // The first candidate's (native's, as tuning_candidates() lists it first) time; 0 if it was never timed.
   double first_candidate_seconds() const { return first_seconds_; }
   int trial_calls() const { return trial_calls_; }
-  int dropped() const { return dropped_; }
+  int dropped() const { return static_cast<int>(std::count(dropped_flags_.begin(), dropped_flags_.end(), true)); }
   // What the trials measured, once done(): a candidate's time (the lower median of its timed calls)
   // and how many timed calls it had (1 for a dropped one).
   struct Measured {
@@ -70,7 +72,6 @@ class TuningSession {
   std::vector<Measured> measured() const;
 
  private:
-  bool warming() const { return warming_; }
   bool another_round() const;  // once every candidate left has had this round's call
   void move_on();              // to the next candidate of the round, the next round, or settle
   void settle();
@@ -87,7 +88,6 @@ class TuningSession {
   double best_seconds_ = 0;
   double first_seconds_ = 0;
   int trial_calls_ = 0;
-  int dropped_ = 0;
 };
 
 // What each candidate measured, for logs: "native 7.9 us (16), bruck 6.1 us (16), ring 20.0 us (1, dropped)".
