@@ -15,6 +15,8 @@ import os
 import re
 import sys
 
+import summary  # beside this script
+
 PARTS = ["alltoall", "sparse_8", "power_law", "allgather", "allreduce"]
 FIELDS = ["job", "build", "part", "bytes", "native_us", "collshim_us", "oracle_us", "fastest", "collshim_ran",
           "source", "trial_calls", "trial_us", "trials"]
@@ -35,16 +37,7 @@ def job_cells(job_dir):
             m = re.match(r"# (\d+) bytes: collshim runs .*? trial calls: (.*)\)$", line.strip())
             if m:
                 trials[int(m.group(1))] = m.group(2)
-        rows = list(csv.DictReader(line for line in lines if not line.startswith("#")))
-        by_size = {}
-        for row in rows:
-            by_size.setdefault(int(row["bytes"]), {})[row["algorithm"]] = row
-        for size in sorted(by_size):
-            cells = by_size[size]
-            if "collshim" not in cells or "native" not in cells:
-                continue
-            times = {name: float(r["median_us"]) for name, r in cells.items()}
-            fastest = min(times, key=times.get)
+        for size, cells, times, fastest in summary.sizes(lines):
             shim = cells["collshim"]
             yield {"job": job, "build": job[0], "part": part, "bytes": size, "native_us": times["native"],
                    "collshim_us": times["collshim"], "oracle_us": times[fastest], "fastest": fastest,
