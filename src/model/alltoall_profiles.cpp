@@ -82,6 +82,10 @@ struct Forwarding {
   std::vector<CountedStep> steps;
   // Where an item held by `current` goes in `phase` (current itself: it stays).
   std::function<int(int phase, int current, int origin, int destination)> next_hop;
+  // The ranks whose profiles are wanted (none: every rank): only their messages and probes are kept.
+  std::vector<bool> wanted;
+
+  bool wants(int rank) const { return wanted.empty() || wanted[static_cast<std::size_t>(rank)]; }
 };
 
 // The forwarding schedule's order: from the next rank up, cyclically (peer and rank in [0, p); no
@@ -109,13 +113,14 @@ void expect_messages(Forwarding& forwarding, std::size_t messages) {
 // A message of the current step from `sender` to `receiver` (a sender's messages come together);
 // the receiver probes for it if it carries forwarded blocks.
 void add_message(Forwarding& forwarding, int sender, int receiver, long long items, long long for_peer) {
+  if (!forwarding.wants(sender) && !forwarding.wants(receiver)) return;
   CountedStep& step = forwarding.steps.back();
   auto& [first, end] = step.sent_by[static_cast<std::size_t>(sender)];
   if (first == end) first = end = step.messages.size();
   if (end != step.messages.size()) throw std::logic_error("counted Alltoall: a rank's messages are not together");
   step.messages.push_back({sender, receiver, items, for_peer, 0});
   ++end;
-  if (for_peer < items) step.probes.push_back({receiver, sender, 0});
+  if (for_peer < items && forwarding.wants(receiver)) step.probes.push_back({receiver, sender, 0});
 }
 
 // Closes a step: sends from the next rank up, receives from the next rank down (the forwarding
@@ -243,12 +248,13 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
   }
 }
 
-Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
+Forwarding grid_forwarding(int p, const std::vector<int>& shape, std::vector<bool> wanted) {
   const GridRouting routing(p, shape);
   const auto groups = group_table(routing);
   Forwarding forwarding{p, {}, [groups, p](int phase, int current, int, int destination) {
                           return hop_in(*groups, p, phase, current, destination);
                         }};
+  forwarding.wanted = std::move(wanted);
   begin_forwarding(forwarding);
   count_grid_phases(forwarding, *groups, routing.phases(), p, 1, [](int rank, int) { return rank; });
   end_forwarding(forwarding);
@@ -256,7 +262,8 @@ Forwarding grid_forwarding(int p, const std::vector<int>& shape) {
 }
 
 // No steps where the nodes differ in size.
-Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const GridDims& between_nodes) {
+Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const GridDims& between_nodes,
+                                std::vector<bool> wanted) {
   const int p = static_cast<int>(node_of_rank.size());
   auto routing = std::make_shared<const NodeGridRouting>(node_of_rank, between_nodes);
   const NodeLayout& layout = routing->layout();
@@ -269,6 +276,7 @@ Forwarding node_grid_forwarding(const std::vector<int>& node_of_rank, const Grid
                             return hop_in(*groups, n, j, node, to);
                           });
                         }};
+  forwarding.wanted = std::move(wanted);
   if (std::any_of(layout.members.begin(), layout.members.end(),
                   [m](const auto& members) { return static_cast<int>(members.size()) != m; }))
     return forwarding;
@@ -393,7 +401,7 @@ void fill_probe_bytes(Forwarding& forwarding) {
   const int p = forwarding.p;
   for (CountedStep& step : forwarding.steps) {
     for (const CountedMessage& message : step.messages) {
-      if (message.for_peer >= message.items) continue;  // no header: not probed
+      if (message.for_peer >= message.items || !forwarding.wants(message.peer)) continue;  // not probed (here)
       const auto begin = step.probes.begin() + static_cast<std::ptrdiff_t>(step.first_probe[message.peer]);
       const auto end = step.probes.begin() + static_cast<std::ptrdiff_t>(step.first_probe[message.peer + 1]);
       const auto found = std::lower_bound(begin, end, post_order(message.peer, message.sender, p),
@@ -441,7 +449,8 @@ RankProfile profile_of(const Forwarding& forwarding, int rank) {
 }  // namespace
 
 std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
-                                                  bool sends_empty_messages, int throttle) {
+                                                  bool sends_empty_messages, int throttle,
+                                                  const std::vector<int>& ranks) {
   if (order == DirectOrder::scattered && throttle < 1) throw std::invalid_argument("scattered order: throttle < 1");
   if (order == DirectOrder::exclusive_or && !std::has_single_bit(static_cast<unsigned>(std::max(p, 1))))
     throw std::invalid_argument("exclusive-or order: p not a power of two");
@@ -473,7 +482,8 @@ std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, cons
   const std::uint32_t step_count = p > 1 ? step_of(p - 1) + 1 : 1;
   std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
   std::vector<std::pair<int, long long>> sending;
-  for (int rank = 0; rank < p; ++rank) {
+  for (std::size_t i = 0; i < (ranks.empty() ? static_cast<std::size_t>(p) : ranks.size()); ++i) {
+    const int rank = ranks.empty() ? static_cast<int>(i) : ranks[i];
     // The rank's blocks in the order it posts them, the own block first: every pair's listed in that
     // order (p² of them: no sorting), or the non-empty ones sorted.
     sending.clear();
@@ -505,27 +515,36 @@ std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, cons
 }
 
 std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
-                                                   const AlltoallBlocks& blocks, bool sends_empty_messages) {
+                                                   const AlltoallBlocks& blocks, bool sends_empty_messages,
+                                                   const std::vector<int>& ranks) {
   const int p = static_cast<int>(node_of_rank.size());
   const std::string_view name = choice.algorithm->name;
   if (name == "linear" || name == "pairwise") {
     if (blocks.uniform()) return {};  // the rank symmetry serves
     return direct_alltoall_profiles(name == "linear" ? DirectOrder::from_next_rank : DirectOrder::pairwise, p, blocks,
-                                    sends_empty_messages);
+                                    sends_empty_messages, 0, ranks);
+  }
+  // Blocks of different sizes are routed one by one through every message (fill_payloads()): every
+  // rank's are kept.
+  std::vector<bool> wanted;
+  if (blocks.uniform() && !ranks.empty()) {
+    wanted.assign(static_cast<std::size_t>(p), false);
+    for (const int rank : ranks) wanted[static_cast<std::size_t>(rank)] = true;
   }
   Forwarding forwarding;
   if (name == "grid") {
-    forwarding = grid_forwarding(p, grid_shape(p, parse_grid_dims(choice.params.at("dims")).value_or(GridDims{})));
+    forwarding = grid_forwarding(p, grid_shape(p, parse_grid_dims(choice.params.at("dims")).value_or(GridDims{})),
+                                 std::move(wanted));
   } else if (name == "node_grid") {
-    forwarding =
-        node_grid_forwarding(node_of_rank, parse_node_grid_dims(choice.params.at("dims")).value_or(GridDims{1, false}));
+    forwarding = node_grid_forwarding(
+        node_of_rank, parse_node_grid_dims(choice.params.at("dims")).value_or(GridDims{1, false}), std::move(wanted));
   }
   if (forwarding.steps.empty()) return {};
   fill_payloads(forwarding, blocks);
   fill_probe_bytes(forwarding);
-  std::vector<RankProfile> profiles;
-  profiles.reserve(static_cast<std::size_t>(p));
-  for (int rank = 0; rank < p; ++rank) profiles.push_back(profile_of(forwarding, rank));
+  std::vector<RankProfile> profiles(static_cast<std::size_t>(p));
+  for (int rank = 0; rank < p; ++rank)
+    if (forwarding.wants(rank)) profiles[static_cast<std::size_t>(rank)] = profile_of(forwarding, rank);
   return profiles;
 }
 

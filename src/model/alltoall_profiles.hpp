@@ -46,9 +46,12 @@ AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int 
 // `choice`'s profiles, by rank, from counts; empty where the algorithm has none here: other
 // algorithms; node_grid on nodes of different sizes; linear and pairwise with every pair's block of
 // one size (their rank symmetry serves there). `sends_empty_messages`: the pairwise exchange posts
-// empty messages too (a library's code that it stands for, native_decision.hpp).
+// empty messages too (a library's code that it stands for, native_decision.hpp). Only `ranks`'
+// profiles (ascending; none: every rank's) are filled in where every pair's block has one size
+// (a rank symmetry then leaves a few to cost); the others are left empty.
 std::vector<RankProfile> counted_alltoall_profiles(const AlgorithmChoice& choice, const std::vector<int>& node_of_rank,
-                                                   const AlltoallBlocks& blocks, bool sends_empty_messages = false);
+                                                   const AlltoallBlocks& blocks, bool sends_empty_messages = false,
+                                                   const std::vector<int>& ranks = {});
 
 // A direct exchange (every block straight to its destination, the own block copied first), by the
 // order in which a rank posts its sends.
@@ -59,9 +62,11 @@ enum class DirectOrder {
   scattered,       // rank − 1, rank − 2, ... in rounds of `throttle` pairs (library_alltoall.hpp)
   exclusive_or,    // step k − 1: rank XOR k, p a power of two (library_alltoall.hpp)
 };
-// Its profiles, every rank's, uniform blocks included; empty blocks post no message unless
-// `sends_empty_messages`. `throttle` counts only for the scattered order.
+// Its profiles, uniform blocks included: `ranks`' (none: every rank's), the others left empty;
+// empty blocks post no message unless `sends_empty_messages`. `throttle` counts only for the
+// scattered order.
 std::vector<RankProfile> direct_alltoall_profiles(DirectOrder order, int p, const AlltoallBlocks& blocks,
-                                                  bool sends_empty_messages, int throttle = 0);
+                                                  bool sends_empty_messages, int throttle = 0,
+                                                  const std::vector<int>& ranks = {});
 
 }  // namespace collshim::model

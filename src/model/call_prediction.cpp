@@ -102,7 +102,7 @@ CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::func
 struct CostInputs {
   std::function<Schedule(int)> schedule_of;
   RankSymmetry symmetry;
-  std::function<std::vector<RankProfile>()> counted;
+  ProfilesOf counted;
   bool every_size_known = false;  // the library knows every block's size: no size headers
   bool sends_empty_messages = false;
   std::string label;
@@ -193,10 +193,12 @@ AlltoallBlocks blocks_of(const ModelCall& call) {
 }
 
 // A forwarding Alltoall's schedules list every block they move: their profiles come from counts.
-std::function<std::vector<RankProfile>()> counted_profiles(const ModelCall& call, const std::vector<int>& node_of_rank,
-                                                           const AlgorithmChoice& choice) {
+ProfilesOf counted_profiles(const ModelCall& call, const std::vector<int>& node_of_rank,
+                            const AlgorithmChoice& choice) {
   if (naming_of(call.collective) != BlockNaming::alltoall) return {};
-  return [&call, &node_of_rank, choice] { return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call)); };
+  return [&call, &node_of_rank, choice](const std::vector<int>& ranks) {
+    return counted_alltoall_profiles(choice, node_of_rank, blocks_of(call), false, ranks);
+  };
 }
 
 CostInputs algorithm_inputs(const ModelCall& call, const std::vector<int>& node_of_rank,
@@ -244,9 +246,11 @@ CostInputs library_inputs(const ModelCall& costed, const std::vector<int>& node_
                            " (the same messages in another order, with a rank symmetry), approximated";
     return inputs;
   }
-  std::function<std::vector<RankProfile>()> counted;
+  ProfilesOf counted;
   if (naming_of(costed.collective) == BlockNaming::alltoall && stand_in.counted) {
-    counted = [&costed, profiles = std::move(stand_in.counted)] { return profiles(blocks_of(costed)); };
+    counted = [&costed, profiles = std::move(stand_in.counted)](const std::vector<int>& ranks) {
+      return profiles(blocks_of(costed), ranks);
+    };
   }
   return {std::move(stand_in.schedule_of), stand_in.symmetry, std::move(counted), true,
           decision.sends_empty_messages,   decision.stand_in};

@@ -223,14 +223,23 @@ class CostModel {
 
   // Pass 1: the representatives' profiles (each rank is asked for once at most), then the clocks at
   // the ranks' starts.
-  void prepare(const std::function<RankProfile(int rank)>& one_profile,
-               const std::function<std::vector<RankProfile>()>& every_profile) {
+  void prepare(const std::function<RankProfile(int rank)>& one_profile, const ProfilesOf& profiles_of) {
     // Indices below are orbits, one rank costed for each (orbits_.representative_rank).
     const int ranks = orbits_.representatives();
-    // Beyond a few dozen ranks to cost, a form that gives every rank's profile at once is cheaper.
+    // Beyond a few dozen ranks to cost, a form that gives the profiles at once is cheaper: those of
+    // the representatives and of the ranks checked against them.
     constexpr int every_profile_above = 32;
     std::vector<RankProfile> every;
-    if (every_profile && ranks > every_profile_above) every = every_profile();
+    if (profiles_of && ranks > every_profile_above) {
+      std::vector<int> wanted;
+      if (ranks < call_.p) {
+        for (int r = 0; r < ranks; ++r) wanted.push_back(orbits_.representative_rank(r));
+        for (const int rank : checked_ranks())
+          if (!orbits_.is_representative(rank)) wanted.push_back(rank);
+        std::sort(wanted.begin(), wanted.end());
+      }
+      every = profiles_of(wanted);
+    }
     const auto profile_of = [&](int rank) {
       return every.empty() ? one_profile(rank) : std::move(every[static_cast<std::size_t>(rank)]);
     };
@@ -445,10 +454,17 @@ class CostModel {
   // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
   // here the middle and the last rank, unless representatives, are checked against it. Each check
   // builds a schedule, which is all the work left where one rank is costed: two, not more.
+  // Ranks spot-checked against their representatives: 0 (always a representative), p/2, p - 1.
+  std::vector<int> checked_ranks() const {
+    constexpr int samples = 3;
+    std::vector<int> ranks;
+    for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i)
+      ranks.push_back(static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1)));
+    return ranks;
+  }
+
   void check_relabeled_ranks(const std::function<RankProfile(int rank)>& profile_of) const {
-    constexpr int samples = 3;  // 0 (always a representative), p/2, p - 1
-    for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i) {
-      const int rank = static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1));
+    for (const int rank : checked_ranks()) {
       if (orbits_.is_representative(rank)) continue;
       const int orbit = orbits_.orbit_of(rank);
       const std::string mismatch =
@@ -640,8 +656,8 @@ Prediction predict(const Platform& platform, const CheckSetup& call, const std::
 
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us,
-                   const RankSymmetry& symmetry, const std::function<std::vector<RankProfile>()>& every_profile) {
-  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, every_profile);
+                   const RankSymmetry& symmetry, const ProfilesOf& profiles_of) {
+  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, profiles_of);
   stepped.advance();
   return stepped.prediction();
 }
@@ -654,9 +670,9 @@ SteppedPrediction::SteppedPrediction(const Platform& platform, const CheckSetup&
                                      const std::vector<int>& node_of_rank,
                                      const std::function<RankProfile(int rank)>& profile_of,
                                      const std::vector<double>& start_us, const RankSymmetry& symmetry,
-                                     const std::function<std::vector<RankProfile>()>& every_profile)
+                                     const ProfilesOf& profiles_of)
     : state_(std::make_unique<State>(State{CostModel(platform, call, node_of_rank, symmetry, start_us)})) {
-  state_->model.prepare(profile_of, every_profile);
+  state_->model.prepare(profile_of, profiles_of);
 }
 
 SteppedPrediction::SteppedPrediction(SteppedPrediction&&) noexcept = default;

@@ -88,6 +88,10 @@ struct RankProfile {
 };
 // Copies that move nothing (in place, or no bytes) and messages the engine skips are left out.
 RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& schedule);
+// Some ranks' profiles at once: `ranks` (ascending; none: every rank) filled in a list of p, the
+// others left empty or filled; nothing where this form is not available. Cheaper than a call per
+// rank where the profiles come from counts (alltoall_profiles.hpp).
+using ProfilesOf = std::function<std::vector<RankProfile>(const std::vector<int>& ranks)>;
 
 // `call` gives the collective's block naming, p, the bytes of every datum and the root (as for the
 // checker); node_of_rank has p entries; start_us, if given, each rank's start (p entries). The
@@ -101,13 +105,11 @@ RankProfile rank_profile(const CheckSetup& call, int rank, const Schedule& sched
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<Schedule(int rank)>& schedule_of, const std::vector<double>& start_us = {},
                    const RankSymmetry& symmetry = {});
-// The same from the ranks' profiles (`call` then only gives p). `every_profile`, if given, returns
-// all p at once (or nothing, where it cannot): a form that is cheaper than p calls of profile_of, used
-// where the symmetry leaves more than a few dozen ranks to cost.
+// The same from the ranks' profiles (`call` then only gives p). `profiles_of`, if given, is used
+// instead of profile_of where the symmetry leaves more than a few dozen ranks to cost.
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
-                   const RankSymmetry& symmetry = {},
-                   const std::function<std::vector<RankProfile>()>& every_profile = {});
+                   const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {});
 
 // The same prediction a few steps at a time, for a decision that only needs to know that an
 // algorithm loses: the profiles are taken at construction (profile_of is not kept), the steps costed
@@ -116,8 +118,7 @@ class SteppedPrediction {
  public:
   SteppedPrediction(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                     const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
-                    const RankSymmetry& symmetry = {},
-                    const std::function<std::vector<RankProfile>()>& every_profile = {});
+                    const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {});
   SteppedPrediction(SteppedPrediction&&) noexcept;
   SteppedPrediction& operator=(SteppedPrediction&&) noexcept;
   ~SteppedPrediction();

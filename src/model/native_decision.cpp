@@ -63,8 +63,9 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
                            {},
                            own->uniform_equivalent};
     if (own->direct) {
-      stand_in.counted = [p, order = *own->direct, throttle = own->throttle, empty](const AlltoallBlocks& blocks) {
-        return direct_alltoall_profiles(order, p, blocks, empty, throttle);
+      stand_in.counted = [p, order = *own->direct, throttle = own->throttle, empty](const AlltoallBlocks& blocks,
+                                                                                    const std::vector<int>& ranks) {
+        return direct_alltoall_profiles(order, p, blocks, empty, throttle, ranks);
       };
     }
     return stand_in;
@@ -74,8 +75,8 @@ NativeStandIn native_stand_in(const NativeDecision& decision, const std::vector<
   const AlgorithmChoice& choice = *parsed.choice;
   return {[choice, node_of_rank](int rank) { return generate_schedule(choice, node_of_rank, rank); },
           rank_symmetry(choice, node_of_rank),
-          [choice, node_of_rank, empty](const AlltoallBlocks& blocks) {
-            return counted_alltoall_profiles(choice, node_of_rank, blocks, empty);
+          [choice, node_of_rank, empty](const AlltoallBlocks& blocks, const std::vector<int>& ranks) {
+            return counted_alltoall_profiles(choice, node_of_rank, blocks, empty, ranks);
           }};
 }
 

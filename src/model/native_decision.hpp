@@ -72,7 +72,7 @@ struct NativeStandIn {
   RankSymmetry symmetry;
   // An Alltoall(v) stand-in's profiles from counts (alltoall_profiles.hpp), as a candidate's come,
   // not from p schedules: every rank's, or none where the rank symmetry serves. Empty: none.
-  std::function<std::vector<RankProfile>(const AlltoallBlocks&)> counted;
+  std::function<std::vector<RankProfile>(const AlltoallBlocks&, const std::vector<int>& ranks)> counted;
   // A collshim algorithm with the same messages in another order, with a rank symmetry, that costs
   // as this stand-in does where every pair's block has one size: call_prediction.cpp costs that
   // instead, marked approximated, where the stand-in's p² messages would be costed one by one beyond

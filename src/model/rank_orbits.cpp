@@ -33,12 +33,12 @@ RankOrbits::RankOrbits(const RankSymmetry& symmetry, const std::vector<int>& nod
       // Digit-wise addition with masks where every radix is a power of two (recursive doubling's 2s).
       for (const int radix : radices_) power_of_two_radices_ = power_of_two_radices_ && (radix & (radix - 1)) == 0;
       // Adding s at digit j generates the additions of multiples of s there: per digit not fixed,
-      // the smallest s (a divisor of its radix) that keeps the nodes (a row of a grid keeps nodes of
-      // 16 ranks when shifted by 16, not by 1).
+      // the smallest s (a divisor of its radix, a multiple of the declared stride) that keeps the
+      // nodes (a row of a grid keeps nodes of 16 ranks when shifted by 16, not by 1).
       steps_.assign(radices_.size(), 0);
       for (std::size_t j = 0; j < places_.size(); ++j) {
         if (symmetry.fixes(j)) continue;
-        for (int s = 1; s < radices_[j] && steps_[j] == 0; ++s) {
+        for (int s = symmetry.stride(j); s < radices_[j] && steps_[j] == 0; s += symmetry.stride(j)) {
           if (radices_[j] % s == 0 && keeps(s * places_[j], node_of_rank, start_us, switch_of_rank)) {
             steps_[j] = s;
             generators.push_back(s * places_[j]);

@@ -167,6 +167,38 @@ TEST(AlltoallProfiles, LibraryDirectExchangesEqualTheirSchedules) {
   EXPECT_EQ(direct_alltoall_profiles(DirectOrder::pairwise, 4, one_pair, true)[1].items.size(), 3u);
 }
 
+// Some ranks' profiles (the representatives a rank symmetry leaves): theirs are every rank's; the
+// others are left out, except a forwarding's over irregular blocks (each block is routed through all).
+TEST(AlltoallProfiles, SomeRanksProfilesAreThoseOfEveryRank) {
+  for (const std::string spec : {"grid", "grid:dims=3", "node_grid", "node_grid:dims=2", "linear"}) {
+    const AlgorithmChoice choice = alltoall_choice(spec);
+    for (const int p : {12, 48, 96, 128}) {
+      for (const std::vector<int>& nodes : {test::sequential(p, 4), test::round_robin(p, 3)}) {
+        std::vector<int> some;
+        for (int rank = 1; rank < p; rank += 5) some.push_back(rank);
+        for (const AlltoallBlocks& blocks : {every_pair(24), sparse(p)}) {
+          const std::string what = spec + ", p = " + std::to_string(p) + (blocks.uniform() ? ", one size" : ", sparse");
+          const std::vector<RankProfile> every = counted_alltoall_profiles(choice, nodes, blocks);
+          const std::vector<RankProfile> wanted = counted_alltoall_profiles(choice, nodes, blocks, false, some);
+          if (every.empty()) {
+            EXPECT_TRUE(wanted.empty()) << what;
+            continue;
+          }
+          ASSERT_EQ(wanted.size(), every.size()) << what;
+          for (int rank = 0; rank < p; ++rank) {
+            const bool asked = std::find(some.begin(), some.end(), rank) != some.end();
+            // A direct exchange's ranks are listed one by one, whatever the blocks.
+            if (asked || (!blocks.uniform() && spec != "linear"))
+              EXPECT_EQ(wanted[rank], every[rank]) << what << ", rank " << rank;
+            else
+              EXPECT_TRUE(wanted[rank].items.empty()) << what << ", rank " << rank << " was not asked for";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(AlltoallProfiles, OtherAlgorithmsHaveNoCountedForm) {
   const SpecParseResult bruck = parse_algorithm_spec("bruck", Collective::alltoall);
   ASSERT_TRUE(bruck.choice);

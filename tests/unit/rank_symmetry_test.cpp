@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "model/alltoall_profiles.hpp"
 #include "model/cost_model.hpp"
 #include "model/rank_orbits.hpp"
 
@@ -67,7 +68,7 @@ const std::vector<Spec> node_aware_specs = {
     {Collective::allreduce, "hierarchical:inter=ring,intra=shm"},
     {Collective::alltoall, "node_grid"},
     {Collective::alltoall, "node_grid:dims=2"},
-    {Collective::alltoall, "node_grid:dims=hypercube", 14},  // one rank per node, p = 2^k: 7 p, both maps
+    {Collective::alltoall, "node_grid:dims=hypercube", 14},  // at least one rank per node, p = 2^k: 7 p, both maps
 };
 
 AlgorithmChoice choice_of(const Spec& spec) {
@@ -374,6 +375,32 @@ TEST(SymmetricCosting, PackingTurnsItOff) {
       platform, uniform_call(Collective::allgather, 32, 64), nodes,
       [&](int rank) { return generate_schedule(choice, nodes, rank); }, {}, rank_symmetry(choice, nodes));
   EXPECT_EQ(prediction.ranks_costed, 32);
+}
+
+// At p = 1024 on nodes of 16 the representatives (256 of node_grid's 1024) are more than a few
+// dozen: their profiles come from counts (profiles_of), and the prediction is every rank's.
+TEST(SymmetricCosting, CountedProfilesOfTheRepresentativesPredictWhatEveryRankDoes) {
+  const int p = 1024;
+  const Platform platform = drifting_platform(false);
+  for (const std::string spec : {"node_grid", "node_grid:dims=2", "node_grid:dims=hypercube"}) {
+    const AlgorithmChoice choice = choice_of({Collective::alltoall, spec});
+    for (const std::vector<int>& nodes : {sequential(p, 16), round_robin(p, 64)}) {
+      const RankSymmetry symmetry = rank_symmetry(choice, nodes);
+      ASSERT_NE(symmetry.kind, RankSymmetry::Kind::none) << spec;
+      const CheckSetup call = uniform_call(Collective::alltoall, p, 8);
+      const AlltoallBlocks blocks{8, {}};
+      const std::vector<RankProfile> every = counted_alltoall_profiles(choice, nodes, blocks);
+      const auto one = [&](int rank) { return every[static_cast<std::size_t>(rank)]; };
+      const ProfilesOf some = [&](const std::vector<int>& ranks) {
+        return counted_alltoall_profiles(choice, nodes, blocks, false, ranks);
+      };
+      const Prediction every_rank = predict(platform, call, nodes, one);
+      const Prediction by_orbit = predict(platform, call, nodes, one, {}, symmetry, some);
+      EXPECT_GT(by_orbit.ranks_costed, 32) << spec << ": profiles_of is used beyond a few dozen";
+      EXPECT_LT(by_orbit.ranks_costed, p / 2) << spec;
+      EXPECT_NEAR(by_orbit.us, every_rank.us, 1e-9 * every_rank.us) << spec;
+    }
+  }
 }
 
 }  // namespace

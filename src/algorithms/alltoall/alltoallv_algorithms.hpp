@@ -22,10 +22,10 @@ RankSymmetry grid_symmetry(const std::vector<int>& node_of_rank, const Params& p
 // The same for a grid of p ranks with this shape (grid_routing.hpp); none where it has holes.
 RankSymmetry grid_digit_symmetry(int p, const std::vector<int>& shape);
 Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
-// With one rank per node node_grid is its grid among nodes (combine and deliver move nothing), so it
-// has the grid's symmetry; elsewhere none is declared: the handler of a node pair, (A + B) mod m,
-// couples a relabeling of nodes to one of local ranks, which RankSymmetry cannot express (the cost
-// model counts those schedules instead: model/alltoall_profiles.hpp).
+// On whole nodes of m ranks each, sequential or round-robin: the grid among nodes' relabelings
+// that keep every node pair's lane, (A + B) mod m, local ranks fixed (with one rank per node, the
+// grid's own symmetry). None elsewhere (the cost model counts those schedules instead:
+// model/alltoall_profiles.hpp).
 RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // An Alltoallv whose blocks are forwarded through `phases` phases (grid, node_grid), seen from one

@@ -12,7 +12,7 @@
 // The schedule is the grid's forwarding (forwarding_alltoallv_schedule): size headers on messages of
 // forwarded blocks, none on the deliveries, which the receivers know. Every rank runs K+2 phases
 // whatever its counts and its node.
-#include <set>
+#include <numeric>
 
 #include "algorithms/alltoall/alltoallv_algorithms.hpp"
 #include "algorithms/alltoall/node_grid_routing.hpp"
@@ -32,10 +32,21 @@ Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int 
 }
 
 RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
-  const int p = static_cast<int>(node_of_rank.size());
-  // One rank per node: nodes are numbered in rank order (make_node_layout), so node index = rank.
-  if (std::set<int>(node_of_rank.begin(), node_of_rank.end()).size() != node_of_rank.size()) return {};
-  return grid_digit_symmetry(p, grid_shape(p, parse_node_grid_dims(params.at("dims")).value_or(GridDims{1, false})));
+  const auto layout = shared_node_layout(node_of_rank);
+  const int nodes = static_cast<int>(layout->members.size());
+  const int m = static_cast<int>(layout->members.front().size());  // node_aware_symmetry: every node alike
+  const GridDims dims = parse_node_grid_dims(params.at("dims")).value_or(GridDims{1, false});
+  RankSymmetry among_nodes = grid_digit_symmetry(nodes, grid_shape(nodes, dims));
+  // Node A's place in the grid among nodes changes by digits, and the lane of the pair (A, B),
+  // (A + B) mod m, must not: adding x at digit j (place P, radix r) moves A by x·P, or by x·P - r·P
+  // where the digit wraps, so x must be a multiple of m / gcd(m, P) and that must divide r.
+  for (std::size_t j = 0, place = 1; j < among_nodes.radices.size(); place *= among_nodes.radices[j], ++j) {
+    const int radix = among_nodes.radices[j];
+    const int stride = m / std::gcd(m, static_cast<int>(place % m));
+    if (radix % stride != 0 || stride == radix) among_nodes.fixed.push_back(static_cast<int>(j));
+    among_nodes.strides.push_back(stride);
+  }
+  return node_aware_symmetry(node_of_rank, among_nodes);
 }
 
 }  // namespace collshim

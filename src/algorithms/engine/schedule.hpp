@@ -94,17 +94,21 @@ struct Schedule {
 //             distances);
 //   digits:   r written in the mixed radix `radices` (least significant first, product p), g adds x
 //             digit by digit without carry (recursive doubling: XOR; recursive multiplying: its
-//             stages' groups), x zero at the `fixed` digits (a node-aware algorithm's local index).
+//             stages' groups), x zero at the `fixed` digits (a node-aware algorithm's local index)
+//             and a multiple of `strides[j]` at digit j (node_grid: relabelings that keep each node
+//             pair's lane).
 struct RankSymmetry {
   enum class Kind : std::uint8_t { none, rotation, digits };
   Kind kind = Kind::none;
   int period = 1;
   std::vector<int> radices;
-  std::vector<int> fixed;  // digits: indices into radices
+  std::vector<int> fixed;    // digits: indices into radices
+  std::vector<int> strides;  // digits: per index into radices, each a divisor of its radix (none: 1)
 
   bool fixes(std::size_t digit) const {
     return std::find(fixed.begin(), fixed.end(), static_cast<int>(digit)) != fixed.end();
   }
+  int stride(std::size_t digit) const { return digit < strides.size() ? std::max(1, strides[digit]) : 1; }
 };
 
 }  // namespace collshim

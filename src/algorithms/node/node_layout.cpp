@@ -49,30 +49,36 @@ RankSymmetry node_aware_symmetry(const std::vector<int>& node_of_rank, const Ran
     }
   }
   if (!runs && !strides) return {};
-  // The node index's digits (radix, whether relabelings may change it), least significant first: a
-  // rotation by multiples of q changes the high digit of node = d0 + q·d1 (d0 < q).
-  std::vector<std::pair<int, bool>> node_digits;
+  // The node index's digits, least significant first: a rotation by multiples of q changes the high
+  // digit of node = d0 + q·d1 (d0 < q).
+  struct Digit {
+    int radix;
+    bool free;   // whether relabelings may change it
+    int stride;  // by multiples of this
+  };
+  std::vector<Digit> node_digits;
   if (among_leaders.kind == RankSymmetry::Kind::rotation) {
     if (among_leaders.period < 1 || nodes % among_leaders.period != 0) return {};
-    node_digits = {{among_leaders.period, false}, {nodes / among_leaders.period, true}};
+    node_digits = {{among_leaders.period, false, 1}, {nodes / among_leaders.period, true, 1}};
   } else if (among_leaders.kind == RankSymmetry::Kind::digits) {
     for (std::size_t i = 0; i < among_leaders.radices.size(); ++i)
-      node_digits.emplace_back(among_leaders.radices[i], !among_leaders.fixes(i));
+      node_digits.push_back({among_leaders.radices[i], !among_leaders.fixes(i), among_leaders.stride(i)});
   } else {
     return {};
   }
   // Sequential: rank = node·ppn + local; round-robin: rank = node + local·nodes.
-  std::vector<std::pair<int, bool>> digits;
-  if (runs) digits.emplace_back(ppn, false);
+  std::vector<Digit> digits;
+  if (runs) digits.push_back({ppn, false, 1});
   digits.insert(digits.end(), node_digits.begin(), node_digits.end());
-  if (!runs) digits.emplace_back(ppn, false);
+  if (!runs) digits.push_back({ppn, false, 1});
   RankSymmetry symmetry{RankSymmetry::Kind::digits};
   long long product = 1;
-  for (const auto& [radix, free] : digits) {
-    product *= radix;
-    if (radix < 2) continue;  // a digit that is always 0
-    if (!free) symmetry.fixed.push_back(static_cast<int>(symmetry.radices.size()));
-    symmetry.radices.push_back(radix);
+  for (const Digit& digit : digits) {
+    product *= digit.radix;
+    if (digit.radix < 2) continue;  // a digit that is always 0
+    if (!digit.free) symmetry.fixed.push_back(static_cast<int>(symmetry.radices.size()));
+    symmetry.radices.push_back(digit.radix);
+    symmetry.strides.push_back(digit.stride);
   }
   if (product != static_cast<long long>(node_of_rank.size()) || symmetry.fixed.size() == symmetry.radices.size())
     return {};
