@@ -64,6 +64,8 @@ const std::vector<Spec> node_aware_specs = {
     {Collective::allgather, "hierarchical:inter=recursive_doubling"},
     {Collective::allgather, "hierarchical:inter=recursive_multiplying"},
     {Collective::allgather, "hierarchical:inter=bruck,intra=shm"},
+    {Collective::allgather, "hierarchical"},  // inter=native: modelled as a direct exchange among leaders
+    {Collective::allgather, "hierarchical:intra=shm"},
     {Collective::allreduce, "hierarchical:inter=ring"},
     {Collective::allreduce, "hierarchical:inter=ring,intra=shm"},
     {Collective::alltoall, "node_grid"},
@@ -164,9 +166,6 @@ TEST(RankSymmetry, NodeAwareDeclarationsHoldForEveryRankOnWholeNodes) {
           .kind,
       RankSymmetry::Kind::none)
       << "the leaders run it in place, where its last rank copies and the others do not";
-  EXPECT_EQ(rank_symmetry(choice_of({Collective::allgather, "hierarchical"}), sequential(32, 4)).kind,
-            RankSymmetry::Kind::none)
-      << "inter=native: a library collective";
 }
 
 // The lists above cover every declaration, so a new one cannot go unchecked.

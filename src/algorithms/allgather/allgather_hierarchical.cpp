@@ -103,7 +103,8 @@ AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
 RankSymmetry hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
   const int nodes = static_cast<int>(shared_node_layout(node_of_rank)->members.size());
   const AlgorithmChoice inter = hierarchical_inter_choice(params, nodes);
-  if (inter.algorithm->passes_through) return {};  // a library collective among leaders: not ours to declare
+  // A library collective among leaders is modelled as a direct exchange, the next node first.
+  if (inter.algorithm->passes_through) return node_aware_symmetry(node_of_rank, {RankSymmetry::Kind::rotation});
   return node_aware_symmetry(node_of_rank, rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0)));
 }
 
@@ -181,7 +182,9 @@ enum HierarchicalPhase : int {
   window_out_copies,          // modelled only: the unpacking window_out does
 };
 
-// A step in which every leader sends its node's blocks of `buffer` to every other leader.
+// A step in which every leader sends its node's blocks of `buffer` to every other leader, the next
+// node up first: the same exchange seen from every node, so that it has the rotation symmetry of
+// the nodes (hierarchical_symmetry) and the model costs one leader per node orbit.
 Step leaders_direct_exchange(const NodeLayout& layout, int rank, Buffer buffer, HierarchicalPhase phase,
                              std::string_view what) {
   Step step;
@@ -189,8 +192,9 @@ Step leaders_direct_exchange(const NodeLayout& layout, int rank, Buffer buffer, 
   const int node = layout.node_of_rank[rank];
   if (layout.local_index[rank] != 0) return step;
   const auto blocks_of = [&](int n) { return Region{buffer, {layout.members[n].begin(), layout.members[n].end()}}; };
-  for (int other = 0; other < static_cast<int>(layout.members.size()); ++other) {
-    if (other == node) continue;
+  const int nodes = static_cast<int>(layout.members.size());
+  for (int k = 1; k < nodes; ++k) {
+    const int other = (node + k) % nodes;
     step.sends.push_back({layout.members[other].front(), blocks_of(node)});
     step.recvs.push_back({layout.members[other].front(), blocks_of(other)});
   }
