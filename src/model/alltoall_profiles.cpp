@@ -200,6 +200,16 @@ int hop_in(const GroupTable& groups, int ranks, int phase, int current, int dest
 void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int phases, int n, int m,
                        const std::function<int(int group, int lane)>& rank_at) {
   std::vector<long long> held(static_cast<std::size_t>(n) * m, 0), next(held.size()), arriving(forwarding.p);
+  // Each lane's rank, and whether its profile is wanted: looked up in the inner loop.
+  std::vector<int> rank_of(held.size());
+  std::vector<bool> wanted(held.size());
+  for (int x = 0; x < n; ++x) {
+    for (int lane = 0; lane < m; ++lane) {
+      const std::size_t at = static_cast<std::size_t>(x) * m + lane;
+      rank_of[at] = rank_at(x, lane);
+      wanted[at] = forwarding.wants(rank_of[at]);
+    }
+  }
   // Of X's sub-blocks in the phase: each one's hop, and per residue r how many of its groups are ≡ r.
   std::vector<int> hop, held_here;
   std::vector<long long> in_part;
@@ -227,8 +237,10 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
         for (int r = 0; r < m; ++r) in_part[static_cast<std::size_t>(b) * m + r] = congruent(lo, hi, r, m);
       }
       for (int lane = 0; lane < m; ++lane) {  // a lane's messages together
+        const std::size_t from = static_cast<std::size_t>(x) * m + lane;
         for (int b = 0; b < group.parts; ++b) {
-          if (b == own) continue;
+          const std::size_t to = static_cast<std::size_t>(hop[b]) * m + lane;
+          if (b == own || (!wanted[from] && !wanted[to])) continue;  // neither end's profile is wanted
           const int y = hop[b], y_residue = residue(y, m);
           const long long* groups_in_b = &in_part[static_cast<std::size_t>(b) * m];
           long long items = 0, for_peer = 0;
@@ -238,8 +250,8 @@ void count_grid_phases(Forwarding& forwarding, const GroupTable& groups, int pha
             if (y_residue == r) for_peer += at_x[a] * m;  // those for group y: one item per source rank
           }
           if (items == 0) continue;
-          add_message(forwarding, rank_at(x, lane), rank_at(y, lane), items, for_peer);
-          arriving[static_cast<std::size_t>(rank_at(y, lane))] += for_peer;
+          add_message(forwarding, rank_of[from], rank_of[to], items, for_peer);
+          arriving[static_cast<std::size_t>(rank_of[to])] += for_peer;
         }
       }
     }
