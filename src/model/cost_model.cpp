@@ -228,9 +228,9 @@ class CostModel {
     const int ranks = orbits_.representatives();
     // Beyond a few dozen ranks to cost, a form that gives the profiles at once is cheaper: those of
     // the representatives and of the ranks checked against them.
-    constexpr int every_profile_above = 32;
-    std::vector<RankProfile> every;
-    if (profiles_of && ranks > every_profile_above) {
+    constexpr int profiles_at_once_above = 32;
+    std::vector<RankProfile> at_once;  // p entries, the wanted ones filled; empty: one rank at a time
+    if (profiles_of && ranks > profiles_at_once_above) {
       std::vector<int> wanted;
       if (ranks < call_.p) {
         for (int r = 0; r < ranks; ++r) wanted.push_back(orbits_.representative_rank(r));
@@ -238,19 +238,19 @@ class CostModel {
           if (!orbits_.is_representative(rank)) wanted.push_back(rank);
         std::sort(wanted.begin(), wanted.end());
       }
-      every = profiles_of(wanted);
+      at_once = profiles_of(wanted);
     }
     const auto profile_of = [&](int rank) {
-      return every.empty() ? one_profile(rank) : std::move(every[static_cast<std::size_t>(rank)]);
+      return at_once.empty() ? one_profile(rank) : std::move(at_once[static_cast<std::size_t>(rank)]);
     };
     // The representatives' clocks differ (their nodes do), their schedules need not: where the
     // declared symmetry relates two of them (on one node every relabeling applies), one profile is
     // built and the other relabeled from it. The ranks checked below are built.
-    const RankOrbits declared(every.empty() ? symmetry_ : RankSymmetry{},
+    const RankOrbits declared(at_once.empty() ? symmetry_ : RankSymmetry{},
                               std::vector<int>(static_cast<std::size_t>(call_.p), 0));
     std::vector<std::optional<RankProfile>> built(static_cast<std::size_t>(declared.representatives()));
     const auto representative_profile = [&](int rank) {
-      if (declared.kind() == RankSymmetry::Kind::none || !every.empty()) return profile_of(rank);
+      if (declared.kind() == RankSymmetry::Kind::none || !at_once.empty()) return profile_of(rank);
       const int orbit = declared.orbit_of(rank), base = declared.representative_rank(orbit);
       std::optional<RankProfile>& profile = built[static_cast<std::size_t>(orbit)];
       if (!profile) profile = profile_of(base);
@@ -451,9 +451,6 @@ class CostModel {
     }
   }
 
-  // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
-  // here the middle and the last rank, unless representatives, are checked against it. Each check
-  // builds a schedule, which is all the work left where one rank is costed: two, not more.
   // Ranks spot-checked against their representatives: 0 (always a representative), p/2, p - 1.
   std::vector<int> checked_ranks() const {
     constexpr int samples = 3;
@@ -463,6 +460,9 @@ class CostModel {
     return ranks;
   }
 
+  // The symmetry is the algorithm's claim (the unit tests check it for every rank up to p = 130);
+  // here the middle and the last rank, unless representatives, are checked against it. Each check
+  // builds a schedule, which is all the work left where one rank is costed: two, not more.
   void check_relabeled_ranks(const std::function<RankProfile(int rank)>& profile_of) const {
     for (const int rank : checked_ranks()) {
       if (orbits_.is_representative(rank)) continue;

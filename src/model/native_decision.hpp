@@ -71,7 +71,8 @@ struct NativeStandIn {
   std::function<Schedule(int rank)> schedule_of;
   RankSymmetry symmetry;
   // An Alltoall(v) stand-in's profiles from counts (alltoall_profiles.hpp), as a candidate's come,
-  // not from p schedules: every rank's, or none where the rank symmetry serves. Empty: none.
+  // not from p schedules: those of `ranks` (none: every rank's), or none where the rank symmetry
+  // serves. Empty: none.
   std::function<std::vector<RankProfile>(const AlltoallBlocks&, const std::vector<int>& ranks)> counted;
   // A collshim algorithm with the same messages in another order, with a rank symmetry, that costs
   // as this stand-in does where every pair's block has one size: call_prediction.cpp costs that
