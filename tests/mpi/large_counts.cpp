@@ -1,8 +1,11 @@
 // Large counts at 2 ranks: receive buffers past 2^31 bytes, and displacements whose byte offset
 // (displacement x extent) is past 2^31. Each case runs the intercepted call (the shim's forced
 // algorithm), checks every received block against the pattern its sender wrote, then runs the native
-// PMPI_* call on the same buffers and compares checksums of the results. Buffers are anonymous
-// mappings: the gaps before far displacements are never touched, so they cost no memory.
+// PMPI_* call on the same buffers and compares checksums of the results. Every case works in the
+// same two anonymous mappings per rank (send and receive), made once: on a virtual machine the first
+// touch of fresh memory costs about 3 s per GiB (the host backs it page by page), and fresh buffers
+// for every case made this test take two minutes. Received blocks are scribbled over before every
+// call, so what an earlier case left there cannot pass for a result.
 //
 // usage: large_counts CASE...
 // cases: allgather_bytes allgather_type allgatherv_far allgatherv_huge_element alltoallv_far
@@ -23,7 +26,8 @@ constexpr std::size_t MiB = std::size_t{1} << 20;
 int rank = 0, p = 0;
 int failures = 0, checks = 0;
 
-struct Mapping {
+class Mapping {
+ public:
   explicit Mapping(std::size_t bytes) : size(bytes) {
     void* at = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (at == MAP_FAILED) {
@@ -35,9 +39,30 @@ struct Mapping {
   ~Mapping() { munmap(data, size); }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
+  // The first `bytes` of the mapping, for a case that needs that many.
+  char* first(std::size_t bytes) const {
+    if (bytes > size) {
+      std::fprintf(stderr, "large_counts: rank %d needs %zu bytes, the mapping has %zu\n", rank, bytes, size);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return data;
+  }
+
+ private:
   char* data;
   std::size_t size;
 };
+
+// The largest buffers a case uses: alltoallv_huge_element sends 2 GiB + 16 bytes, and
+// allgatherv_huge_element receives 2.5 GiB.
+Mapping& send_arena() {
+  static Mapping arena(2100 * MiB + 64 * MiB);
+  return arena;
+}
+Mapping& recv_arena() {
+  static Mapping arena(2560 * MiB);
+  return arena;
+}
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64
   x += 0x9e3779b97f4a7c15ULL;
@@ -113,16 +138,17 @@ MPI_Datatype mebibyte_type() {
 // MPI_Allgather of `count` elements of `type` (element_bytes each) per rank: > 2^31 bytes in total.
 void allgather(const std::string& name, int count, MPI_Datatype type, std::size_t element_bytes) {
   const std::size_t block = static_cast<std::size_t>(count) * element_bytes;
-  Mapping send(block), recv(block * p);
-  fill(send.data, block, rank + 1);
+  char* send = send_arena().first(block);
+  char* recv = recv_arena().first(block * p);
+  fill(send, block, rank + 1);
   std::vector<Block> blocks;
   for (int r = 0; r < p; ++r) blocks.push_back({r * block, block, static_cast<std::uint64_t>(r + 1)});
-  check(MPI_Allgather(send.data, count, type, recv.data, count, type, MPI_COMM_WORLD) == MPI_SUCCESS, name + ": rc");
-  const std::uint64_t shim = verify(name, recv.data, blocks);
-  scribble(recv.data, blocks);
-  check(PMPI_Allgather(send.data, count, type, recv.data, count, type, MPI_COMM_WORLD) == MPI_SUCCESS,
-        name + ": native rc");
-  check(sum_of(recv.data, blocks) == shim, name + ": checksum differs from native");
+  scribble(recv, blocks);
+  check(MPI_Allgather(send, count, type, recv, count, type, MPI_COMM_WORLD) == MPI_SUCCESS, name + ": rc");
+  const std::uint64_t shim = verify(name, recv, blocks);
+  scribble(recv, blocks);
+  check(PMPI_Allgather(send, count, type, recv, count, type, MPI_COMM_WORLD) == MPI_SUCCESS, name + ": native rc");
+  check(sum_of(recv, blocks) == shim, name + ": checksum differs from native");
 }
 
 // MPI_Allgatherv of 1 MiB elements: rank 0's block at 2100 MiB (displacement x extent > 2^31), the
@@ -138,19 +164,21 @@ void allgatherv_far() {
   }
   counts[0] = 24;
   displs[0] = 2100;
-  Mapping send(counts[rank] * MiB), recv((static_cast<std::size_t>(displs[0]) + counts[0]) * MiB);
-  fill(send.data, counts[rank] * MiB, 100 + rank);
+  char* send = send_arena().first(counts[rank] * MiB);
+  char* recv = recv_arena().first((static_cast<std::size_t>(displs[0]) + counts[0]) * MiB);
+  fill(send, counts[rank] * MiB, 100 + rank);
   std::vector<Block> blocks;
   for (int r = 0; r < p; ++r) blocks.push_back({displs[r] * MiB, counts[r] * MiB, static_cast<std::uint64_t>(100 + r)});
-  check(MPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
-            MPI_SUCCESS,
-        "allgatherv_far: rc");
-  const std::uint64_t shim = verify("allgatherv_far", recv.data, blocks);
-  scribble(recv.data, blocks);
-  check(PMPI_Allgatherv(send.data, counts[rank], type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
+  scribble(recv, blocks);
+  check(
+      MPI_Allgatherv(send, counts[rank], type, recv, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
+      "allgatherv_far: rc");
+  const std::uint64_t shim = verify("allgatherv_far", recv, blocks);
+  scribble(recv, blocks);
+  check(PMPI_Allgatherv(send, counts[rank], type, recv, counts.data(), displs.data(), type, MPI_COMM_WORLD) ==
             MPI_SUCCESS,
         "allgatherv_far: native rc");
-  check(sum_of(recv.data, blocks) == shim, "allgatherv_far: checksum differs from native");
+  check(sum_of(recv, blocks) == shim, "allgatherv_far: checksum differs from native");
   MPI_Type_free(&type);
 }
 
@@ -170,21 +198,23 @@ void alltoallv_far() {
       recv_end += recvcounts[r] + 1;  // and a gap
     }
   }
-  Mapping send(send_end * MiB), recv(recv_end * MiB);
+  char* send = send_arena().first(send_end * MiB);
+  char* recv = recv_arena().first(recv_end * MiB);
   for (int r = 0; r < p; ++r)
-    fill(send.data + sdispls[r] * MiB, sendcounts[r] * MiB, static_cast<std::uint64_t>(1000 + 64 * rank + r));
+    fill(send + sdispls[r] * MiB, sendcounts[r] * MiB, static_cast<std::uint64_t>(1000 + 64 * rank + r));
   std::vector<Block> blocks;
   for (int r = 0; r < p; ++r)
     blocks.push_back({rdispls[r] * MiB, recvcounts[r] * MiB, static_cast<std::uint64_t>(1000 + 64 * r + rank)});
-  check(MPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(), rdispls.data(),
-                      type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  scribble(recv, blocks);
+  check(MPI_Alltoallv(send, sendcounts.data(), sdispls.data(), type, recv, recvcounts.data(), rdispls.data(), type,
+                      MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_far: rc");
-  const std::uint64_t shim = verify("alltoallv_far", recv.data, blocks);
-  scribble(recv.data, blocks);
-  check(PMPI_Alltoallv(send.data, sendcounts.data(), sdispls.data(), type, recv.data, recvcounts.data(), rdispls.data(),
-                       type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  const std::uint64_t shim = verify("alltoallv_far", recv, blocks);
+  scribble(recv, blocks);
+  check(PMPI_Alltoallv(send, sendcounts.data(), sdispls.data(), type, recv, recvcounts.data(), rdispls.data(), type,
+                       MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_far: native rc");
-  check(sum_of(recv.data, blocks) == shim, "alltoallv_far: checksum differs from native");
+  check(sum_of(recv, blocks) == shim, "alltoallv_far: checksum differs from native");
   MPI_Type_free(&type);
 }
 
@@ -199,17 +229,21 @@ void allgatherv_huge_element() {
   const std::size_t bytes = 2560 * MiB;
   std::vector<int> counts(p, 0), displs(p, 0);
   counts[0] = rank == 0 ? 1 : 2;
-  Mapping recv(bytes);
-  if (rank == 0) fill(recv.data, bytes, 7);
+  char* recv = recv_arena().first(bytes);
   const std::vector<Block> blocks{{0, bytes, 7}};
-  const void* sendbuf = rank == 0 ? MPI_IN_PLACE : recv.data;
-  check(MPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  if (rank == 0) {
+    fill(recv, bytes, 7);
+  } else {
+    scribble(recv, blocks);
+  }
+  const void* sendbuf = rank == 0 ? MPI_IN_PLACE : recv;
+  check(MPI_Allgatherv(sendbuf, 0, type, recv, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "allgatherv_huge_element: rc");
-  const std::uint64_t shim = verify("allgatherv_huge_element", recv.data, blocks);
-  if (rank != 0) scribble(recv.data, blocks);
-  check(PMPI_Allgatherv(sendbuf, 0, type, recv.data, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
+  const std::uint64_t shim = verify("allgatherv_huge_element", recv, blocks);
+  if (rank != 0) scribble(recv, blocks);
+  check(PMPI_Allgatherv(sendbuf, 0, type, recv, counts.data(), displs.data(), type, MPI_COMM_WORLD) == MPI_SUCCESS,
         "allgatherv_huge_element: native rc");
-  check(sum_of(recv.data, blocks) == shim, "allgatherv_huge_element: checksum differs from native");
+  check(sum_of(recv, blocks) == shim, "allgatherv_huge_element: checksum differs from native");
   MPI_Type_free(&type);
   MPI_Type_free(&piece);
 }
@@ -247,18 +281,20 @@ void alltoallv_huge_element() {
     recv_bytes = huge_bytes;
     seed = 20;
   }
-  Mapping send(std::max<std::size_t>(send_bytes, 8)), recv(std::max<std::size_t>(recv_bytes, 8));
-  fill(send.data, send_bytes, 20 + rank);
+  char* send = send_arena().first(send_bytes);
+  char* recv = recv_arena().first(recv_bytes);
+  fill(send, send_bytes, 20 + rank);
   const std::vector<Block> blocks{{0, recv_bytes, seed}};
-  check(MPI_Alltoallv(send.data, sendcounts.data(), displs.data(), sendtype, recv.data, recvcounts.data(),
-                      displs.data(), recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
+  scribble(recv, blocks);
+  check(MPI_Alltoallv(send, sendcounts.data(), displs.data(), sendtype, recv, recvcounts.data(), displs.data(),
+                      recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_huge_element: rc");
-  const std::uint64_t shim = verify("alltoallv_huge_element", recv.data, blocks);
-  scribble(recv.data, blocks);
-  check(PMPI_Alltoallv(send.data, sendcounts.data(), displs.data(), sendtype, recv.data, recvcounts.data(),
-                       displs.data(), recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
+  const std::uint64_t shim = verify("alltoallv_huge_element", recv, blocks);
+  scribble(recv, blocks);
+  check(PMPI_Alltoallv(send, sendcounts.data(), displs.data(), sendtype, recv, recvcounts.data(), displs.data(),
+                       recvtype, MPI_COMM_WORLD) == MPI_SUCCESS,
         "alltoallv_huge_element: native rc");
-  check(sum_of(recv.data, blocks) == shim, "alltoallv_huge_element: checksum differs from native");
+  check(sum_of(recv, blocks) == shim, "alltoallv_huge_element: checksum differs from native");
   for (MPI_Datatype* type : {&small3, &small, &huge, &piece}) MPI_Type_free(type);
 }
 
