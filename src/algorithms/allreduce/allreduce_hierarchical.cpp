@@ -21,6 +21,7 @@
 // slot another member is still reading.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "algorithms/engine/algorithm_spec.hpp"
@@ -109,8 +110,12 @@ RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_ran
   const RankSymmetry among_leaders = rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0));
   // The leaders run `inter` in place (their recvbuf holds the node's vector), where recursive
   // doubling's and multiplying's last rank copies its vector to a temp copy and the others copy
-  // nothing: their digit symmetry does not hold here.
-  if (among_leaders.kind != RankSymmetry::Kind::rotation) return {};
+  // nothing. Where every node has members, the copy of the node's combined vector puts it there
+  // instead, one copy on every leader, and their digit symmetry holds; not with one rank per node,
+  // nor through the window (which leaves the vector in recvbuf).
+  if (among_leaders.kind != RankSymmetry::Kind::rotation &&
+      (params.at("intra") == "shm" || shared_node_layout(node_of_rank)->members.front().size() < 2))
+    return {};
   return node_aware_symmetry(node_of_rank, among_leaders);
 }
 
@@ -135,19 +140,43 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
 
   Schedule schedule;
   schedule.temp_copies = std::max(others, shape.temp_copies);
+  // Where the leaders' schedule wants the node's vector: its first step copies the send buffer
+  // (recvbuf, in place) there, recvbuf itself except on recursive doubling's or multiplying's last
+  // rank (a temp copy, which keeps its schedule every rank's relabeled). Taken only where nothing
+  // else of that schedule reads the send buffer.
+  std::optional<LocalCopy> inner_start;
+  int reads_of_send = 0;
+  for (const Step& inner : among_leaders.steps) {
+    for (const LocalCopy& copy : inner.copies) {
+      if (copy.from.buffer != Buffer::send) continue;
+      ++reads_of_send;
+      if (&inner == &among_leaders.steps.front()) inner_start = copy;
+    }
+    for (const LocalReduce& reduce : inner.reductions) reads_of_send += reduce.from.buffer == Buffer::send;
+    for (const Transfer& send : inner.sends) reads_of_send += send.region.buffer == Buffer::send;
+  }
+  if (reads_of_send != 1) inner_start.reset();
+  const bool through_window = params.at("intra") == "shm";
+  // Point to point, the combined vector goes there straight (the leaders' copy is left out); the
+  // window leaves it in recvbuf, where the leaders' own copy takes it.
+  const bool combine_into_start = inner_start && others > 0 && !through_window;
+  const Region start = combine_into_start ? expand_region(inner_start->to, q, p) : vector;
+
   // Step 0: the contribution into recv (nothing to do with MPI_IN_PLACE). Step 1: the node's other
-  // ranks send theirs to the leader, each into its own temp copy. Step 2: the leader combines them
-  // left to right, rank order: temp 0 = recv (op) temp 0, temp i = temp i-1 (op) temp i. Step 3: the
-  // last one back into recv.
+  // ranks send theirs to the leader, member i into temp copy others - i. Step 2: the leader combines
+  // them left to right, rank order: temp others-1 = recv (op) temp others-1, then temp i = temp i+1
+  // (op) temp i, down to temp 0. Step 3: temp 0 to where the leaders' schedule starts (recursive
+  // doubling's and multiplying's last temp copy is never temp 0: they have at least two).
   schedule.steps.resize(4);
   schedule.steps[0].copies.push_back({whole_vector(Buffer::send, p), vector});
   if (leader) {
-    for (int i = 0; i < others; ++i) {
-      schedule.steps[1].recvs.push_back({members[i + 1], whole_vector(Buffer::temp, p, i)});
+    for (int i = 1; i <= others; ++i) {
+      const Region receipt = whole_vector(Buffer::temp, p, others - i);
+      schedule.steps[1].recvs.push_back({members[i], receipt});
       schedule.steps[2].reductions.push_back(
-          {i == 0 ? vector : whole_vector(Buffer::temp, p, i - 1), whole_vector(Buffer::temp, p, i)});
+          {i == 1 ? vector : whole_vector(Buffer::temp, p, others - i + 1), receipt});
     }
-    if (others > 0) schedule.steps[3].copies.push_back({whole_vector(Buffer::temp, p, others - 1), vector});
+    if (others > 0) schedule.steps[3].copies.push_back({whole_vector(Buffer::temp, p, 0), start});
   } else {
     schedule.steps[1].sends.push_back({members.front(), vector});
   }
@@ -156,8 +185,10 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
   if (!leader) schedule.steps.resize(schedule.steps.size() + shape.steps);
   for (const Step& inner : among_leaders.steps) {
     Step& step = schedule.steps.emplace_back();
-    for (const LocalCopy& copy : inner.copies)
+    for (const LocalCopy& copy : inner.copies) {
+      if (combine_into_start && &inner == &among_leaders.steps.front() && copy.from.buffer == Buffer::send) continue;
       step.copies.push_back({expand_region(copy.from, q, p), expand_region(copy.to, q, p)});
+    }
     for (const LocalReduce& reduce : inner.reductions)
       step.reductions.push_back({expand_region(reduce.from, q, p), expand_region(reduce.into, q, p)});
     for (const Transfer& send : inner.sends)
