@@ -104,17 +104,41 @@ ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algor
                    }};
 }
 
+namespace {
+
+// Where a leader's schedule among the leaders wants its node's vector: its first step copies the send
+// buffer (recvbuf, in place) there, recvbuf itself except on recursive doubling's or multiplying's
+// last rank (a temp copy, which keeps its schedule every rank's relabeled). In that schedule's terms;
+// nothing where something else of it reads the send buffer (the vector must then stay in recvbuf).
+std::optional<LocalCopy> leaders_start(const Schedule& among_leaders) {
+  std::optional<LocalCopy> start;
+  int reads_of_send = 0;
+  for (const Step& inner : among_leaders.steps) {
+    for (const LocalCopy& copy : inner.copies) {
+      if (copy.from.buffer != Buffer::send) continue;
+      ++reads_of_send;
+      if (&inner == &among_leaders.steps.front()) start = copy;
+    }
+    for (const LocalReduce& reduce : inner.reductions) reads_of_send += reduce.from.buffer == Buffer::send;
+    for (const Transfer& send : inner.sends) reads_of_send += send.region.buffer == Buffer::send;
+  }
+  if (reads_of_send != 1) start.reset();
+  return start;
+}
+
+}  // namespace
+
 RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params) {
   const int nodes = static_cast<int>(shared_node_layout(node_of_rank)->members.size());
   const AlgorithmChoice inter = *make_choice(params.at("inter"), {}, Collective::allreduce).choice;
   const RankSymmetry among_leaders = rank_symmetry(inter, std::vector<int>(static_cast<std::size_t>(nodes), 0));
   // The leaders run `inter` in place (their recvbuf holds the node's vector), where recursive
   // doubling's and multiplying's last rank copies its vector to a temp copy and the others copy
-  // nothing. Where every node has members, the copy of the node's combined vector puts it there
-  // instead, one copy on every leader, and their digit symmetry holds; not with one rank per node,
-  // nor through the window (which leaves the vector in recvbuf).
+  // nothing. Where every node has members, the copy of the node's combined vector (or the window's)
+  // puts it there instead, one copy on every leader, and their digit symmetry holds; not with one
+  // rank per node.
   if (among_leaders.kind != RankSymmetry::Kind::rotation &&
-      (params.at("intra") == "shm" || shared_node_layout(node_of_rank)->members.front().size() < 2))
+      shared_node_layout(node_of_rank)->members.front().size() < 2)
     return {};
   return node_aware_symmetry(node_of_rank, among_leaders);
 }
@@ -140,26 +164,10 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
 
   Schedule schedule;
   schedule.temp_copies = std::max(others, shape.temp_copies);
-  // Where the leaders' schedule wants the node's vector: its first step copies the send buffer
-  // (recvbuf, in place) there, recvbuf itself except on recursive doubling's or multiplying's last
-  // rank (a temp copy, which keeps its schedule every rank's relabeled). Taken only where nothing
-  // else of that schedule reads the send buffer.
-  std::optional<LocalCopy> inner_start;
-  int reads_of_send = 0;
-  for (const Step& inner : among_leaders.steps) {
-    for (const LocalCopy& copy : inner.copies) {
-      if (copy.from.buffer != Buffer::send) continue;
-      ++reads_of_send;
-      if (&inner == &among_leaders.steps.front()) inner_start = copy;
-    }
-    for (const LocalReduce& reduce : inner.reductions) reads_of_send += reduce.from.buffer == Buffer::send;
-    for (const Transfer& send : inner.sends) reads_of_send += send.region.buffer == Buffer::send;
-  }
-  if (reads_of_send != 1) inner_start.reset();
-  const bool through_window = params.at("intra") == "shm";
-  // Point to point, the combined vector goes there straight (the leaders' copy is left out); the
-  // window leaves it in recvbuf, where the leaders' own copy takes it.
-  const bool combine_into_start = inner_start && others > 0 && !through_window;
+  // The node's combined vector goes straight to where the leaders' schedule starts, and that
+  // schedule's own first copy is left out (the window does the same: AllreduceWindowState).
+  const std::optional<LocalCopy> inner_start = leaders_start(among_leaders);
+  const bool combine_into_start = inner_start && others > 0;
   const Region start = combine_into_start ? expand_region(inner_start->to, q, p) : vector;
 
   // Step 0: the contribution into recv (nothing to do with MPI_IN_PLACE). Step 1: the node's other
@@ -220,10 +228,25 @@ Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, i
 
 namespace {
 
+// The temp copy a leader's schedule among the leaders starts in (leaders_start), or -1: recvbuf, or
+// not a leader with members.
+int leaders_start_copy(const std::vector<int>& node_of_rank, int rank, const Params& params) {
+  const auto shared_layout = shared_node_layout(node_of_rank);
+  const NodeLayout& layout = *shared_layout;
+  const std::vector<int>& members = layout.members[layout.node_of_rank[rank]];
+  if (members.front() != rank || members.size() < 2) return -1;
+  const int q = static_cast<int>(layout.members.size());
+  const AlgorithmChoice inter = *make_choice(params.at("inter"), {}, Collective::allreduce).choice;
+  const std::optional<LocalCopy> start =
+      leaders_start(generate_schedule(inter, leader_nodes(q), layout.node_of_rank[rank]));
+  if (!start || start->to.buffer != Buffer::temp || start->to.blocks.empty()) return -1;
+  return static_cast<int>(*start->to.blocks.begin() / q);  // block c·q + segment of temp copy c
+}
+
 class AllreduceWindowState final : public AlgorithmState {
  public:
-  AllreduceWindowState(Schedule window, Schedule point_to_point)
-      : window_(std::move(window)), point_to_point_(std::move(point_to_point)) {}
+  AllreduceWindowState(Schedule window, Schedule point_to_point, int start_copy)
+      : window_(std::move(window)), point_to_point_(std::move(point_to_point)), start_copy_(start_copy) {}
 
   // Collective over the shadow.
   int make_comms(CommContext& context) { return NodeComms::create(context.comm(), context.node_of_rank(), comms_); }
@@ -264,7 +287,9 @@ class AllreduceWindowState final : public AlgorithmState {
         keep_first_error(first_error, PMPI_Reduce_local(slot(i - 1) + offset, slot(i) + offset,
                                                         static_cast<int>(end - first), type, call.op));
       keep_first_error(first_error, comms.synchronize_window());
-      if (local == 0 || one_node) keep_first_error(first_error, copy(slot(members - 1), call.recv.base));
+      // The leader's copy goes where its schedule among the leaders starts (see the schedule).
+      if (local == 0 || one_node)
+        keep_first_error(first_error, copy(slot(members - 1), local == 0 ? start(call) : call.recv.base));
       return first_error;
     }
     if (id == combined_in_window || members == 1) return MPI_SUCCESS;
@@ -288,8 +313,15 @@ class AllreduceWindowState final : public AlgorithmState {
     return reinterpret_cast<char*>(comms_->window_base) + half + static_cast<MPI_Aint>(index) * slot_bytes_ - true_lb_;
   }
 
+  // The leader's schedule among the leaders starts in temp copy start_copy_, or in recvbuf (-1).
+  char* start(const CallLayout& call) const {
+    if (start_copy_ < 0) return call.recv.base;
+    return call.temp.base + static_cast<MPI_Aint>(start_copy_) * call.temp.copy_displacement * call.temp.extent;
+  }
+
   Schedule window_;
   Schedule point_to_point_;  // where the window cannot serve a call
+  int start_copy_;
   std::unique_ptr<NodeComms> comms_;
   long long count_ = 0;
   MPI_Aint true_lb_ = 0;
@@ -308,7 +340,8 @@ int make_allreduce_hierarchical_state(const AlgorithmChoice& choice, CommContext
     return MPI_SUCCESS;
   }
   auto made = std::make_unique<AllreduceWindowState>(
-      allreduce_hierarchical_schedule(node_of_rank, context.rank(), choice.params), std::move(point_to_point));
+      allreduce_hierarchical_schedule(node_of_rank, context.rank(), choice.params), std::move(point_to_point),
+      leaders_start_copy(node_of_rank, context.rank(), choice.params));
   if (const int rc = made->make_comms(context); rc != MPI_SUCCESS) return rc;
   state = std::move(made);
   return MPI_SUCCESS;
