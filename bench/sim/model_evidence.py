@@ -326,6 +326,7 @@ def stage_replay(args):
 
 # The columns the evidence needs, written by `--stages compact` into --evidence (committed:
 # bench/sim/model/); the measurement's other columns (library text, date, spread) are left out.
+# (Candidates compacted before 2026-11-28 lack nodes and ppn: bench/sim/shipped_table.py recovers them.)
 # The decision runs keep the placement as the shim saw it (nodes, ppn), which the analysis keys cells by
 # and gives the candidates of the same mapping and p.
 COMPACT = ["platform", "mapping", "ranks", "collective", "distribution", "bytes", "algorithm", "median_us", "decision",
@@ -345,7 +346,8 @@ def stage_compact(args):
             continue
         rows = [{k: r.get(k, "") for k in COMPACT} for path in paths for r in sim.read_csv(path)
                 if int(r["ranks"]) in args.procs]
-        columns = COMPACT[:8] if kind == "candidates" else COMPACT
+        # The candidates keep the placement too: a cyclic run with one rank per node reads `sequential`.
+        columns = COMPACT[:8] + ["nodes", "ppn"] if kind == "candidates" else COMPACT
         with open(os.path.join(args.evidence, f"{kind}.csv"), "w", newline="") as f:
             out = csv.DictWriter(f, columns, extrasaction="ignore")
             out.writeheader()
