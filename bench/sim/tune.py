@@ -7,7 +7,8 @@ selector, then once more per other library selector (`mpich`, `mvapich2`, `impi`
 one skew-free barrier (MPICH's) before every timed call in every run. Simulated time is
 deterministic: one timed call per size. Then:
 
-  rules   collshim-tune rules --robust over all platforms -> OUT/tuned.yaml (the candidate default.yaml)
+  rules   collshim-tune rules --robust over all platforms -> OUT/tuned.yaml (config/default.yaml is
+          bench/sim/shipped_table.py's, from the committed evidence)
   verify  collshim-tune verify --measured on every platform, and leave-one-platform-out: rules tuned on
           the other platforms, verified on the one left out -> OUT/verify.md
 
