@@ -24,6 +24,7 @@ Needs build/ (collshim-tune, collshim-model). No simulation runs: the evidence i
 import argparse
 import collections
 import csv
+import functools
 import glob
 import math
 import os
@@ -32,7 +33,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import smpi_common as sim  # noqa: E402  (the platforms, their placements, CSV files)
+import model_evidence as evidence  # noqa: E402  (its cells' placement key)
+import smpi_common as sim  # noqa: E402  (the platforms, their placements, CSV files, rules and verify)
 
 EVIDENCE = os.path.join(sim.HERE, "model")
 DEFAULT_TABLE = os.path.join(sim.ROOT, "config", "default.yaml")
@@ -49,18 +51,17 @@ def commit_date(path):
     return out or "uncommitted"
 
 
+@functools.cache
 def placements(platform, p):
     """The placements one run of each mapping gave the shim, in model_evidence.py's order (sequential,
     then cyclic): (mapping class, nodes, most ranks on a node). A cyclic run with one rank per node is
     classed sequential by the shim, so its compact rows carry `sequential` twice."""
     result = []
     for mapping in sim.MAPPINGS:
-        topology = sim.topology(platform, mapping, p)
-        fields = dict(item.split("=") for item in topology.split(","))
-        nodes = int(fields["nodes"])
+        nodes = sim.nodes_used(platform, mapping, p)
         ppn = -(-p // nodes)
-        result.append(("sequential" if ppn == 1 and nodes > 1 else fields["mapping"], nodes, ppn))
-    return result
+        result.append(("single_node" if nodes == 1 else "sequential" if ppn == 1 else mapping, nodes, ppn))
+    return tuple(result)
 
 
 def average_blocks(model, platform, p, ppn, mapping, pattern, sizes):
@@ -80,6 +81,7 @@ def check_natives(args, by_platform):
     for path in glob.glob(os.path.join(args.evidence, "**", "cells.csv"), recursive=True):
         for r in sim.read_csv(path):
             if r["native_us"]:
+                # cells.csv's mapping column is already model_evidence.cell_key's placement text.
                 expected[(r["platform"], r["mapping"], int(r["procs"]), r["collective"], r["pattern"],
                           int(r["bytes"]), r["selector"])] = float(r["native_us"])
     checked = 0
@@ -87,8 +89,7 @@ def check_natives(args, by_platform):
         for r in rows:
             if not r["algorithm"].startswith("smpi_"):
                 continue
-            key = (platform, f"{r['mapping']} {r['nodes']}x{r['ppn']}", r["ranks"], r["collective"],
-                   r["distribution"], r["bytes"], r["algorithm"][5:])
+            key = (platform, *evidence.cell_key(r), r["algorithm"][5:])
             if key in expected:
                 if abs(expected[key] - float(r["median_us"])) > 1e-3:
                     sys.exit(f"shipped_table: {key}: native {r['median_us']} us, cells.csv has {expected[key]}")
@@ -147,10 +148,6 @@ def stage_measurements(args):
     return paths
 
 
-def rules(args, csvs, table):
-    subprocess.run([args.tune, "rules", "--robust", *csvs, "-o", table], check=True, stdout=subprocess.DEVNULL)
-
-
 # A cell line of `collshim-tune verify --measured`: platform, library (name and version), collective,
 # variant, procs, nodes, ppn, mapping, block, what the table runs, native and table times, speedup.
 CELL = re.compile(r"^(\S+) (\S+ \S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+"
@@ -177,31 +174,6 @@ def per_library(output):
     return [f"{library}: {len(own[library])} cells, {geomean(own[library]):.2f}x its own choice (worst "
             f"{min(own[library]):.2f}x), {geomean(best[library]):.2f}x the best of four (worst {min(best[library]):.2f}x)"
             for library in sorted(own)]
-
-
-def stage_verify(args, csvs, tuned):
-    """The table on every platform's cells, and each platform left out of its own table."""
-    def verify(table, measured):
-        proc = subprocess.run([args.tune, "verify", table, "--measured", measured], capture_output=True, text=True)
-        summary = [line for line in proc.stdout.splitlines()
-                   if " cells: geometric mean" in line or line.startswith("worst cell") or "left out" in line]
-        return proc.returncode, summary + per_library(proc.stdout)
-
-    report = ["# The shipped table on the evidence (bench/sim/shipped_table.py)", "",
-              "## Tuned on every platform, verified on each (in sample)", ""]
-    for measured in csvs:
-        status, summary = verify(tuned, measured)
-        report += [f"- {os.path.basename(measured)} (exit {status}):"] + [f"  - {s}" for s in summary]
-    report += ["", "## Leave one platform out: tuned on the others, verified on it", ""]
-    for left in csvs:
-        table = os.path.join(args.out, "without-" + os.path.basename(left).replace(".csv", ".yaml"))
-        rules(args, [c for c in csvs if c != left], table)
-        status, summary = verify(table, left)
-        report += [f"- left out {os.path.basename(left)} (exit {status}):"] + [f"  - {s}" for s in summary]
-    path = os.path.join(args.out, "verify.md")
-    with open(path, "w") as f:
-        f.write("\n".join(report) + "\n")
-    print("\n".join(report))
 
 
 HEADER = """\
@@ -255,8 +227,9 @@ def main():
     args = ap.parse_args()
     csvs = stage_measurements(args)
     tuned = os.path.join(args.out, "tuned.yaml")
-    rules(args, csvs, tuned)
-    stage_verify(args, csvs, tuned)
+    sim.robust_rules(args.tune, csvs, tuned)
+    sim.verification_report(args.tune, args.out, csvs, tuned,
+                            "The shipped table on the evidence (bench/sim/shipped_table.py)", per_library)
     if args.write:
         stage_table(tuned)
 

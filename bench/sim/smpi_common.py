@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """What bench/sim's scripts share about the simulated clusters and SimGrid SMPI, written once: the
 platforms (nodes, cores per node, default process counts), SMPI's flags, the placement the shim is
-told (COLLSHIM_TOPOLOGY), the platform and host files, and reading collshim-bench's CSV files.
+told (COLLSHIM_TOPOLOGY), the platform and host files, reading collshim-bench's CSV files, and
+rules and their verification over several platforms (collshim-tune rules --robust, verify).
 
 Python scripts import it (they run from anywhere: bench/sim is the script's own folder, first on
 sys.path). The bash scripts ask it on the command line, one item a line:
@@ -13,6 +14,7 @@ sys.path). The bash scripts ask it on the command line, one item a line:
 import argparse
 import csv
 import os
+import subprocess
 import sys
 from typing import NamedTuple
 
@@ -117,13 +119,18 @@ def smpirun(platform, mapping, p, hosts=None):
             hosts or hostfile(platform, mapping)]
 
 
+def nodes_used(platform, mapping, p):
+    """How many nodes the mapping's host file puts p ranks on (sequential fills a node's cores first)."""
+    nodes, cores, _ = CLUSTERS[platform]
+    return min(nodes, -(-p // cores)) if mapping == "sequential" else min(nodes, p)
+
+
 def topology(platform, mapping, p):
     """COLLSHIM_TOPOLOGY on a contending platform, whose host per core hides the nodes from SMPI: the
     placement the host file describes (ranks per node as it fills them); None on the others."""
     if not platform.endswith("-contending"):
         return None
-    nodes, cores, _ = CLUSTERS[platform]
-    used = min(nodes, -(-p // cores)) if mapping == "sequential" else min(nodes, p)
+    used = nodes_used(platform, mapping, p)
     if used == 1:
         return "nodes=1,mapping=single_node"
     return f"nodes={used},mapping={mapping}"
@@ -136,6 +143,40 @@ def environment(platform, mapping, p, **extra):
     if placement:
         env["COLLSHIM_TOPOLOGY"] = placement
     return env
+
+
+def robust_rules(tune, csvs, table, quiet=True):
+    """collshim-tune rules --robust over several platforms' measurements -> table."""
+    subprocess.run([tune, "rules", "--robust", *csvs, "-o", table], check=True,
+                   stdout=subprocess.DEVNULL if quiet else None)
+
+
+def verification_report(tune, out, csvs, table, title, details=lambda output: []):
+    """`table` verified on each platform's measurements (collshim-tune verify --measured), then each
+    platform left out of a table tuned on the others -> OUT/verify.md (also printed). `details` adds
+    lines from a verify run's output."""
+    def verify(table, measured):
+        proc = subprocess.run([tune, "verify", table, "--measured", measured], capture_output=True, text=True)
+        summary = [line for line in proc.stdout.splitlines()
+                   if " cells: geometric mean" in line or line.startswith("worst cell") or "left out" in line]
+        return proc.returncode, summary + details(proc.stdout)
+
+    report = [f"# {title}", "", "## The table tuned on all platforms, on each", ""]
+    for measured in csvs:
+        status, summary = verify(table, measured)
+        report += [f"- {os.path.basename(measured)} (exit {status}):"] + [f"  - {s}" for s in summary]
+    report += ["", "## Leave one platform out: tuned on the others, verified on it", ""]
+    for left in csvs:
+        others = [c for c in csvs if c != left]
+        if not others:
+            continue
+        without = os.path.join(out, "without-" + os.path.basename(left).replace(".csv", ".yaml"))
+        robust_rules(tune, others, without)
+        status, summary = verify(without, left)
+        report += [f"- left out {os.path.basename(left)} (exit {status}):"] + [f"  - {s}" for s in summary]
+    with open(os.path.join(out, "verify.md"), "w") as f:
+        f.write("\n".join(report) + "\n")
+    print("\n".join(report))
 
 
 def csv_rows(lines):

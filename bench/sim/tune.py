@@ -61,33 +61,8 @@ def analyze(args):
     csvs = [os.path.join(args.out, f"{p}.csv") for p in args.platforms
             if os.path.exists(os.path.join(args.out, f"{p}.csv"))]
     tuned = os.path.join(args.out, "tuned.yaml")
-    subprocess.run([args.tune, "rules", "--robust", *csvs, "-o", tuned], check=True)
-    report = ["# Verification of the tuned tables (bench/sim/tune.py)", ""]
-
-    def verify(table, csv):
-        proc = subprocess.run([args.tune, "verify", table, "--measured", csv], capture_output=True, text=True)
-        lines = proc.stdout.strip().splitlines()
-        summary = [l for l in lines if " cells: geometric mean" in l or l.startswith("worst cell")
-                   or "left out" in l]
-        return proc.returncode, summary, proc.stdout + proc.stderr
-
-    report += ["## The table tuned on all platforms, on each", ""]
-    for csv in csvs:
-        status, summary, _ = verify(tuned, csv)
-        report += [f"- {os.path.basename(csv)} (exit {status}):"] + [f"  - {s}" for s in summary]
-    report += ["", "## Leave one platform out: tuned on the others, verified on it", ""]
-    for left in csvs:
-        others = [c for c in csvs if c != left]
-        if not others:
-            continue
-        table = os.path.join(args.out, "without-" + os.path.basename(left).replace(".csv", ".yaml"))
-        subprocess.run([args.tune, "rules", "--robust", *others, "-o", table], check=True, stdout=subprocess.DEVNULL)
-        status, summary, _ = verify(table, left)
-        report += [f"- left out {os.path.basename(left)} (exit {status}):"] + [f"  - {s}" for s in summary]
-    path = os.path.join(args.out, "verify.md")
-    with open(path, "w") as f:
-        f.write("\n".join(report) + "\n")
-    print("\n".join(report))
+    sim.robust_rules(args.tune, csvs, tuned, quiet=False)
+    sim.verification_report(args.tune, args.out, csvs, tuned, "Verification of the tuned tables (bench/sim/tune.py)")
 
 
 def main():
