@@ -95,6 +95,19 @@ void Selector::finish(const EnvironmentSettings& settings, std::vector<RuleDiagn
         if (!excluded || spec == "native")
           tuning_candidates_[c].push_back(intern(*parse_algorithm_spec(spec, info.collective).choice));
       }
+      // Each node-aware candidate's flat twin where nodes hold one rank, if that is a candidate too.
+      for (const AlgorithmChoice* candidate : tuning_candidates_[c]) {
+        const Algorithm& algorithm = *candidate->algorithm;
+        const std::string twin_text =
+            algorithm.one_rank_per_node_runs_as ? algorithm.one_rank_per_node_runs_as(candidate->params) : "";
+        const SpecParseResult twin =
+            twin_text.empty() ? SpecParseResult{} : parse_algorithm_spec(twin_text, info.collective);
+        const auto& listed = tuning_candidates_[c];
+        const auto found = std::find_if(listed.begin(), listed.end(), [&](const AlgorithmChoice* other) {
+          return twin.choice && other->algorithm == twin.choice->algorithm && other->params == twin.choice->params;
+        });
+        one_rank_per_node_twin_[c].push_back(found != listed.end() ? *found : nullptr);
+      }
     }
     // A forced choice ignores the size, so there is nothing to agree on.
     needs_agreed_size_[c] = info.size_agreement != SizeAgreement::global && !forced_[c] &&
@@ -185,9 +198,16 @@ const char* Selector::unmet_need(const AlgorithmChoice& choice, const CallFacts&
 }
 
 std::vector<const AlgorithmChoice*> Selector::tuning_candidates(const CallFacts& facts) const {
+  const int c = static_cast<int>(facts.collective);
+  const bool one_rank_per_node = facts.procs > 1 && facts.nodes == facts.procs;
+  const auto runs = [&](const AlgorithmChoice* choice) {
+    return unmet_need(*choice, facts, allreduce_reorder_) == nullptr;
+  };
   std::vector<const AlgorithmChoice*> runnable;
-  for (const AlgorithmChoice* candidate : tuning_candidates_[static_cast<int>(facts.collective)]) {
-    if (unmet_need(*candidate, facts, allreduce_reorder_) == nullptr) runnable.push_back(candidate);
+  for (std::size_t i = 0; i < tuning_candidates_[c].size(); ++i) {
+    const AlgorithmChoice* candidate = tuning_candidates_[c][i];
+    const AlgorithmChoice* twin = one_rank_per_node_twin_[c][i];
+    if (runs(candidate) && !(one_rank_per_node && twin && runs(twin))) runnable.push_back(candidate);
   }
   return runnable;
 }

@@ -82,6 +82,7 @@ class Selector {
 
   // The tuning candidates (tuning_candidates.hpp) that would run unchanged for `facts`: eligible for
   // its process count and its operation's properties. In the same order on every rank; native first.
+  // Where every node holds one rank, a node-aware candidate whose flat twin is listed is left out.
   std::vector<const AlgorithmChoice*> tuning_candidates(const CallFacts& facts) const;
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
@@ -122,6 +123,9 @@ class Selector {
   std::array<bool, collective_count> model_decides_{};
   std::vector<bool> learned_rule_;  // by rule index: from COLLSHIM_TUNE_OUT
   std::array<std::vector<const AlgorithmChoice*>, collective_count> tuning_candidates_;
+  // Per tuning candidate, the flat candidate it runs as where every node holds one rank (null: none;
+  // Algorithm::one_rank_per_node_runs_as).
+  std::array<std::vector<const AlgorithmChoice*>, collective_count> one_rank_per_node_twin_;
 };
 
 }  // namespace collshim

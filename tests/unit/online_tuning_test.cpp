@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "selector/online_tuning.hpp"
 #include "selector/selector.hpp"
@@ -293,6 +294,56 @@ TEST(OnlineTuningSelector, CandidatesAreNativeFirstAndOnlyWhatRunsUnchanged) {
   const auto floating = selector.tuning_candidates(sum);
   ASSERT_EQ(floating.size(), 1u);
   EXPECT_EQ(floating.front()->text(), "native");
+}
+
+// One rank per node: a node-aware candidate runs as a flat one (hierarchical:inter=X as X, node_grid
+// as linear or a grid among ranks), which is timed and costed once, under its own name.
+TEST(OnlineTuningSelector, OneRankPerNodeLeavesOutNodeAwareCandidatesThatRunAsAnother) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const Selector selector(environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_EXCLUDE", "pairwise;linear"}}),
+                          RuleTable{}, diagnostics);
+  auto texts = [](const std::vector<const AlgorithmChoice*>& list) {
+    std::set<std::string> names;
+    for (const AlgorithmChoice* c : list) names.insert(c->text());
+    return names;
+  };
+  const CallFacts spread{Collective::allreduce, 8, 64, MappingClass::sequential, 8, 1};
+  const CallFacts paired{Collective::allreduce, 8, 64, MappingClass::sequential, 4, 2};
+  const auto one_per_node = texts(selector.tuning_candidates(spread));
+  const auto two_per_node = texts(selector.tuning_candidates(paired));
+  // Allreduce's `inter` is always a flat candidate: every hierarchical form leaves.
+  for (const char* text : {"hierarchical", "hierarchical:inter=recursive_multiplying",
+                           "hierarchical:inter=ring,intra=shm", "hierarchical:intra=shm"}) {
+    EXPECT_FALSE(one_per_node.contains(text)) << text;
+    EXPECT_TRUE(two_per_node.contains(text)) << text;
+  }
+  for (const char* text : {"native", "recursive_doubling", "recursive_multiplying", "ring"})
+    EXPECT_TRUE(one_per_node.contains(text)) << text;
+  EXPECT_EQ(std::count_if(one_per_node.begin(), one_per_node.end(),
+                          [](const std::string& text) { return text.starts_with("hierarchical"); }),
+            0);
+
+  // Allgather's default `inter` is the library's own exchange among the leaders, an Allgatherv of its
+  // own choice, not a candidate: that form stays, and its shared-memory twin leaves.
+  const auto allgather =
+      texts(selector.tuning_candidates({Collective::allgather, 8, 64, MappingClass::sequential, 8, 1}));
+  EXPECT_TRUE(allgather.contains("hierarchical"));
+  EXPECT_FALSE(allgather.contains("hierarchical:intra=shm"));
+  EXPECT_FALSE(allgather.contains("hierarchical:inter=sparbit"));
+  EXPECT_TRUE(allgather.contains("sparbit"));
+
+  // node_grid among 8 nodes of one rank is a grid among the 8 ranks; dims=1 is `linear`, excluded
+  // here, so that form stays.
+  const auto alltoall =
+      texts(selector.tuning_candidates({Collective::alltoall, 8, 64, MappingClass::sequential, 8, 1}));
+  EXPECT_FALSE(alltoall.contains("node_grid:dims=2"));
+  EXPECT_FALSE(alltoall.contains("node_grid:dims=hypercube"));
+  EXPECT_TRUE(alltoall.contains("grid"));
+  EXPECT_TRUE(alltoall.contains("node_grid"));
+  EXPECT_FALSE(alltoall.contains("linear"));
+  const auto alltoall_paired =
+      texts(selector.tuning_candidates({Collective::alltoall, 8, 64, MappingClass::sequential, 4, 2}));
+  EXPECT_TRUE(alltoall_paired.contains("node_grid:dims=2"));
 }
 
 TEST(OnlineTuningSelector, TunesNeitherForcedCallsNorRulesLearnedBefore) {

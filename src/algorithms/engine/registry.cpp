@@ -53,6 +53,13 @@ RankSymmetry multiplying_digits(const std::vector<int>& node_of_rank, const Para
   return {RankSymmetry::Kind::digits, 1, plan->factors};
 }
 
+// Nodes of one rank each: the leaders are every rank, the node phases move nothing, and `inter`
+// runs alone; with the library's exchange among the leaders, the shared-memory window adds nothing.
+std::string hierarchical_one_rank_per_node(const Params& params) {
+  if (params.at("inter") != "native") return params.at("inter");
+  return params.at("intra") == "shm" ? "hierarchical" : "";
+}
+
 }  // namespace
 
 bool Algorithm::supports(Collective collective) const {
@@ -128,6 +135,7 @@ const std::vector<Algorithm>& algorithms() {
                     .params = {hierarchical_inter_param(list), hierarchical_intra_param()},
                     .make_schedule = hierarchical_schedule,
                     .symmetry = hierarchical_symmetry,
+                    .one_rank_per_node_runs_as = hierarchical_one_rank_per_node,
                     .make_state = make_hierarchical_state});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
@@ -155,7 +163,11 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {alltoallv, alltoall},
                     .params = {node_grid_dims_param()},
                     .make_schedule = node_grid_alltoallv_schedule,
-                    .symmetry = node_grid_symmetry});
+                    .symmetry = node_grid_symmetry,
+                    // Nodes of one rank: nothing to combine or deliver, the grid among nodes alone.
+                    .one_rank_per_node_runs_as = [](const Params& params) {
+                      return params.at("dims") == "1" ? std::string("linear") : "grid:dims=" + params.at("dims");
+                    }});
     // Alltoall only: its blocks are equal, so forwarding them log_k p times costs what the textbook says.
     list.push_back({.name = "bruck",
                     .summary = "radix-k Bruck: ceil(log_k p) phases of up to k-1 messages; blocks travel their "
@@ -209,6 +221,7 @@ const std::vector<Algorithm>& algorithms() {
                     .order_needs_consecutive_nodes = true,
                     .make_schedule = allreduce_hierarchical_schedule,
                     .symmetry = allreduce_hierarchical_symmetry,
+                    .one_rank_per_node_runs_as = hierarchical_one_rank_per_node,
                     .make_state = make_allreduce_hierarchical_state});
     // Gatherv and Scatterv: their states make each call's schedule (root- and count-dependent).
     list.push_back({.name = "linear",

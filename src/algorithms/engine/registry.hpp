@@ -61,6 +61,11 @@ struct Algorithm {
   // the cost model; empty or Kind::none: none declared. Flat algorithms' depend on p alone. The
   // unit tests check every declaration.
   std::function<RankSymmetry(const std::vector<int>& node_of_rank, const Params& params)> symmetry;
+  // Node-aware algorithms: the flat choice (spec text) this one runs as where every node holds one
+  // rank, the same messages in the same order; empty function or text: none. Tuning then leaves the
+  // node-aware form out where that choice is a candidate too (Selector::tuning_candidates): costing
+  // or timing one exchange twice buys nothing, and a duplicate takes a confirmation slot.
+  std::function<std::string(const Params& params)> one_rank_per_node_runs_as;
   StateFactory make_state = nullptr;  // null: the state is the schedule alone
   bool passes_through = false;        // `native`: hand the call to the MPI library unchanged
 
