@@ -345,6 +345,10 @@ template <CollectiveEntry Entry>
   CommTuning::Entry& key = *state.tuning.find(collective, size_bucket(block_bytes), properties);
   TuningSession& session = key.session;
   const AlgorithmChoice& choice = *session.current();
+  // Settled, with the pick's second look pending: the pick's own call, not a trial.
+  const bool settled = session.settled();
+  const int rule_index =
+      settled ? settled_decision(key, runtime.selector.native_choice()).rule_index : Decision::tuning_trial;
   // Not a trial: the candidate cannot run on device memory, and nothing is learned from the call.
   if (runtime.device_checks && !choice.algorithm->passes_through &&
       device_memory_agreed(runtime, state, entry, state.context.size()))
@@ -353,11 +357,12 @@ template <CollectiveEntry Entry>
   const int rc = run_trial_call(
       state.context.comm(), session, [&] { return execute(comm, state, entry, choice); }, seconds);
   if (runtime.profile) {
-    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, Decision::tuning_trial,
+    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, rule_index,
                          size_bucket(block_bytes)};
     runtime.profile->record(key, received_bytes, seconds);
   }
-  if (session.done()) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
+  // Newly settled: by the first trial (the pick runs until its second look), or by the second look.
+  if (session.settled() && !settled) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
   return rc;
 }
 

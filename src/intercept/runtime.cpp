@@ -58,6 +58,7 @@ std::string mpi_library_name(const ProcessLibrary& library) {
 Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
     : library(process_library(settings.mpi_library)),
       selector(settings, diagnostics, JobFacts{library.library}),
+      tuning_policy(collshim::tuning_policy(settings)),
       log(make_logger(settings.log_level)),
       tune_out_(settings.tune_out) {
   std::vector<std::string> model_errors;
@@ -109,28 +110,47 @@ void Runtime::write_report() {
 }
 
 void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
-                      const CommTuning::Entry& key) {
+                      CommTuning::Entry& key) {
   const TuningSession& session = key.session;
   char name[MPI_MAX_OBJECT_NAME] = {};
   int length = 0;
   PMPI_Comm_get_name(comm, name, &length);
   if (key.source == KeySource::online || session.trial_calls() > 0) {
     log->info(
-        "{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
-        "best {:.1f} us, native {:.1f} us",
+        "{}{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
+        "best {:.1f} us, native {:.1f} us{}",
         key.source == KeySource::online ? "tuned online" : "model's pick timed against native",
-        mpi_function_name(key.collective), length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping),
-        mapping.nodes, bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(),
-        session.dropped(), session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6);
+        session.rechecked() ? ", second look once warm" : "", mpi_function_name(key.collective),
+        length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping), mapping.nodes,
+        bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(), session.dropped(),
+        session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6,
+        session.done() ? "" : "; timed against native again after its next calls");
     log->debug("{}: {} block {}: trial calls measured {}", mpi_function_name(key.collective),
                length > 0 ? name : "(unnamed)", bucket_text(size_bucket(block_bytes)), measured_text(session));
   }
+  const LearnedChoice choice{static_cast<int>(key.collective),
+                             procs,
+                             mapping.nodes,
+                             mapping.ppn,
+                             static_cast<int>(mapping.mapping),
+                             size_bucket(block_bytes),
+                             key.properties,
+                             session.best()->id,
+                             session.trial_calls(),
+                             session.best_seconds(),
+                             session.first_candidate_seconds(),
+                             static_cast<int>(key.source),
+                             key.evidence.pick_us,
+                             key.evidence.native_us,
+                             key.evidence.native_at_least ? 1 : 0,
+                             key.evidence.pick != nullptr ? key.evidence.pick->id : -1};
   const std::lock_guard lock(learned_mutex_);
-  learned_.push_back({static_cast<int>(key.collective), procs, mapping.nodes, mapping.ppn,
-                      static_cast<int>(mapping.mapping), size_bucket(block_bytes), key.properties, session.best()->id,
-                      session.trial_calls(), session.best_seconds(), session.first_candidate_seconds(),
-                      static_cast<int>(key.source), key.evidence.pick_us, key.evidence.native_us,
-                      key.evidence.native_at_least ? 1 : 0, key.evidence.pick != nullptr ? key.evidence.pick->id : -1});
+  if (key.learned_index < 0) {
+    key.learned_index = static_cast<int>(learned_.size());
+    learned_.push_back(choice);
+  } else {
+    learned_[static_cast<std::size_t>(key.learned_index)] = choice;
+  }
 }
 
 void Runtime::write_learned_rules() {

@@ -33,9 +33,8 @@ class Runtime {
   bool passes_through(Collective collective) const { return passes_through_[static_cast<int>(collective)]; }
 
   // Online tuning or the cost model settled a key on a communicator: logged, and kept for
-  // COLLSHIM_TUNE_OUT. Any thread.
-  void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
-               const CommTuning::Entry& key);
+  // COLLSHIM_TUNE_OUT; a key settled again (its pick's second look) replaces what it kept. Any thread.
+  void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes, CommTuning::Entry& key);
 
   // The MPI library the job runs on, read once (COLLSHIM_MPI_LIBRARY's where given): rules' `library`
   // conditions are resolved against it when the selector is built, and the model takes its decisions.

@@ -34,6 +34,7 @@ constexpr std::array known_variables{"COLLSHIM_CONFIG",
                                      "COLLSHIM_TUNE_EXCLUDE",
                                      "COLLSHIM_PLATFORM",
                                      "COLLSHIM_MODEL_MARGIN",
+                                     "COLLSHIM_TUNE_RECHECK",
                                      "COLLSHIM_MPI_LIBRARY",
                                      "COLLSHIM_LIBRARY",  // collshim-run: where libcollshim.so is
                                      "COLLSHIM_SKIP_DEPS",

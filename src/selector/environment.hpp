@@ -1,9 +1,11 @@
 #pragma once
 // The per-job environment variables of README.md, read once at MPI_Init and validated there.
 #include <array>
+#include <charconv>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "algorithms/engine/collective.hpp"
@@ -34,6 +36,9 @@ struct EnvironmentSettings {
   TuneMode tune = TuneMode::unset;           // COLLSHIM_TUNE
   std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
   double model_margin = 0.10;                // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
+  // COLLSHIM_TUNE_RECHECK: calls of a pick that left native before its second look against native
+  // (TuningPolicy::recheck_after_calls; unset: the policy's default).
+  std::optional<int> tune_recheck_calls;
   // COLLSHIM_MPI_LIBRARY: the library the job runs on, as rules (`library`) and the cost model's native
   // decisions see it, overriding detection (mpi_library_from_name's forms; checked here).
   std::optional<std::string> mpi_library;

@@ -59,6 +59,17 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 "COLLSHIM_PLATFORM), online (learn the algorithms during the job) or off");
     }
   }
+  if (const char* recheck = lookup("COLLSHIM_TUNE_RECHECK")) {
+    const std::string value = recheck;
+    int calls = -1;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), calls);
+    if (value.empty() || error != std::errc{} || end != value.data() + value.size() || calls < 0)
+      settings.errors.push_back("COLLSHIM_TUNE_RECHECK=" + value +
+                                ": expected a number of calls (0 or more): how many calls a pick that left native "
+                                "runs before it is timed against native once more; 0: never");
+    else
+      settings.tune_recheck_calls = calls;
+  }
   if (const char* margin = lookup("COLLSHIM_MODEL_MARGIN")) {
     const std::string value = margin;
     char* end = nullptr;

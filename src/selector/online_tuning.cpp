@@ -26,18 +26,40 @@ double lower_median(std::vector<double> times) {
 
 }  // namespace
 
+TuningPolicy tuning_policy(const EnvironmentSettings& settings) {
+  TuningPolicy policy;
+  if (settings.tune_recheck_calls) policy.recheck_after_calls = *settings.tune_recheck_calls;
+  return policy;
+}
+
 TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy)
     : candidates_(std::move(candidates)),
       policy_(policy),
       times_(candidates_.size()),
       dropped_flags_(candidates_.size(), false) {
   policy_.timed_calls = std::max(policy_.timed_calls, 1);
-  warming_ = policy_.warmup_calls > 0;
+  begin_trial();
   // A single candidate needs no trial: it is the answer.
   if (candidates_.size() <= 1) {
     warming_ = false;
     next_ = candidates_.size();
   }
+}
+
+void TuningSession::begin_trial() {
+  times_.assign(candidates_.size(), {});
+  dropped_flags_.assign(candidates_.size(), false);
+  fastest_first_ = 0;
+  warming_ = policy_.warmup_calls > 0;
+  warmup_calls_made_ = 0;
+  next_ = 0;
+  best_ = 0;
+}
+
+void TuningSession::begin_recheck() {
+  candidates_ = {candidates_[0], candidates_[best_]};
+  rechecked_ = true;
+  begin_trial();
 }
 
 bool TuningSession::another_round() const {
@@ -55,6 +77,10 @@ bool TuningSession::another_round() const {
 
 void TuningSession::finish_call(double agreed_seconds) {
   if (done()) return;
+  if (settled()) {  // the pick's own calls before its second look: not trial calls
+    if (--calls_before_recheck_ == 0) begin_recheck();
+    return;
+  }
   ++trial_calls_;
   if (warming_) {
     if (++warmup_calls_made_ < policy_.warmup_calls) return;
@@ -109,6 +135,7 @@ void TuningSession::settle() {
     best_ = 0;
     best_seconds_ = first_seconds_;
   }
+  if (best_ > 0 && !rechecked_) calls_before_recheck_ = std::max(policy_.recheck_after_calls, 0);
 }
 
 std::vector<TuningSession::Measured> TuningSession::measured() const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "selector/environment.hpp"
 #include "selector/mapping.hpp"
 #include "selector/mpi_library.hpp"
 
@@ -34,7 +35,17 @@ struct TuningPolicy {
   // longer get `timed_calls`.
   double timed_seconds = 200e-6;
   int max_timed_calls = 16;
+  // A pick that left native gets a second look once warm: after it has run this many calls, native
+  // and it are timed again (one warm-up call and the rounds above each), and native returns unless
+  // the pick still beats it by `first_margin`. The first trial runs at the key's first calls, where a
+  // real node slowed the library's own call for dozens of calls (docs/results.md, "On one real 16-core
+  // node"), and a pick confirmed there then ran at a third of native's speed for the rest of the job.
+  // 0: no second look (COLLSHIM_TUNE_RECHECK).
+  int recheck_after_calls = 64;
 };
+
+// The policy with what the environment sets (COLLSHIM_TUNE_RECHECK).
+TuningPolicy tuning_policy(const EnvironmentSettings& settings);
 
 // One key on one communicator. Every candidate's warm-up calls come first, in order, before any call
 // is timed: what a job pays once (connections made on first use, cold caches, communicators made
@@ -46,14 +57,21 @@ class TuningSession {
   // `candidates`: the choices to try, in the same order on every rank; at least one.
   TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy);
 
-  bool done() const { return next_ >= candidates_.size(); }
-  // The choice the next call runs: the candidate on trial, or the winner once done().
-  const AlgorithmChoice* current() const { return done() ? best() : candidates_[next_]; }
+  // A trial has a winner (best()): the first, or the second look's once it is over.
+  bool settled() const { return next_ >= candidates_.size(); }
+  // Settled for good: no second look pending. Until then every call goes through finish_call().
+  bool done() const { return settled() && calls_before_recheck_ == 0; }
+  // The choice the next call runs: the candidate on trial, or the winner once settled().
+  const AlgorithmChoice* current() const { return settled() ? best() : candidates_[next_]; }
   // True when the next call's time counts, so every rank must agree on it and pass it to finish_call().
-  bool next_call_timed() const { return !done() && !warming_; }
-  // After each trial call: `agreed_seconds` is the slowest rank's time of a timed call (ignored for a
-  // warm-up call). The same sequence of arguments on every rank gives the same state on every rank.
+  bool next_call_timed() const { return !settled() && !warming_; }
+  // After each call until done(): `agreed_seconds` is the slowest rank's time of a timed call (ignored
+  // for a warm-up call, and for the pick's calls before its second look). The same sequence of
+  // arguments on every rank gives the same state on every rank.
   void finish_call(double agreed_seconds);
+  // The second look (TuningPolicy::recheck_after_calls) has begun: the trial is native against the
+  // first trial's pick, and measured() is its.
+  bool rechecked() const { return rechecked_; }
 
   const AlgorithmChoice* best() const { return candidates_[best_]; }
   double best_seconds() const { return best_seconds_; }
@@ -75,6 +93,8 @@ class TuningSession {
   bool another_round() const;  // once every candidate left has had this round's call
   void move_on();              // to the next candidate of the round, the next round, or settle
   void settle();
+  void begin_trial();    // warm-up calls first, then timed rounds
+  void begin_recheck();  // native against the pick, from a fresh trial
 
   std::vector<const AlgorithmChoice*> candidates_;
   TuningPolicy policy_;
@@ -88,6 +108,8 @@ class TuningSession {
   double best_seconds_ = 0;
   double first_seconds_ = 0;
   int trial_calls_ = 0;
+  int calls_before_recheck_ = 0;  // the pick's calls left before its second look
+  bool rechecked_ = false;
 };
 
 // What each candidate measured, for logs: "native 7.9 us (16), bruck 6.1 us (16), ring 20.0 us (1, dropped)".
@@ -120,6 +142,7 @@ class CommTuning {
     TuningSession session;
     KeySource source = KeySource::online;
     ModelEvidence evidence;
+    int learned_index = -1;  // where Runtime::learned keeps the key (-1: not yet)
   };
   Entry* find(Collective collective, int bucket, int properties) {
     for (Entry& entry : sessions_) {

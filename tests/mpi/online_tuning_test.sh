@@ -2,7 +2,8 @@
 # Online tuning end to end, through collshim-run --tune FILE, with faked nodes and the delay injector
 # (delay_injector.cpp: native is 20-60 ms slower, by a different random amount on every rank):
 #   run 1: every rank locks the same choice per key, never native, and every result is correct;
-#          FILE gets one rule per tuned key;
+#          after 10 calls (COLLSHIM_TUNE_RECHECK) each pick gets its second look against native and
+#          stays; FILE gets one rule per tuned key;
 #   run 2: with FILE, the same choices run from the first call, with no trial call at all.
 # usage: online_tuning_test.sh NP COLLSHIM_RUN PROGRAM DELAY_LIBRARY
 set -eu
@@ -20,7 +21,7 @@ launch() {  # launch LOGFILE [collshim-run options]: the program under the shim,
 }
 fail() { echo "FAIL: $*"; exit 1; }
 
-launch "$out/run1.log" --report "$out/report1.txt"
+COLLSHIM_TUNE_RECHECK=10 launch "$out/run1.log" --report "$out/report1.txt"
 # "tuned online: MPI_Allgather on MPI_COMM_WORLD p=4 mapping=sequential nodes=2 block 8B-16B: ring after ..."
 # per rank and communicator; the key is everything before the chosen algorithm. The two communicators
 # tune on their own (they may choose differently); within one, every rank must choose the same.
@@ -31,6 +32,11 @@ keys=$(sed 's/: [^ ]*$//; s/ on [^ ]* / /' "$out/choices1" | sort -u | wc -l)
 [ "$(wc -l < "$out/choices1")" -eq $((keys * np * 2)) ] || fail "not every rank tuned every key: $(cat "$out/choices1")"
 [ "$(sort -u "$out/choices1" | wc -l)" -eq $((keys * 2)) ] || fail "ranks locked different choices: $(sort -u "$out/choices1")"
 grep -q ": native$" "$out/choices1" && fail "the delayed native was chosen: $(sort -u "$out/choices1")"
+# The second look: every rank of every key, native still delayed, so every pick stays.
+grep -o "tuned online, second look once warm: .*" "$out/run1.log" | sed 's/, second look once warm//; s/ after .*//' |
+  sort > "$out/second1"
+cmp -s "$out/choices1" "$out/second1" ||
+  fail "the second looks differ from the first picks: $(diff "$out/choices1" "$out/second1" | head -5)"
 grep -q "trial calls (online tuning, the cost model's confirmation): [1-9][0-9]*," "$out/report1.txt" || fail "the report does not count the trials"
 grep -q "tuned online" "$out/report1.txt" || fail "the report has no row marked 'tuned online'"
 rules=$(grep -c "^  - collective:" "$out/learned.yaml" || true)

@@ -25,13 +25,15 @@ struct ThreeChoices {
   std::vector<const AlgorithmChoice*> all() const { return {&a, &b, &c}; }
 };
 
-// A policy whose candidates get exactly `timed` timed calls, however short the calls.
+// A policy whose candidates get exactly `timed` timed calls, however short the calls, and a pick no
+// second look (the tests of the second look set it).
 TuningPolicy fixed_calls(int warmup, int timed, double drop_factor, double first_margin) {
   return {.warmup_calls = warmup,
           .timed_calls = timed,
           .drop_factor = drop_factor,
           .first_margin = first_margin,
-          .timed_seconds = 0};
+          .timed_seconds = 0,
+          .recheck_after_calls = 0};
 }
 
 // Drives a session with a time per candidate (every call of a candidate takes its time).
@@ -42,6 +44,12 @@ const AlgorithmChoice* drive(TuningSession& session, const std::map<const Algori
     session.finish_call(session.next_call_timed() ? time.at(session.current()) : -1.0);
   }
   return session.done() ? session.best() : nullptr;
+}
+
+// Drives a session until its (first) trial has a winner.
+void drive_until_settled(TuningSession& session, const std::map<const AlgorithmChoice*, double>& time) {
+  for (int call = 0; call < 100 && !session.settled(); ++call)
+    session.finish_call(session.next_call_timed() ? time.at(session.current()) : -1.0);
 }
 
 TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesThemInRoundsAndLocksTheFastest) {
@@ -143,8 +151,12 @@ TEST(TuningSession, TheLowerMedianOfMoreTimedCallsResistsOneLuckyCall) {
 // reach the policy's time, at most max_timed_calls; every candidate gets the same number of calls.
 TEST(TuningSession, ShortCallsGetMoreRoundsUpToTheCap) {
   const ThreeChoices c;
-  const TuningPolicy policy{
-      .warmup_calls = 0, .timed_calls = 2, .drop_factor = 100.0, .timed_seconds = 100e-6, .max_timed_calls = 16};
+  const TuningPolicy policy{.warmup_calls = 0,
+                            .timed_calls = 2,
+                            .drop_factor = 100.0,
+                            .timed_seconds = 100e-6,
+                            .max_timed_calls = 16,
+                            .recheck_after_calls = 0};
   const auto rounds = [&](std::map<const AlgorithmChoice*, double> times) {
     TuningSession session(c.all(), policy);
     std::vector<const AlgorithmChoice*> ran;
@@ -182,7 +194,7 @@ TEST(TuningSession, ASlowStretchDoesNotCutACandidatesTrialShort) {
 TEST(CommTuning, OnlyTheModelsFewCandidatesGetExtraTimedCalls) {
   const ThreeChoices c;
   CommTuning tuning;
-  const TuningPolicy policy{.warmup_calls = 0};
+  const TuningPolicy policy{.warmup_calls = 0, .recheck_after_calls = 0};
   const std::map<const AlgorithmChoice*, double> short_calls{{&c.a, 1.5e-6}, {&c.b, 1e-6}, {&c.c, 1.2e-6}};
   CommTuning::Entry& online = tuning.add(Collective::allgather, 3, 0, c.all(), policy, KeySource::online);
   drive(online.session, short_calls);
@@ -206,6 +218,68 @@ TEST(CommTuning, OnlyTheModelsFewCandidatesGetExtraTimedCalls) {
     EXPECT_EQ(key.session.dropped(), source == KeySource::online ? 1 : 0);
     EXPECT_EQ(key.session.best(), source == KeySource::online ? &c.a : &c.b);
   }
+}
+
+// The first trial runs at a key's first calls. On a real node the library's own call measured two to
+// four times its warm time there for dozens of calls, and a pick confirmed on that ran at a third of
+// native's speed for the rest of the job. A pick that left native is timed against native once more
+// after it has run `recheck_after_calls` calls; native returns unless the pick still beats it.
+TEST(TuningSession, APickThatLeftNativeIsTimedAgainOnceWarmAndNativeReturnsWhereItWins) {
+  const ThreeChoices c;
+  TuningPolicy policy = fixed_calls(1, 2, 100.0, 1.05);
+  policy.recheck_after_calls = 5;
+  TuningSession session(c.all(), policy);
+  // Cold: native (a) at 30 us, b at 20 us, c at 40 us; b is picked for now.
+  drive_until_settled(session, {{&c.a, 30e-6}, {&c.b, 20e-6}, {&c.c, 40e-6}});
+  ASSERT_TRUE(session.settled());
+  EXPECT_FALSE(session.done());
+  EXPECT_EQ(session.best(), &c.b);
+  EXPECT_EQ(session.trial_calls(), 9);
+  // The pick's own calls: untimed, not trial calls.
+  for (int call = 0; call < 5; ++call) {
+    EXPECT_EQ(session.current(), &c.b);
+    EXPECT_FALSE(session.next_call_timed());
+    EXPECT_FALSE(session.rechecked());
+    session.finish_call(-1.0);
+  }
+  EXPECT_EQ(session.trial_calls(), 9);
+  // The second look: native against the pick alone, warm-up calls first, then timed rounds.
+  ASSERT_TRUE(session.rechecked());
+  EXPECT_FALSE(session.settled());
+  std::vector<const AlgorithmChoice*> ran;
+  EXPECT_EQ(drive(session, {{&c.a, 7e-6}, {&c.b, 20e-6}}, &ran), &c.a);  // warm native wins
+  const std::vector<const AlgorithmChoice*> expected = {&c.a, &c.b, &c.a, &c.b, &c.a, &c.b};
+  EXPECT_EQ(ran, expected);
+  EXPECT_EQ(session.trial_calls(), 15);
+  EXPECT_DOUBLE_EQ(session.best_seconds(), 7e-6);
+  EXPECT_DOUBLE_EQ(session.first_candidate_seconds(), 7e-6);
+  EXPECT_EQ(session.measured().size(), 2u);  // the second look's
+  EXPECT_TRUE(session.done());
+  EXPECT_EQ(session.current(), &c.a);
+}
+
+TEST(TuningSession, APickThatStillWinsOnTheSecondLookStaysAndNativeKeptIsNotLookedAtAgain) {
+  const ThreeChoices c;
+  TuningPolicy policy = fixed_calls(0, 2, 100.0, 1.05);
+  policy.recheck_after_calls = 3;
+  TuningSession wins({&c.a, &c.b}, policy);
+  std::vector<const AlgorithmChoice*> ran;
+  EXPECT_EQ(drive(wins, {{&c.a, 30e-6}, {&c.b, 20e-6}}, &ran), &c.b);
+  EXPECT_TRUE(wins.rechecked());
+  // Four timed calls, three of the pick's own, four timed calls of the second look.
+  EXPECT_EQ(ran.size(), 11u);
+  EXPECT_EQ(wins.trial_calls(), 8);
+
+  TuningSession native_kept({&c.a, &c.b}, policy);
+  EXPECT_EQ(drive(native_kept, {{&c.a, 20e-6}, {&c.b, 30e-6}}), &c.a);
+  EXPECT_FALSE(native_kept.rechecked());
+  EXPECT_EQ(native_kept.trial_calls(), 4);
+
+  policy.recheck_after_calls = 0;  // COLLSHIM_TUNE_RECHECK=0
+  TuningSession no_look({&c.a, &c.b}, policy);
+  drive_until_settled(no_look, {{&c.a, 30e-6}, {&c.b, 20e-6}});
+  EXPECT_TRUE(no_look.done());
+  EXPECT_EQ(no_look.best(), &c.b);
 }
 
 TEST(TuningSession, TheFirstCandidateStaysUnlessAnotherBeatsItByTheMargin) {
@@ -267,6 +341,15 @@ TEST(ModelEnvironment, PlatformMarginAndTuneModes) {
   EXPECT_FALSE(environment({{"COLLSHIM_PLATFORM", ""}}).errors.empty());
   const auto with_out = environment({{"COLLSHIM_PLATFORM", "p.yaml"}, {"COLLSHIM_TUNE_OUT", "out.yaml"}});
   EXPECT_TRUE(with_out.errors.empty());
+  EXPECT_EQ(tuning_policy(environment({})).recheck_after_calls, TuningPolicy{}.recheck_after_calls);
+  EXPECT_EQ(tuning_policy(environment({{"COLLSHIM_TUNE_RECHECK", "0"}})).recheck_after_calls, 0);
+  EXPECT_EQ(tuning_policy(environment({{"COLLSHIM_TUNE_RECHECK", "500"}})).recheck_after_calls, 500);
+  for (const char* calls : {"-1", "ten", "", "1.5"}) {
+    const auto bad = environment({{"COLLSHIM_TUNE_RECHECK", calls}});
+    ASSERT_EQ(bad.errors.size(), 1u) << calls;
+    EXPECT_EQ(bad.errors[0].rfind(std::string("COLLSHIM_TUNE_RECHECK=") + calls + ": expected a number of calls", 0),
+              0u);
+  }
 }
 
 CallFacts allgather_facts(int procs) {

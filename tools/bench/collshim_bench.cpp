@@ -159,10 +159,11 @@ class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
         std::vector<std::string> notes, const collshim::Selector* selector, const collshim::model::ModelSettings* model,
-        MPI_Comm comm)
+        const collshim::TuningPolicy& policy, MPI_Comm comm)
       : options_(options),
         selector_(selector),
         model_(model),
+        policy_(policy),
         info_(info),
         collective_(info.collective),
         choices_(std::move(choices)),
@@ -458,18 +459,21 @@ class Bench {
       impl.predicted_native_us = plan.evidence.native_us;
     }
     collshim::CommTuning tuning;
-    collshim::CommTuning::Entry& key =
-        tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0, std::move(plan.trial),
-                   collshim::TuningPolicy{}, plan.source, plan.evidence);
+    collshim::CommTuning::Entry& key = tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0,
+                                                  std::move(plan.trial), policy_, plan.source, plan.evidence);
     double trial_seconds = 0;  // this rank's, summed; the slowest rank's total goes to the CSV
+    // The key's first calls as a job makes them: trial calls, then where the pick left native its own
+    // calls until its second look (not counted as trial calls), and that look's trial calls.
     while (!key.session.done()) {
       const AlgorithmChoice& choice = *key.session.current();
       const Implementation trial{.label = choice.text(),
                                  .choice = choice.algorithm->passes_through ? nullptr : &choice};
+      const bool trial_call = !key.session.settled();
       double seconds = 0;
       check_rc(collshim::run_trial_call(
                    context_->comm(), key.session, [&] { return call(trial); }, seconds),
                trial);
+      if (!trial_call) continue;
       trial_seconds += seconds;
       ++impl.trial_calls;
     }
@@ -484,6 +488,7 @@ class Bench {
   const Options& options_;
   const collshim::Selector* selector_;           // --rules; null without
   const collshim::model::ModelSettings* model_;  // COLLSHIM_PLATFORM with --rules; null without
+  collshim::TuningPolicy policy_;                // the shim's, with COLLSHIM_TUNE_RECHECK
   const collshim::bench::CaseInfo& info_;
   Collective collective_;
   std::unique_ptr<collshim::bench::BenchCase> case_;
@@ -710,9 +715,11 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<collshim::Selector> selector;
   std::optional<collshim::model::ModelSettings> model;  // COLLSHIM_PLATFORM: the model decides where no rule does
+  collshim::TuningPolicy policy;
   if (!options.rules.empty()) {
     collshim::EnvironmentSettings settings = collshim::read_process_environment();
     settings.config = options.rules;
+    policy = collshim::tuning_policy(settings);
     std::vector<collshim::RuleDiagnostic> diagnostics;
     // The shim's decision under the library this run measures (a rule for another one never matches).
     const collshim::ProcessLibrary library = collshim::process_library(settings.mpi_library);
@@ -738,7 +745,7 @@ int main(int argc, char** argv) {
   }
   {
     Bench bench(options, *info, std::move(*choices), std::move(notes), selector.get(), model ? &*model : nullptr,
-                MPI_COMM_WORLD);
+                policy, MPI_COMM_WORLD);
     status = bench.run() > 0 ? 1 : 0;
   }  // the CommContext frees its communicator before MPI_Finalize
   MPI_Finalize();
