@@ -60,6 +60,8 @@ def launcher(platform, mapping, p, selector):
 
 def measure(args, out, platform, mapping, p, selector, part, extra, env_extra, label):
     collective, variant, low, high = part
+    if args.max_bytes and sim.size_bytes(args.max_bytes) < sim.size_bytes(high):
+        high = args.max_bytes  # a partial run; the same command without --max-bytes resumes the rest
     cmd = [args.tune, "measure", "-o", out, "--bench", args.bench, "--platform", platform, "--iterations", "1",
            "--warmup", "0", "--min-bytes", low, "--max-bytes", high, "--bench-arg=--verify-limit=256MiB",
            "--collective", collective, *(["--variant", variant] if variant else []), *extra]
@@ -369,6 +371,8 @@ def main():
     ap.add_argument("--mappings", nargs="+", default=["sequential", "cyclic"])
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
+    ap.add_argument("--max-bytes", help="measure the parts' sizes up to this one only (e.g. 128, 4KiB): a "
+                    "partial run, which the same command without it resumes")
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
                     choices=["candidates", "decisions", "analyze", "replay", "control", "compact"])
     ap.add_argument("--evidence", default=os.path.join(sim.HERE, "model"),
