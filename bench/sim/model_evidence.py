@@ -91,7 +91,8 @@ def cells(args):
                     continue
                 for name in args.parts:
                     for part in PARTS[name]:
-                        yield platform, mapping, p, part
+                        if not args.variants or part[1] in args.variants:
+                            yield platform, mapping, p, part
 
 
 def stage_candidates(args):
@@ -371,6 +372,8 @@ def main():
     ap.add_argument("--mappings", nargs="+", default=["sequential", "cyclic"])
     ap.add_argument("--procs", nargs="+", type=int, default=[64, 128, 256])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
+    ap.add_argument("--variants", nargs="+", help="of the parts, only these variants (Alltoallv's patterns: "
+                    "sparse_8, power_law), e.g. one per simulation stream")
     ap.add_argument("--max-bytes", help="measure the parts' sizes up to this one only (e.g. 128, 4KiB): a "
                     "partial run, which the same command without it resumes")
     ap.add_argument("--stages", nargs="+", default=["candidates", "decisions", "analyze"],
