@@ -20,10 +20,12 @@ model alone (its pick without trial calls).
 import argparse
 import collections
 import csv
-import math
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import model_evidence as evidence  # noqa: E402  (the figures of a set of cells)
 
 # (folder under --evidence, collectives taken from its cells.csv; None: all of them). The p = 64
 # Alltoallv decisions were measured again once every selector's Alltoallv was costed: the confirmed
@@ -41,23 +43,21 @@ CURRENT = [
 ]
 
 OF_ORACLE, WITHIN, WORST_OWN = 0.95, 0.80, 0.97
+# cells.csv's numeric columns, as evidence.figures reads them.
+NUMBERS = ["collshim_us", "model_alone_us", "native_us", "best_of_four_us", "oracle_us", "trial_calls", "trial_us",
+           "online_us"]
 
 
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
-
-def read_cells(evidence):
+def read_cells(folder_root):
     rows = []
     for folder, collectives in CURRENT:
-        path = os.path.join(evidence, folder, "cells.csv")
+        path = os.path.join(folder_root, folder, "cells.csv")
         if not os.path.exists(path):
             continue
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 if collectives is None or row["collective"] in collectives:
-                    row["source"] = folder
-                    rows.append(row)
+                    rows.append(dict(row, **{k: float(row[k]) for k in NUMBERS}))
     return rows
 
 
@@ -69,21 +69,12 @@ def status(rows):
         groups[(int(row["procs"]), "all")].append(row)
     lines = []
     for (p, platform), subset in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] == "all", kv[0][1])):
-        value = lambda r, k: float(r[k])  # noqa: E731
-        of_oracle = [value(r, "oracle_us") / value(r, "collshim_us") for r in subset]
-        vs_own = [value(r, "native_us") / value(r, "collshim_us") for r in subset]
-        vs_best = [value(r, "best_of_four_us") / value(r, "collshim_us") for r in subset]
-        alone = [value(r, "oracle_us") / value(r, "model_alone_us") for r in subset
-                 if not math.isnan(value(r, "model_alone_us"))]
-        within = sum(1 for v in of_oracle if v >= 1 - 0.05) / len(subset)
-        missed = [name for name, ok in (("oracle", geomean(of_oracle) >= OF_ORACLE), ("within 5%", within >= WITHIN),
-                                        ("worst", min(vs_own) >= WORST_OWN)) if not ok]
-        lines.append({
-            "p": p, "platform": platform, "cells": len(subset),
-            "collectives": ", ".join(sorted({r["collective"] for r in subset})),
-            "of_oracle": geomean(of_oracle), "within": within, "worst_own": min(vs_own),
-            "vs_own": geomean(vs_own), "vs_best": geomean(vs_best), "alone": geomean(alone),
-            "missed": ", ".join(missed) or "none"})
+        f = evidence.figures(subset)
+        missed = [name for name, ok in (("oracle", f["of_oracle"] >= OF_ORACLE), ("within 5%", f["within"] >= WITHIN),
+                                        ("worst", f["worst_own"] >= WORST_OWN)) if not ok]
+        lines.append(dict(f, p=p, platform=platform, cells=len(subset),
+                          collectives=", ".join(sorted({r["collective"] for r in subset})),
+                          missed=", ".join(missed) or "none"))
     return lines
 
 

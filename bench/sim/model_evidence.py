@@ -203,6 +203,28 @@ def stage_analyze(args):
     summarize(args, cell_rows)
 
 
+def figures(cells):
+    """The targets' figures over cells (stage_analyze's rows, times in µs as numbers): of the oracle
+    (geometric mean) and the share within 5% of it, the worst and geometric-mean speed-up against the
+    run's own library, against the best of four, the model alone's of the oracle and worst against
+    the own library, and the trial calls per key and their time against full online tuning's."""
+    of_oracle = [r["oracle_us"] / r["collshim_us"] for r in cells]
+    vs_own = [r["native_us"] / r["collshim_us"] for r in cells]
+    alone = [r for r in cells if not math.isnan(r["model_alone_us"])]
+    alone_own = [r["native_us"] / r["model_alone_us"] for r in alone]
+    return {
+        "of_oracle": geomean(of_oracle),
+        "within": sum(1 for v in of_oracle if v >= 0.95) / len(cells),
+        "worst_own": min(vs_own),
+        "vs_own": geomean(vs_own),
+        "vs_best": geomean([r["best_of_four_us"] / r["collshim_us"] for r in cells]),
+        "alone": geomean([r["oracle_us"] / r["model_alone_us"] for r in alone]),
+        "alone_worst_own": min(alone_own) if alone_own else float("nan"),
+        "trials": sum(r["trial_calls"] for r in cells) / len(cells),
+        "trial_share": sum(r["trial_us"] for r in cells) / max(1e-9, sum(r["online_us"] for r in cells)),
+    }
+
+
 def summarize(args, rows):
     lines = ["# The cost model deciding in the shim (bench/sim/model_evidence.py)", "",
              "Per collective and platform (all placements, process counts, sizes and the four selectors as the run's own "
@@ -218,19 +240,10 @@ def summarize(args, rows):
         subset = [r for r in rows if platform in ("all", r["platform"]) and collective in ("all", r["collective"])]
         if not subset:
             continue
-        of_oracle = [r["oracle_us"] / r["collshim_us"] for r in subset]
-        within = sum(1 for v in of_oracle if v >= 0.95) / len(subset)
-        vs_own = [r["native_us"] / r["collshim_us"] for r in subset]
-        vs_best = [r["best_of_four_us"] / r["collshim_us"] for r in subset]
-        alone = [r for r in subset if not math.isnan(r["model_alone_us"])]
-        alone_oracle = [r["oracle_us"] / r["model_alone_us"] for r in alone]
-        alone_own = [r["native_us"] / r["model_alone_us"] for r in alone]
-        trials = sum(r["trial_calls"] for r in subset) / len(subset)
-        trial_share = sum(r["trial_us"] for r in subset) / max(1e-9, sum(r["online_us"] for r in subset))
-        lines.append(f"| {collective} | {platform} | {len(subset)} | {geomean(of_oracle):.3f} | {within:.0%} | "
-                     f"{min(vs_own):.3f} | "
-                     f"{geomean(vs_own):.3f} | {geomean(vs_best):.3f} | {geomean(alone_oracle):.3f} | "
-                     f"{min(alone_own) if alone_own else float('nan'):.3f} | {trials:.1f} | {trial_share:.3f} |")
+        f = figures(subset)
+        lines.append(f"| {collective} | {platform} | {len(subset)} | {f['of_oracle']:.3f} | {f['within']:.0%} | "
+                     f"{f['worst_own']:.3f} | {f['vs_own']:.3f} | {f['vs_best']:.3f} | {f['alone']:.3f} | "
+                     f"{f['alone_worst_own']:.3f} | {f['trials']:.1f} | {f['trial_share']:.3f} |")
     lines += ["", "Cells below 0.97 of the run's own library:", ""]
     for r in sorted(rows, key=lambda r: r["native_us"] / r["collshim_us"]):
         ratio = r["native_us"] / r["collshim_us"]

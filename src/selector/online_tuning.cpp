@@ -33,10 +33,7 @@ TuningPolicy tuning_policy(const EnvironmentSettings& settings) {
 }
 
 TuningSession::TuningSession(std::vector<const AlgorithmChoice*> candidates, const TuningPolicy& policy)
-    : candidates_(std::move(candidates)),
-      policy_(policy),
-      times_(candidates_.size()),
-      dropped_flags_(candidates_.size(), false) {
+    : candidates_(std::move(candidates)), policy_(policy) {
   policy_.timed_calls = std::max(policy_.timed_calls, 1);
   begin_trial();
   // A single candidate needs no trial: it is the answer.

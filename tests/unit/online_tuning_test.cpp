@@ -385,15 +385,16 @@ TEST(OnlineTuningSelector, OneRankPerNodeLeavesOutNodeAwareCandidatesThatRunAsAn
   std::vector<RuleDiagnostic> diagnostics;
   const Selector selector(environment({{"COLLSHIM_TUNE", "online"}, {"COLLSHIM_TUNE_EXCLUDE", "pairwise;linear"}}),
                           RuleTable{}, diagnostics);
-  auto texts = [](const std::vector<const AlgorithmChoice*>& list) {
+  // The candidates' names for 8 ranks on `nodes` nodes of 8 / nodes ranks.
+  auto candidates = [&](Collective collective, int nodes) {
     std::set<std::string> names;
-    for (const AlgorithmChoice* c : list) names.insert(c->text());
+    for (const AlgorithmChoice* c :
+         selector.tuning_candidates({collective, 8, 64, MappingClass::sequential, nodes, 8 / nodes}))
+      names.insert(c->text());
     return names;
   };
-  const CallFacts spread{Collective::allreduce, 8, 64, MappingClass::sequential, 8, 1};
-  const CallFacts paired{Collective::allreduce, 8, 64, MappingClass::sequential, 4, 2};
-  const auto one_per_node = texts(selector.tuning_candidates(spread));
-  const auto two_per_node = texts(selector.tuning_candidates(paired));
+  const auto one_per_node = candidates(Collective::allreduce, 8);
+  const auto two_per_node = candidates(Collective::allreduce, 4);
   // Allreduce's `inter` is always a flat candidate: every hierarchical form leaves.
   for (const char* text : {"hierarchical", "hierarchical:inter=recursive_multiplying",
                            "hierarchical:inter=ring,intra=shm", "hierarchical:intra=shm"}) {
@@ -408,8 +409,7 @@ TEST(OnlineTuningSelector, OneRankPerNodeLeavesOutNodeAwareCandidatesThatRunAsAn
 
   // Allgather's default `inter` is the library's own exchange among the leaders, an Allgatherv of its
   // own choice, not a candidate: that form stays, and its shared-memory twin leaves.
-  const auto allgather =
-      texts(selector.tuning_candidates({Collective::allgather, 8, 64, MappingClass::sequential, 8, 1}));
+  const auto allgather = candidates(Collective::allgather, 8);
   EXPECT_TRUE(allgather.contains("hierarchical"));
   EXPECT_FALSE(allgather.contains("hierarchical:intra=shm"));
   EXPECT_FALSE(allgather.contains("hierarchical:inter=sparbit"));
@@ -417,16 +417,13 @@ TEST(OnlineTuningSelector, OneRankPerNodeLeavesOutNodeAwareCandidatesThatRunAsAn
 
   // node_grid among 8 nodes of one rank is a grid among the 8 ranks; dims=1 is `linear`, excluded
   // here, so that form stays.
-  const auto alltoall =
-      texts(selector.tuning_candidates({Collective::alltoall, 8, 64, MappingClass::sequential, 8, 1}));
+  const auto alltoall = candidates(Collective::alltoall, 8);
   EXPECT_FALSE(alltoall.contains("node_grid:dims=2"));
   EXPECT_FALSE(alltoall.contains("node_grid:dims=hypercube"));
   EXPECT_TRUE(alltoall.contains("grid"));
   EXPECT_TRUE(alltoall.contains("node_grid"));
   EXPECT_FALSE(alltoall.contains("linear"));
-  const auto alltoall_paired =
-      texts(selector.tuning_candidates({Collective::alltoall, 8, 64, MappingClass::sequential, 4, 2}));
-  EXPECT_TRUE(alltoall_paired.contains("node_grid:dims=2"));
+  EXPECT_TRUE(candidates(Collective::alltoall, 4).contains("node_grid:dims=2"));
 }
 
 TEST(OnlineTuningSelector, TunesNeitherForcedCallsNorRulesLearnedBefore) {
