@@ -15,11 +15,17 @@ calls, COLLSHIM_TUNE=confirm):
 with the speed-ups against the run's own library and the best of SMPI's four selectors, and the
 model alone (its pick without trial calls).
 
+Then the cells replayed but not measured through the shim (model_evidence.py --stages replay: the
+shim's plan for the key, from collshim-config explain, applied to every candidate's measured time),
+where the decision runs were not made, and how the replay compares with the decision runs on the
+cells where both were made.
+
   bench/sim/evidence_status.py [--evidence bench/sim/model]
 """
 import argparse
 import collections
 import csv
+import math
 import os
 import sys
 
@@ -40,7 +46,12 @@ CURRENT = [
     ("alltoallv-p128", None),
     ("allreduce-p256", None),
     ("allgather-p256", None),
+    ("alltoall-p128", None),
 ]
+
+# Folders with a replay.csv (every one that has one), read in this order: a later one's cell replaces an
+# earlier one's.
+REPLAYED = [".", "allgather-p128", "allreduce-p128", "allgather-p256", "allreduce-p256", "alltoall-p128"]
 
 OF_ORACLE, WITHIN, WORST_OWN = 0.95, 0.80, 0.97
 # cells.csv's numeric columns, as evidence.figures reads them.
@@ -61,6 +72,27 @@ def read_cells(folder_root):
     return rows
 
 
+def cell_key(row):
+    return (row["platform"], row["mapping"], int(row["procs"]), row["collective"], int(row["bytes"]), row["selector"])
+
+
+def read_replayed(folder_root):
+    """Every replayed cell (the later folder's where two have one), as the cells' columns: the
+    replayed confirmation as collshim_us, the pick alone as model_alone_us; no trial figures."""
+    replayed = {}
+    for folder in REPLAYED:
+        path = os.path.join(folder_root, folder, "replay.csv")
+        if not os.path.exists(path):
+            continue
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                replayed[cell_key(row)] = dict(
+                    row, pattern="", collshim_us=float(row["confirm_us"]), model_alone_us=float(row["off_us"]),
+                    **{k: float(row[k]) for k in ["native_us", "best_of_four_us", "oracle_us"]},
+                    trial_calls=math.nan, trial_us=math.nan, online_us=math.nan)
+    return replayed
+
+
 def status(rows):
     """Per (p, platform) and per p over all platforms: the targets' figures."""
     groups = collections.defaultdict(list)
@@ -78,17 +110,44 @@ def status(rows):
     return lines
 
 
+def print_status(rows):
+    print("| p | platform | cells | collectives | of oracle | within 5% | worst vs own | vs own | vs best of four "
+          "| model alone: of oracle | targets missed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in status(rows):
+        print(f"| {s['p']} | {s['platform']} | {s['cells']} | {s['collectives']} | {s['of_oracle']:.3f} | "
+              f"{s['within']:.0%} | {s['worst_own']:.3f} | {s['vs_own']:.2f}× | {s['vs_best']:.2f}× | "
+              f"{s['alone']:.3f} | {s['missed']} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--evidence", default=os.path.join(HERE, "model"))
     args = ap.parse_args()
-    print("| p | platform | cells | collectives | of oracle | within 5% | worst vs own | vs own | vs best of four "
-          "| model alone: of oracle | targets missed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for s in status(read_cells(args.evidence)):
-        print(f"| {s['p']} | {s['platform']} | {s['cells']} | {s['collectives']} | {s['of_oracle']:.3f} | "
-              f"{s['within']:.0%} | {s['worst_own']:.3f} | {s['vs_own']:.2f}× | {s['vs_best']:.2f}× | "
-              f"{s['alone']:.3f} | {s['missed']} |")
+    measured = read_cells(args.evidence)
+    print("Measured through the shim's decision path (collshim-bench --rules none, COLLSHIM_PLATFORM):\n")
+    print_status(measured)
+
+    replayed = read_replayed(args.evidence)
+    by_key = {cell_key(row): row for row in measured}
+    only_replayed = [row for key, row in replayed.items() if key not in by_key]
+    if only_replayed:
+        print("\nReplayed only (no decision runs there; the replayed confirmation and the pick alone):\n")
+        print_status(only_replayed)
+    both = [(by_key[key], row) for key, row in replayed.items() if key in by_key]
+    if both:
+        print("\nThe replay against the decision runs, where both were made (measured / replayed collshim time):\n")
+        print("| p | cells | measured / replayed (geomean) | within 5% of each other | range | of oracle: measured / "
+              "replayed |")
+        print("|---|---|---|---|---|---|")
+        for p in sorted({int(m["procs"]) for m, _ in both}):
+            pairs = [(m, r) for m, r in both if int(m["procs"]) == p]
+            ratio = [m["collshim_us"] / r["collshim_us"] for m, r in pairs]
+            of_oracle = [evidence.figures([x for x, _ in pairs])["of_oracle"],
+                         evidence.figures([x for _, x in pairs])["of_oracle"]]
+            print(f"| {p} | {len(pairs)} | {evidence.geomean(ratio):.3f} | "
+                  f"{sum(1 for v in ratio if abs(v - 1) <= 0.05) / len(ratio):.1%} | {min(ratio):.3f}–{max(ratio):.3f} | "
+                  f"{of_oracle[0]:.3f} / {of_oracle[1]:.3f} |")
 
 
 if __name__ == "__main__":

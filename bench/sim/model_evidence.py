@@ -13,7 +13,8 @@ For every platform, placement and process count of the plan, and every part (col
   replay      offline, no simulation: per measured cell and selector, the trial calls a job's key
               would run (collshim-config explain --platform, the shim's own plan, for each
               COLLSHIM_TUNE mode) applied to every candidate's measured time: what each mode would
-              reach, on every placement measured, decided or not  -> OUT/replay.csv, OUT/replay.md
+              reach, on every placement measured, decided or not; beside it the measured collshim
+              row where the decision runs were made (OUT/cells.csv)  -> OUT/replay.csv, OUT/replay.md
   control     the row-order control: on yahoo-contending sequential under impi, Alltoallv sparse_8
               16-128 B, the collshim row forced to native beside the native row (the same call in
               another row position)                                     -> OUT/control.csv
@@ -132,6 +133,21 @@ def read(path):
     return sim.read_csv(path)
 
 
+def candidates_of(args, platform):
+    """OUT/candidates-PLATFORM.csv. Rows restored from evidence compacted before the placement was kept
+    (nodes, ppn) get it from the host file: the nodes the mapping fills, and a cyclic run with one rank
+    per node classed sequential, as the shim sees it."""
+    rows = read(os.path.join(args.out, f"candidates-{platform}.csv"))
+    for row in rows:
+        if not row.get("nodes"):
+            p = int(row["ranks"])
+            nodes = sim.nodes_used(platform, row["mapping"], p)
+            row["nodes"], row["ppn"] = str(nodes), str(-(-p // nodes))
+            if nodes > 1 and nodes == p:
+                row["mapping"] = "sequential"
+    return rows
+
+
 def cell_key(row):
     """A cell: the placement as the shim saw it (mapping, nodes, most ranks on one: a cyclic run with one
     rank per node is classed sequential), p, collective, pattern, size."""
@@ -150,12 +166,7 @@ def stage_analyze(args):
         times = collections.defaultdict(dict)
         natives = collections.defaultdict(dict)
         decisions = read(os.path.join(args.out, f"decisions-{platform}.csv"))
-        # Candidates restored from committed evidence (--stages compact's columns) lack the placement
-        # as the shim saw it: the decision runs of the same mapping and p give it.
-        placement = {(row["mapping"], row["ranks"]): (row["nodes"], row["ppn"]) for row in decisions}
-        for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
-            if not row.get("nodes") and (row["mapping"], row["ranks"]) in placement:
-                row["nodes"], row["ppn"] = placement[(row["mapping"], row["ranks"])]
+        for row in candidates_of(args, platform):
             key = cell_key(row)
             algorithm = row["algorithm"]
             if algorithm.startswith("smpi_"):
@@ -287,7 +298,7 @@ def stage_replay(args):
     for platform in args.platforms:
         cells_measured = collections.defaultdict(dict)
         facts = {}
-        for row in read(os.path.join(args.out, f"candidates-{platform}.csv")):
+        for row in candidates_of(args, platform):
             # Explain takes no Alltoallv pattern: the replay covers the uniform collectives.
             if row["distribution"] or int(row["ranks"]) not in args.procs:
                 continue
@@ -313,6 +324,13 @@ def stage_replay(args):
                     out[f"{mode}_us"] = best
                     out[f"{mode}_trial"] = " ".join(trial)
                 rows.append(out)
+    # Where the decision runs were made too (OUT/cells.csv), the measured collshim row beside the
+    # replayed confirmation: how far the replay stands in for the shim's own path.
+    measured = {(c["platform"], c["mapping"], c["procs"], c["collective"], c["bytes"], c["selector"]): c["collshim_us"]
+                for c in read(os.path.join(args.out, "cells.csv")) if not c["pattern"]}
+    for out in rows:
+        key = (out["platform"], out["mapping"], str(out["procs"]), out["collective"], str(out["bytes"]), out["selector"])
+        out["measured_us"] = float(measured[key]) if key in measured else ""
     with open(os.path.join(args.out, "replay.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         writer.writeheader()
@@ -338,9 +356,37 @@ def stage_replay(args):
                 vs_best = [r["best_of_four_us"] / t for r, t in zip(subset, reached)]
                 lines.append(f"| {collective} | {platform} | {len(subset)} | {mode} | {geomean(of_oracle):.3f} | "
                              f"{within:.0%} | {min(vs_own):.3f} | {geomean(vs_own):.2f}x | {geomean(vs_best):.2f}x |")
+    lines += replay_against_measured(rows, args.platforms)
     with open(os.path.join(args.out, "replay.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def replay_against_measured(rows, platforms):
+    """replay.md's table of the cells both replayed and measured through the shim (measured_us): the
+    measured collshim row over the replayed confirmation, and the targets' figures from each."""
+    pairs = [r for r in rows if r["measured_us"] != ""]
+    if not pairs:
+        return []
+    lines = ["", "The replayed confirmation against the decision runs, where both were made (measured / replayed "
+             "collshim time; of the oracle and within 5% of it, from each):", "",
+             "| collective | platform | cells | measured / replayed (geomean) | within 5% of each other | range | "
+             "of oracle: measured / replayed | within 5% of oracle: measured / replayed |",
+             "|---|---|---|---|---|---|---|---|"]
+    for collective in sorted({r["collective"] for r in pairs}) + ["all"]:
+        for platform in platforms + ["all"]:
+            subset = [r for r in pairs if collective in ("all", r["collective"]) and platform in ("all", r["platform"])]
+            if not subset:
+                continue
+            ratio = [r["measured_us"] / r["confirm_us"] for r in subset]
+            measured = [r["oracle_us"] / r["measured_us"] for r in subset]
+            replayed = [r["oracle_us"] / r["confirm_us"] for r in subset]
+            lines.append(f"| {collective} | {platform} | {len(subset)} | {geomean(ratio):.3f} | "
+                         f"{sum(1 for v in ratio if abs(v - 1) <= 0.05) / len(subset):.0%} | "
+                         f"{min(ratio):.3f}–{max(ratio):.3f} | {geomean(measured):.3f} / {geomean(replayed):.3f} | "
+                         f"{sum(1 for v in measured if v >= 0.95) / len(subset):.0%} / "
+                         f"{sum(1 for v in replayed if v >= 0.95) / len(subset):.0%} |")
+    return lines
 
 
 # The columns the evidence needs, written by `--stages compact` into --evidence (committed:
