@@ -19,9 +19,11 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/engine/collective.hpp"
+#include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_settings.hpp"
@@ -34,10 +36,6 @@
 namespace {
 
 using namespace collshim;
-
-// The shim gathers an Alltoallv's pattern only up to this many ranks (entry_points.cpp's
-// max_gathered_procs); beyond it the pattern is costed as every pair holding the average block.
-constexpr int max_gathered_procs = 4096;
 
 struct Placement {
   std::string name;
@@ -112,30 +110,15 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// One key's call as the shim's model_call builds it: an Alltoallv's bytes per pair gathered up to
-// max_gathered_procs ranks (model::alltoall_blocks: uniform where every pair holds the same), the
-// average block beyond.
+// One key's call as the shim's model_call builds it (an Alltoallv: bench::alltoallv_model_call), and
+// the block it is keyed on.
 model::ModelCall shim_call(Collective collective, int p, long long bytes, const std::string& pattern,
                            std::uint64_t seed, long long& block_bytes) {
   block_bytes = bytes;
   if (collective != Collective::alltoallv) return {collective, p, bytes};
-  const bool gathered = p <= max_gathered_procs;
-  std::vector<long long> bytes_by_pair(gathered ? static_cast<std::size_t>(p) * p : 0, 0);
-  long long pairs = 0;
-  for (int origin = 0; origin < p; ++origin) {
-    for (const int destination : bench::alltoallv_destinations(pattern, origin, p, seed)) {
-      if (gathered) bytes_by_pair[static_cast<std::size_t>(origin) * p + destination] = bytes;
-      ++pairs;  // each destination is listed once
-    }
-  }
-  // The size the shim keys on: the average block over all p² pairs (agreed_block_bytes).
-  block_bytes = bytes * pairs / (static_cast<long long>(p) * p);
-  model::ModelCall call{collective, p, block_bytes};
-  if (gathered) {
-    call.pairs = model::alltoall_blocks(bytes_by_pair, p);
-    if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
-  }
-  return call;
+  bench::PatternCall patterned = bench::alltoallv_model_call(pattern, p, bytes, seed);
+  block_bytes = patterned.average_block_bytes;
+  return std::move(patterned.call);
 }
 
 int run(const Options& options) {
@@ -233,9 +216,10 @@ int run(const Options& options) {
               const model::CandidateCost* slowest = costed.empty() ? nullptr : costed.front();
               const std::string slowest_name = slowest ? slowest->choice->text() : "-";
               const double slowest_seconds = slowest ? slowest->seconds : 0;
-              const std::string shown_pattern = pattern.empty()                                  ? "-"
-                                                : p > max_gathered_procs && pattern != "uniform" ? pattern + "~avg"
-                                                                                                 : pattern;
+              const std::string shown_pattern = pattern.empty() ? "-"
+                                                : p > model::max_gathered_procs && pattern != "uniform"
+                                                    ? pattern + "~avg"
+                                                    : pattern;
               const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
               if (options.csv) {
                 std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s,%d\n",

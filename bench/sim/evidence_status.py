@@ -51,7 +51,7 @@ CURRENT = [
 
 # Folders with a replay.csv (every one that has one), read in this order: a later one's cell replaces an
 # earlier one's.
-REPLAYED = [".", "allgather-p128", "allreduce-p128", "allgather-p256", "allreduce-p256", "alltoall-p128"]
+REPLAYED = [".", "allgather-p128", "allreduce-p128", "alltoallv-p128", "allgather-p256", "allreduce-p256", "alltoall-p128"]
 
 OF_ORACLE, WITHIN, WORST_OWN = 0.95, 0.80, 0.97
 # cells.csv's numeric columns, as evidence.figures reads them.
@@ -73,7 +73,8 @@ def read_cells(folder_root):
 
 
 def cell_key(row):
-    return (row["platform"], row["mapping"], int(row["procs"]), row["collective"], int(row["bytes"]), row["selector"])
+    return (row["platform"], row["mapping"], int(row["procs"]), row["collective"], row.get("pattern", ""),
+            int(row["bytes"]), row["selector"])
 
 
 def read_replayed(folder_root):
@@ -87,7 +88,7 @@ def read_replayed(folder_root):
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 replayed[cell_key(row)] = dict(
-                    row, pattern="", collshim_us=float(row["confirm_us"]), model_alone_us=float(row["off_us"]),
+                    row, pattern=row.get("pattern", ""), collshim_us=float(row["confirm_us"]), model_alone_us=float(row["off_us"]),
                     **{k: float(row[k]) for k in ["native_us", "best_of_four_us", "oracle_us"]},
                     trial_calls=math.nan, trial_us=math.nan, online_us=math.nan)
     return replayed

@@ -281,6 +281,8 @@ def planned_trial(args, platform, row, selector, mode):
            "--ppn", row["ppn"], "--mapping", row["mapping"], "--block-bytes", row["bytes"], "--platform",
            os.path.join(args.descriptions, platform + ".yaml"), "--library", "smpi-" + selector, "--tune", mode,
            "--exclude", EXCLUDE, args.no_rules]
+    if row["distribution"]:  # an Alltoallv pattern: --bytes is each listed block's, as collshim-bench sends it
+        cmd += ["--pattern", row["distribution"]]
     lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
     plan = [PLAN.match(line) for line in lines if line.startswith("=> ")]
     if not plan or not plan[-1]:
@@ -299,8 +301,7 @@ def stage_replay(args):
         cells_measured = collections.defaultdict(dict)
         facts = {}
         for row in candidates_of(args, platform):
-            # Explain takes no Alltoallv pattern: the replay covers the uniform collectives.
-            if row["distribution"] or int(row["ranks"]) not in args.procs:
+            if int(row["ranks"]) not in args.procs:
                 continue
             key = cell_key(row)
             cells_measured[key][row["algorithm"]] = float(row["median_us"])
@@ -312,7 +313,7 @@ def stage_replay(args):
                 if own is None or not candidates:
                     continue
                 out = {"platform": platform, "mapping": key[0], "procs": key[1], "collective": key[2],
-                       "bytes": key[4], "selector": selector, "native_us": own,
+                       "pattern": key[3], "bytes": key[4], "selector": selector, "native_us": own,
                        "best_of_four_us": min(t for a, t in times.items() if a.startswith("smpi_")),
                        "oracle_us": min(min(candidates.values()), own)}
                 for mode in modes:
@@ -326,10 +327,11 @@ def stage_replay(args):
                 rows.append(out)
     # Where the decision runs were made too (OUT/cells.csv), the measured collshim row beside the
     # replayed confirmation: how far the replay stands in for the shim's own path.
-    measured = {(c["platform"], c["mapping"], c["procs"], c["collective"], c["bytes"], c["selector"]): c["collshim_us"]
-                for c in read(os.path.join(args.out, "cells.csv")) if not c["pattern"]}
+    measured = {(c["platform"], c["mapping"], c["procs"], c["collective"], c["pattern"], c["bytes"], c["selector"]):
+                c["collshim_us"] for c in read(os.path.join(args.out, "cells.csv"))}
     for out in rows:
-        key = (out["platform"], out["mapping"], str(out["procs"]), out["collective"], str(out["bytes"]), out["selector"])
+        key = (out["platform"], out["mapping"], str(out["procs"]), out["collective"], out["pattern"], str(out["bytes"]),
+               out["selector"])
         out["measured_us"] = float(measured[key]) if key in measured else ""
     with open(os.path.join(args.out, "replay.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

@@ -5,7 +5,8 @@
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
 //                   --nodes 12 [--library NAME[ VERSION]] [--platform FILE [--margin F]] [FILE...]
 //                                      show, rule by rule, which one a call matches and why; with a
-//                                      platform, what the cost model decides where no rule does
+//                                      platform, what the cost model decides where no rule does;
+//                                      an Alltoallv with --pattern NAME as collshim-bench sends it
 // --library: the MPI library the call runs on, as COLLSHIM_MPI_LIBRARY names it (default: the one
 // collshim-config runs on).
 //   collshim-config list [--collective NAME]
@@ -13,6 +14,7 @@
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <iomanip>
 #include <limits>
@@ -20,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "alltoallv_model_call.hpp"
+#include "bench_case.hpp"
 #include "model/model_settings.hpp"
 #include "model/model_step.hpp"
 #include "selector/environment_impl.hpp"
@@ -72,11 +76,11 @@ void explain(const Selector& selector, const CallFacts& facts) {
 
 // Where no rule decides and a platform is given: the cost model's decision, as the shim makes it on
 // the first call of the key (before any confirmation), with every candidate's prediction.
-void explain_model(const Selector& selector, const model::ModelSettings& settings, const CallFacts& facts) {
+void explain_model(const Selector& selector, const model::ModelSettings& settings, const CallFacts& facts,
+                   const model::ModelCall& call) {
   const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
   std::vector<int> node_of_rank(facts.procs);
   for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
-  const model::ModelCall call{facts.collective, facts.procs, facts.block_bytes};
   // Every candidate costed whole, to list them all (the shim costs only those that may win).
   const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
   const model::ModelVerdict verdict =
@@ -168,7 +172,19 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember(collective_choices));
   explain_command->add_option("--procs", procs, "communicator size")->check(CLI::PositiveNumber);
-  explain_command->add_option("--block-bytes", block_bytes_text, "average bytes per block, e.g. 4KiB");
+  explain_command->add_option("--block-bytes", block_bytes_text,
+                              "average bytes per block, e.g. 4KiB; with --pattern, each listed block's");
+  std::string pattern;
+  std::uint64_t seed = 1;
+  const bench::CaseInfo alltoallv = bench::alltoallv_case();
+  explain_command
+      ->add_option("--pattern", pattern,
+                   "Alltoallv only: every rank sends --block-bytes to each destination of this collshim-bench "
+                   "pattern; the call is keyed on the average block, and the model costs the pattern as the shim "
+                   "gathers it")
+      ->check(CLI::IsMember(alltoallv.variants));
+  explain_command->add_option("--seed", seed, "seed of the random patterns, as collshim-bench --seed")
+      ->capture_default_str();
   explain_command->add_option("--mapping", mapping_text, "single_node, sequential, cyclic or irregular")
       ->check(CLI::IsMember({"single_node", "sequential", "cyclic", "irregular"}));
   explain_command->add_option("--nodes", nodes, "number of nodes")->check(CLI::PositiveNumber);
@@ -234,9 +250,16 @@ int main(int argc, char** argv) {
     std::cerr << "--block-bytes: bad size '" << block_bytes_text << "', expected e.g. 512, 4KiB, 1MiB\n";
     return 2;
   }
-  const CallFacts facts{*find_collective(collective_text),
+  const Collective collective = *find_collective(collective_text);
+  if (!pattern.empty() && collective != Collective::alltoallv) {
+    std::cerr << "--pattern " << pattern << ": only Alltoallv takes a pattern, not " << collective_text << "\n";
+    return 2;
+  }
+  bench::PatternCall call{{collective, procs, *block_bytes}, *block_bytes};
+  if (!pattern.empty()) call = bench::alltoallv_model_call(pattern, procs, *block_bytes, seed);
+  const CallFacts facts{collective,
                         procs,
-                        *block_bytes,
+                        call.average_block_bytes,
                         *parse_mapping(mapping_text),
                         nodes,
                         ppn > 0 ? ppn : (procs + nodes - 1) / nodes,
@@ -272,12 +295,15 @@ int main(int argc, char** argv) {
   for (const std::string& error : errors) std::cerr << "collshim-config: error: " << error << "\n";
   if (!errors.empty()) return 1;
 
-  std::cout << "call: " << collective_text << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes
-            << ", mapping " << mapping_text << ", nodes " << facts.nodes << ", ppn " << facts.ppn
-            << (facts.oversubscribed ? ", oversubscribed" : "") << "; MPI library " << library->library.text() << "\n";
+  std::cout << "call: " << collective_text;
+  if (!pattern.empty())
+    std::cout << ", pattern " << pattern << " (seed " << seed << ") of " << *block_bytes << " B blocks";
+  std::cout << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes << ", mapping " << mapping_text
+            << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
+            << "; MPI library " << library->library.text() << "\n";
   explain(selector, facts);
   const Decision decision = selector.decide(facts);
   if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))
-    explain_model(selector, *model, facts);
+    explain_model(selector, *model, facts, call.call);
   return 0;
 }
