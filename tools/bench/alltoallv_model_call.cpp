@@ -9,6 +9,8 @@
 namespace collshim::bench {
 
 PatternCall alltoallv_model_call(const std::string& pattern, int p, long long bytes, std::uint64_t seed) {
+  // Every pair: the uniform form, without listing p² pairs (the other patterns are sparse).
+  if (pattern == "uniform") return {{Collective::alltoallv, p, bytes}, bytes};
   const bool gathered = p <= model::max_gathered_procs;
   std::vector<long long> bytes_by_pair(gathered ? static_cast<std::size_t>(p) * p : 0, 0);
   long long pairs = 0;
