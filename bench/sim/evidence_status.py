@@ -17,8 +17,8 @@ model alone (its pick without trial calls).
 
 Then the cells replayed but not measured through the shim (model_evidence.py --stages replay: the
 shim's plan for the key, from collshim-config explain, applied to every candidate's measured time),
-where the decision runs were not made, and how the replay compares with the decision runs on the
-cells where both were made.
+where the decision runs were not made, every cell together (measured where it was, replayed
+elsewhere), and how the replay compares with the decision runs on the cells where both were made.
 
   bench/sim/evidence_status.py [--evidence bench/sim/model]
 """
@@ -135,6 +135,8 @@ def main():
     if only_replayed:
         print("\nReplayed only (no decision runs there; the replayed confirmation and the pick alone):\n")
         print_status(only_replayed)
+        print("\nEvery cell: measured where the decision runs were made, replayed elsewhere:\n")
+        print_status(measured + only_replayed)
     both = [(by_key[key], row) for key, row in replayed.items() if key in by_key]
     if both:
         print("\nThe replay against the decision runs, where both were made (measured / replayed collshim time):\n")
