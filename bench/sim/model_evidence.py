@@ -308,6 +308,9 @@ def stage_replay(args):
             facts[key] = row
         for key, times in sorted(cells_measured.items()):
             candidates = {a: t for a, t in times.items() if not a.startswith("smpi_")}
+            # A cell whose natives are not all measured yet (a partial candidates stage) has no best of four.
+            if any("smpi_" + selector not in times for selector in SELECTORS):
+                continue
             for selector in SELECTORS:
                 own = times.get("smpi_" + selector)
                 if own is None or not candidates:
