@@ -134,18 +134,10 @@ def read(path):
 
 
 def candidates_of(args, platform):
-    """OUT/candidates-PLATFORM.csv. Rows restored from evidence compacted before the placement was kept
-    (nodes, ppn) get it from the host file: the nodes the mapping fills, and a cyclic run with one rank
-    per node classed sequential, as the shim sees it."""
-    rows = read(os.path.join(args.out, f"candidates-{platform}.csv"))
-    for row in rows:
-        if not row.get("nodes"):
-            p = int(row["ranks"])
-            nodes = sim.nodes_used(platform, row["mapping"], p)
-            row["nodes"], row["ppn"] = str(nodes), str(-(-p // nodes))
-            if nodes > 1 and nodes == p:
-                row["mapping"] = "sequential"
-    return rows
+    """OUT/candidates-PLATFORM.csv, with the placement as the shim saw it (restored from the host files
+    where the rows were compacted before it was kept)."""
+    path = os.path.join(args.out, f"candidates-{platform}.csv")
+    return sim.restore_placements(read(path), path)
 
 
 def cell_key(row):

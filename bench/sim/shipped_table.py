@@ -24,7 +24,6 @@ Needs build/ (collshim-tune, collshim-model). No simulation runs: the evidence i
 import argparse
 import collections
 import csv
-import functools
 import glob
 import math
 import os
@@ -49,19 +48,6 @@ def commit_date(path):
     out = subprocess.run(["git", "-C", os.path.dirname(path), "log", "-1", "--format=%cs", "--", path],
                          capture_output=True, text=True).stdout.strip()
     return out or "uncommitted"
-
-
-@functools.cache
-def placements(platform, p):
-    """The placements one run of each mapping gave the shim, in model_evidence.py's order (sequential,
-    then cyclic): (mapping class, nodes, most ranks on a node). A cyclic run with one rank per node is
-    classed sequential by the shim, so its compact rows carry `sequential` twice."""
-    result = []
-    for mapping in sim.MAPPINGS:
-        nodes = sim.nodes_used(platform, mapping, p)
-        ppn = -(-p // nodes)
-        result.append(("single_node" if nodes == 1 else "sequential" if ppn == 1 else mapping, nodes, ppn))
-    return tuple(result)
 
 
 def average_blocks(model, platform, p, ppn, mapping, pattern, sizes):
@@ -102,22 +88,12 @@ def stage_measurements(args):
     by_platform = collections.defaultdict(list)
     for path in sorted(glob.glob(os.path.join(args.evidence, "**", "candidates.csv"), recursive=True)):
         date = commit_date(path)
-        rows = sim.read_csv(path)
-        # Rows without nodes and ppn (compacted before they were kept): the k-th run of a (platform, p,
-        # collective, pattern) is its k-th mapping, so count each row's repeats of one cell and algorithm.
-        seen = collections.Counter()
+        try:
+            rows = sim.restore_placements(sim.read_csv(path), path)
+        except ValueError as e:
+            sys.exit(f"shipped_table: {e}")
         for r in rows:
-            key = (r["platform"], r["mapping"], r["ranks"], r["collective"], r["distribution"], r["bytes"],
-                   r["algorithm"])
-            p = int(r["ranks"])
-            if r.get("nodes"):
-                mapping, nodes, ppn = r["mapping"], int(r["nodes"]), int(r["ppn"])
-            else:
-                runs = [pl for pl in placements(r["platform"], p) if pl[0] == r["mapping"]]
-                if seen[key] >= len(runs):
-                    sys.exit(f"shipped_table: {path}: {key} appears more often than its mapping has runs")
-                mapping, nodes, ppn = runs[seen[key]]
-                seen[key] += 1
+            p, mapping, nodes, ppn = int(r["ranks"]), r["mapping"], int(r["nodes"]), int(r["ppn"])
             by_platform[r["platform"]].append({
                 "platform": r["platform"], "mpi_library": SMPI_LIBRARY, "date": date, "collective": r["collective"],
                 "distribution": r["distribution"], "ranks": p, "nodes": nodes, "ppn": ppn, "mapping": mapping,

@@ -13,6 +13,7 @@ sys.path). The bash scripts ask it on the command line, one item a line:
 """
 import argparse
 import csv
+import functools
 import os
 import subprocess
 import sys
@@ -123,6 +124,39 @@ def nodes_used(platform, mapping, p):
     """How many nodes the mapping's host file puts p ranks on (sequential fills a node's cores first)."""
     nodes, cores, _ = CLUSTERS[platform]
     return min(nodes, -(-p // cores)) if mapping == "sequential" else min(nodes, p)
+
+
+@functools.cache
+def shim_placements(platform, p):
+    """The placements one run of each mapping gives the shim, in MAPPINGS' order: (mapping class,
+    nodes, most ranks on a node). A cyclic run with one rank per node is classed sequential, and one
+    node single_node."""
+    result = []
+    for mapping in MAPPINGS:
+        nodes = nodes_used(platform, mapping, p)
+        ppn = -(-p // nodes)
+        result.append(("single_node" if nodes == 1 else "sequential" if ppn == 1 else mapping, nodes, ppn))
+    return tuple(result)
+
+
+def restore_placements(rows, where):
+    """Measurement rows compacted before the placement was kept (no nodes, ppn) get the shim's from the
+    host files, in place: the k-th row of one cell and algorithm is its mapping class's k-th run (a
+    cyclic run with one rank per node wrote `sequential` too). Rows with a placement stay as they are.
+    Raises ValueError naming `where` if a row repeats more often than its mapping has runs."""
+    seen = {}
+    for r in rows:
+        if r.get("nodes"):
+            continue
+        key = (r["platform"], r["mapping"], r["ranks"], r["collective"], r["distribution"], r["bytes"], r["algorithm"])
+        runs = [pl for pl in shim_placements(r["platform"], int(r["ranks"])) if pl[0] == r["mapping"]]
+        k = seen.get(key, 0)
+        if k >= len(runs):
+            raise ValueError(f"{where}: {key} appears more often than its mapping has runs")
+        r["mapping"], nodes, ppn = runs[k]
+        r["nodes"], r["ppn"] = str(nodes), str(ppn)
+        seen[key] = k + 1
+    return rows
 
 
 def topology(platform, mapping, p):
