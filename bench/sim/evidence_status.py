@@ -72,11 +72,6 @@ def read_cells(folder_root):
     return rows
 
 
-def cell_key(row):
-    return (row["platform"], row["mapping"], int(row["procs"]), row["collective"], row.get("pattern", ""),
-            int(row["bytes"]), row["selector"])
-
-
 def read_replayed(folder_root):
     """Every replayed cell (the later folder's where two have one), as the cells' columns: the
     replayed confirmation as collshim_us, the pick alone as model_alone_us; no trial figures."""
@@ -87,7 +82,7 @@ def read_replayed(folder_root):
             continue
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
-                replayed[cell_key(row)] = dict(
+                replayed[evidence.decided_key(row)] = dict(
                     row, pattern=row.get("pattern", ""), collshim_us=float(row["confirm_us"]), model_alone_us=float(row["off_us"]),
                     **{k: float(row[k]) for k in ["native_us", "best_of_four_us", "oracle_us"]},
                     trial_calls=math.nan, trial_us=math.nan, online_us=math.nan)
@@ -130,7 +125,7 @@ def main():
     print_status(measured)
 
     replayed = read_replayed(args.evidence)
-    by_key = {cell_key(row): row for row in measured}
+    by_key = {evidence.decided_key(row): row for row in measured}
     only_replayed = [row for key, row in replayed.items() if key not in by_key]
     if only_replayed:
         print("\nReplayed only (no decision runs there; the replayed confirmation and the pick alone):\n")
@@ -144,13 +139,10 @@ def main():
               "replayed |")
         print("|---|---|---|---|---|---|")
         for p in sorted({int(m["procs"]) for m, _ in both}):
-            pairs = [(m, r) for m, r in both if int(m["procs"]) == p]
-            ratio = [m["collshim_us"] / r["collshim_us"] for m, r in pairs]
-            of_oracle = [evidence.figures([x for x, _ in pairs])["of_oracle"],
-                         evidence.figures([x for _, x in pairs])["of_oracle"]]
-            print(f"| {p} | {len(pairs)} | {evidence.geomean(ratio):.3f} | "
-                  f"{sum(1 for v in ratio if abs(v - 1) <= 0.05) / len(ratio):.1%} | {min(ratio):.3f}–{max(ratio):.3f} | "
-                  f"{of_oracle[0]:.3f} / {of_oracle[1]:.3f} |")
+            a = evidence.agreement([(m["collshim_us"], r["collshim_us"], m["oracle_us"], r["oracle_us"])
+                                    for m, r in both if int(m["procs"]) == p])
+            print(f"| {p} | {a['cells']} | {a['ratio']:.3f} | {a['close']:.1%} | {a['low']:.3f}–{a['high']:.3f} | "
+                  f"{a['oracle_measured']:.3f} / {a['oracle_replayed']:.3f} |")
 
 
 if __name__ == "__main__":

@@ -322,12 +322,9 @@ def stage_replay(args):
                 rows.append(out)
     # Where the decision runs were made too (OUT/cells.csv), the measured collshim row beside the
     # replayed confirmation: how far the replay stands in for the shim's own path.
-    measured = {(c["platform"], c["mapping"], c["procs"], c["collective"], c["pattern"], c["bytes"], c["selector"]):
-                c["collshim_us"] for c in read(os.path.join(args.out, "cells.csv"))}
+    measured = {decided_key(c): c["collshim_us"] for c in read(os.path.join(args.out, "cells.csv"))}
     for out in rows:
-        key = (out["platform"], out["mapping"], str(out["procs"]), out["collective"], out["pattern"], str(out["bytes"]),
-               out["selector"])
-        out["measured_us"] = float(measured[key]) if key in measured else ""
+        out["measured_us"] = float(measured[decided_key(out)]) if decided_key(out) in measured else ""
     with open(os.path.join(args.out, "replay.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         writer.writeheader()
@@ -375,15 +372,32 @@ def replay_against_measured(rows, platforms):
             subset = [r for r in pairs if collective in ("all", r["collective"]) and platform in ("all", r["platform"])]
             if not subset:
                 continue
-            ratio = [r["measured_us"] / r["confirm_us"] for r in subset]
-            measured = [r["oracle_us"] / r["measured_us"] for r in subset]
-            replayed = [r["oracle_us"] / r["confirm_us"] for r in subset]
-            lines.append(f"| {collective} | {platform} | {len(subset)} | {geomean(ratio):.3f} | "
-                         f"{sum(1 for v in ratio if abs(v - 1) <= 0.05) / len(subset):.0%} | "
-                         f"{min(ratio):.3f}–{max(ratio):.3f} | {geomean(measured):.3f} / {geomean(replayed):.3f} | "
-                         f"{sum(1 for v in measured if v >= 0.95) / len(subset):.0%} / "
-                         f"{sum(1 for v in replayed if v >= 0.95) / len(subset):.0%} |")
+            a = agreement([(r["measured_us"], r["confirm_us"], r["oracle_us"], r["oracle_us"]) for r in subset])
+            lines.append(f"| {collective} | {platform} | {a['cells']} | {a['ratio']:.3f} | {a['close']:.0%} | "
+                         f"{a['low']:.3f}–{a['high']:.3f} | {a['oracle_measured']:.3f} / {a['oracle_replayed']:.3f} | "
+                         f"{a['within_measured']:.0%} / {a['within_replayed']:.0%} |")
     return lines
+
+
+def decided_key(row):
+    """A cell of the decision runs or the replay: placement, p, collective, pattern, size and the run's
+    own library (the selector). Replays made before the pattern was kept have none: uniform."""
+    return (row["platform"], row["mapping"], int(row["procs"]), row["collective"], row.get("pattern", ""),
+            int(row["bytes"]), row["selector"])
+
+
+def agreement(pairs):
+    """How the replayed confirmation stands in for the measured one, over (measured collshim, replayed
+    collshim, the measured cell's oracle, the replayed cell's oracle) times: measured / replayed (geometric
+    mean, share within 5% of each other, range), and each one's of the oracle and share within 5% of it."""
+    ratio = [m / r for m, r, _, _ in pairs]
+    measured = [o / m for m, _, o, _ in pairs]
+    replayed = [o / r for _, r, _, o in pairs]
+    return {"cells": len(pairs), "ratio": geomean(ratio), "close": sum(1 for v in ratio if abs(v - 1) <= 0.05) / len(pairs),
+            "low": min(ratio), "high": max(ratio), "oracle_measured": geomean(measured),
+            "oracle_replayed": geomean(replayed),
+            "within_measured": sum(1 for v in measured if v >= 0.95) / len(pairs),
+            "within_replayed": sum(1 for v in replayed if v >= 0.95) / len(pairs)}
 
 
 # The columns the evidence needs, written by `--stages compact` into --evidence (committed:
