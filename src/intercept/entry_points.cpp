@@ -13,8 +13,10 @@
 
 #include "algorithms/engine/run_algorithm.hpp"
 #include "algorithms/engine/local_copy.hpp"
-#include "intercept/reduction_properties.hpp"
+#include "intercept/call_arguments.hpp"
 #include "intercept/entry_point_table.hpp"
+#include "intercept/large_count.hpp"
+#include "intercept/reduction_properties.hpp"
 #include "intercept/runtime.hpp"
 #include "model/model_step.hpp"
 #include "selector/trial_call.hpp"
@@ -423,9 +425,9 @@ struct AllgatherFamilyEntry {
 
 struct AllgatherEntry : AllgatherFamilyEntry {
   static constexpr Collective collective = Collective::allgather;
-  AllgatherEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm)
-      : AllgatherFamilyEntry{{sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvcount, recvtype}} {}
+  explicit AllgatherEntry(const CallArguments<collective>& a)
+      : AllgatherFamilyEntry{
+            {a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, nullptr, nullptr, a.recvcount, a.recvtype}} {}
   long long received_bytes(int p) const {
     return static_cast<long long>(call.uniform_count) * p * type_size(call.recvtype);
   }
@@ -433,9 +435,8 @@ struct AllgatherEntry : AllgatherFamilyEntry {
 
 struct AllgathervEntry : AllgatherFamilyEntry {
   static constexpr Collective collective = Collective::allgatherv;
-  AllgathervEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-                  const int* displs, MPI_Datatype recvtype, MPI_Comm)
-      : AllgatherFamilyEntry{{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype}} {}
+  explicit AllgathervEntry(const CallArguments<collective>& a)
+      : AllgatherFamilyEntry{{a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs, 0, a.recvtype}} {}
   long long received_bytes(int p) const { return bytes_of_blocks(call.recvcounts, p, call.recvtype); }
   std::vector<long long> block_bytes_by_rank(int p) const {
     std::vector<long long> bytes(p);
@@ -448,9 +449,8 @@ struct AllgathervEntry : AllgatherFamilyEntry {
 struct AlltoallvEntry {
   static constexpr Collective collective = Collective::alltoallv;
   AlltoallvCall call;
-  AlltoallvEntry(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf,
-                 const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm)
-      : call{sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype} {}
+  explicit AlltoallvEntry(const CallArguments<collective>& a)
+      : call{a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf, a.recvcounts, a.rdispls, a.recvtype} {}
 
   bool arguments_usable(int p) const {
     const bool in_place = call.sendbuf == MPI_IN_PLACE;
@@ -479,9 +479,9 @@ struct AlltoallvEntry {
 struct AlltoallEntry {
   static constexpr Collective collective = Collective::alltoall;
   AlltoallvCall call;
-  AlltoallEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, MPI_Comm)
-      : call{sendbuf, nullptr, nullptr, sendtype, recvbuf, nullptr, nullptr, recvtype, sendcount, recvcount} {}
+  explicit AlltoallEntry(const CallArguments<collective>& a)
+      : call{a.sendbuf, nullptr, nullptr,    a.sendtype,  a.recvbuf,
+             nullptr,   nullptr, a.recvtype, a.sendcount, a.recvcount} {}
 
   bool arguments_usable(int) const {
     const bool in_place = call.sendbuf == MPI_IN_PLACE;
@@ -503,8 +503,7 @@ struct AlltoallEntry {
 struct AllreduceEntry {
   static constexpr Collective collective = Collective::allreduce;
   AllreduceCall call;
-  AllreduceEntry(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm)
-      : call{sendbuf, recvbuf, count, type, op} {}
+  explicit AllreduceEntry(const CallArguments<collective>& a) : call{a.sendbuf, a.recvbuf, a.count, a.datatype, a.op} {}
 
   bool arguments_usable(int) const {
     if (call.type == MPI_DATATYPE_NULL || call.op == MPI_OP_NULL || call.count < 0 || call.sendbuf == call.recvbuf)
@@ -532,9 +531,8 @@ struct GathervEntry {
   static constexpr Collective collective = Collective::gatherv;
   GathervCall call;
   int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
-  GathervEntry(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
-               const int* displs, MPI_Datatype recvtype, int root, MPI_Comm)
-      : call{sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root} {}
+  explicit GathervEntry(const CallArguments<collective>& a)
+      : call{a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs, a.recvtype, a.root} {}
 
   bool at_root() const { return rank == call.root; }
   bool arguments_usable(int p) const {
@@ -560,9 +558,8 @@ struct ScattervEntry {
   static constexpr Collective collective = Collective::scatterv;
   ScattervCall call;
   int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
-  ScattervEntry(const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm)
-      : call{sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root} {}
+  explicit ScattervEntry(const CallArguments<collective>& a)
+      : call{a.sendbuf, a.sendcounts, a.displs, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, a.root} {}
 
   bool at_root() const { return rank == call.root; }
   bool arguments_usable(int p) const {
@@ -583,206 +580,6 @@ struct ScattervEntry {
   }
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
-
-#if MPI_VERSION >= 4
-// MPI-4's large-count calls (MPI_Allgather_c, ...): MPI_Count counts and MPI_Aint displacements,
-// read without narrowing. Where every value fits an int, the call runs as its int form does, through
-// the same decision and engine. A uniform count beyond int (Allgather, Alltoall) becomes one element
-// of a contiguous type of that many. Anything else beyond int (a count array entry, a displacement,
-// an Allreduce vector, whose predefined operation needs the predefined type) is not usable here and
-// goes to the library's own _c function.
-
-// The copies the int form reads, kept for the call.
-struct IntArguments {
-  std::vector<int> first, second, third, fourth;
-  bool fits = true;
-
-  // `n` values of `from` as ints (null stays null).
-  template <typename Value>
-  const int* copy(const Value* from, int n, std::vector<int>& to) {
-    if (from == nullptr) return nullptr;
-    to.resize(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) to[i] = narrow(from[i]);
-    return to.data();
-  }
-  template <typename Value>
-  int narrow(Value value) {
-    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-      fits = false;
-      return 0;
-    }
-    return static_cast<int>(value);
-  }
-};
-
-// How many entries a count array of `comm` holds (the remote group's on an intercommunicator, which
-// the library handles), and this rank.
-struct CommShape {
-  int size = 0, rank = MPI_PROC_NULL;
-  explicit CommShape(MPI_Comm comm) {
-    int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter)
-      PMPI_Comm_remote_size(comm, &size);
-    else
-      PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-  }
-};
-
-// `count` elements of `type` as one element of a contiguous type, freed with the call; `count` as
-// it is (and no type of its own) where it fits an int.
-class UniformCount {
- public:
-  UniformCount(MPI_Count count, MPI_Datatype type) : count_(static_cast<int>(count)), type_(type) {
-    if (count <= std::numeric_limits<int>::max() || type == MPI_DATATYPE_NULL) {
-      if (count > std::numeric_limits<int>::max()) fits_ = false;
-      return;
-    }
-    if (PMPI_Type_contiguous_c(count, type, &owned_) != MPI_SUCCESS || PMPI_Type_commit(&owned_) != MPI_SUCCESS) {
-      fits_ = false;
-      return;
-    }
-    count_ = 1;
-    type_ = owned_;
-  }
-  UniformCount(const UniformCount&) = delete;
-  UniformCount& operator=(const UniformCount&) = delete;
-  ~UniformCount() {
-    if (owned_ != MPI_DATATYPE_NULL) PMPI_Type_free(&owned_);
-  }
-  int count() const { return count_; }
-  MPI_Datatype type() const { return type_; }
-  bool fits() const { return fits_; }
-
- private:
-  int count_ = 0;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  MPI_Datatype owned_ = MPI_DATATYPE_NULL;
-  bool fits_ = true;
-};
-
-// A large-count shape: the int shape `Base` built from the converted arguments, usable only where
-// they fitted. `Converted` is constructed first (a base listed before `Base`).
-template <typename Converted, typename Base>
-struct LargeCountEntry : Converted, Base {
-  template <typename... Args>
-  explicit LargeCountEntry(Args... args) : Converted(args...), Base(Converted::int_arguments(args...)) {}
-  bool arguments_usable(int p) const { return Converted::fits() && Base::arguments_usable(p); }
-};
-
-// Constructs `Base` from a tuple of its int arguments.
-template <typename Base>
-struct FromTuple : Base {
-  template <typename... Args>
-  explicit FromTuple(std::tuple<Args...> arguments) : Base(std::make_from_tuple<Base>(std::move(arguments))) {}
-};
-
-struct AllgatherCounts {
-  UniformCount send, recv;
-  AllgatherCounts(const void*, MPI_Count sendcount, MPI_Datatype sendtype, void*, MPI_Count recvcount,
-                  MPI_Datatype recvtype, MPI_Comm)
-      : send(sendcount, sendtype), recv(recvcount, recvtype) {}
-  bool fits() const { return send.fits() && recv.fits(); }
-  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype, void* recvbuf, MPI_Count, MPI_Datatype,
-                     MPI_Comm comm) const {
-    return std::tuple(sendbuf, send.count(), send.type(), recvbuf, recv.count(), recv.type(), comm);
-  }
-};
-
-struct AllgathervCounts : IntArguments {
-  int sendcount = 0;
-  const int* recvcounts = nullptr;
-  const int* displs = nullptr;
-  AllgathervCounts(const void*, MPI_Count sendcount_c, MPI_Datatype, void*, const MPI_Count* recvcounts_c,
-                   const MPI_Aint* displs_c, MPI_Datatype, MPI_Comm comm) {
-    const CommShape shape(comm);
-    sendcount = narrow(sendcount_c);
-    recvcounts = copy(recvcounts_c, shape.size, first);
-    displs = copy(displs_c, shape.size, second);
-  }
-  bool fits() const { return IntArguments::fits; }
-  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype sendtype, void* recvbuf, const MPI_Count*,
-                     const MPI_Aint*, MPI_Datatype recvtype, MPI_Comm comm) const {
-    return std::tuple(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  }
-};
-
-struct AlltoallvCounts : IntArguments {
-  const int *sendcounts = nullptr, *sdispls = nullptr, *recvcounts = nullptr, *rdispls = nullptr;
-  AlltoallvCounts(const void*, const MPI_Count* sendcounts_c, const MPI_Aint* sdispls_c, MPI_Datatype, void*,
-                  const MPI_Count* recvcounts_c, const MPI_Aint* rdispls_c, MPI_Datatype, MPI_Comm comm) {
-    const CommShape shape(comm);
-    sendcounts = copy(sendcounts_c, shape.size, first);
-    sdispls = copy(sdispls_c, shape.size, second);
-    recvcounts = copy(recvcounts_c, shape.size, third);
-    rdispls = copy(rdispls_c, shape.size, fourth);
-  }
-  bool fits() const { return IntArguments::fits; }
-  auto int_arguments(const void* sendbuf, const MPI_Count*, const MPI_Aint*, MPI_Datatype sendtype, void* recvbuf,
-                     const MPI_Count*, const MPI_Aint*, MPI_Datatype recvtype, MPI_Comm comm) const {
-    return std::tuple(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  }
-};
-
-struct AllreduceCounts : IntArguments {
-  int count = 0;
-  AllreduceCounts(const void*, void*, MPI_Count count_c, MPI_Datatype, MPI_Op, MPI_Comm) : count(narrow(count_c)) {}
-  bool fits() const { return IntArguments::fits; }
-  auto int_arguments(const void* sendbuf, void* recvbuf, MPI_Count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) const {
-    return std::tuple(sendbuf, recvbuf, count, type, op, comm);
-  }
-};
-
-// Rooted calls: the count and displacement arrays mean something at the root only, and are read there.
-struct GathervCounts : IntArguments {
-  int sendcount = 0;
-  const int* recvcounts = nullptr;
-  const int* displs = nullptr;
-  GathervCounts(const void*, MPI_Count sendcount_c, MPI_Datatype, void*, const MPI_Count* recvcounts_c,
-                const MPI_Aint* displs_c, MPI_Datatype, int root, MPI_Comm comm) {
-    const CommShape shape(comm);
-    sendcount = narrow(sendcount_c);
-    if (shape.rank == root) {
-      recvcounts = copy(recvcounts_c, shape.size, first);
-      displs = copy(displs_c, shape.size, second);
-    }
-  }
-  bool fits() const { return IntArguments::fits; }
-  auto int_arguments(const void* sendbuf, MPI_Count, MPI_Datatype sendtype, void* recvbuf, const MPI_Count*,
-                     const MPI_Aint*, MPI_Datatype recvtype, int root, MPI_Comm comm) const {
-    return std::tuple(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-  }
-};
-
-struct ScattervCounts : IntArguments {
-  const int* sendcounts = nullptr;
-  const int* displs = nullptr;
-  int recvcount = 0;
-  ScattervCounts(const void*, const MPI_Count* sendcounts_c, const MPI_Aint* displs_c, MPI_Datatype, void*,
-                 MPI_Count recvcount_c, MPI_Datatype, int root, MPI_Comm comm) {
-    const CommShape shape(comm);
-    recvcount = narrow(recvcount_c);
-    if (shape.rank == root) {
-      sendcounts = copy(sendcounts_c, shape.size, first);
-      displs = copy(displs_c, shape.size, second);
-    }
-  }
-  bool fits() const { return IntArguments::fits; }
-  auto int_arguments(const void* sendbuf, const MPI_Count*, const MPI_Aint*, MPI_Datatype sendtype, void* recvbuf,
-                     MPI_Count, MPI_Datatype recvtype, int root, MPI_Comm comm) const {
-    return std::tuple(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  }
-};
-
-using AllgatherLargeEntry = LargeCountEntry<AllgatherCounts, FromTuple<AllgatherEntry>>;
-using AllgathervLargeEntry = LargeCountEntry<AllgathervCounts, FromTuple<AllgathervEntry>>;
-using AlltoallLargeEntry = LargeCountEntry<AllgatherCounts, FromTuple<AlltoallEntry>>;
-using AlltoallvLargeEntry = LargeCountEntry<AlltoallvCounts, FromTuple<AlltoallvEntry>>;
-using AllreduceLargeEntry = LargeCountEntry<AllreduceCounts, FromTuple<AllreduceEntry>>;
-using GathervLargeEntry = LargeCountEntry<GathervCounts, FromTuple<GathervEntry>>;
-using ScattervLargeEntry = LargeCountEntry<ScattervCounts, FromTuple<ScattervEntry>>;
-#endif
 
 // This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
 // dup, so the ranks are the same), otherwise asked of MPI. Only read once look_up_comm() accepted

@@ -18,6 +18,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "intercept/entry_point_table.hpp"
+
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 // Fortran's MPI_IN_PLACE and MPI_BOTTOM are common blocks in libmpi.so; a Fortran program passes
@@ -104,6 +106,11 @@ void set_error(MPI_Fint* ierr, int rc) {
   if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
 }
 
+// A count or displacement array of the call on communicator `comm` (a Fortran handle).
+IntArray int_array(const MPI_Fint* values, const MPI_Fint* comm) {
+  return IntArray(values, array_length(PMPI_Comm_f2c(*comm)));
+}
+
 }  // namespace
 
 // Open MPI's Fortran MPI_INIT, MPI_INIT_THREAD and MPI_FINALIZE call PMPI_Init and the rest
@@ -126,93 +133,32 @@ extern "C" void collshim_init_thread_f(const MPI_Fint* required, MPI_Fint* provi
 
 extern "C" void collshim_finalize_f(MPI_Fint* ierr) { set_error(ierr, MPI_Finalize()); }
 
-// One definition per collective, internal to the library; the exported Fortran names below are
-// aliases of it, as in libmpi_mpifh. Each calls the C entry point through the dynamic linker, as
-// MPICH's Fortran wrappers do, so a Fortran call takes exactly the path of the same call from C.
-extern "C" void collshim_allgather_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                     void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
-                                     const MPI_Fint* comm, MPI_Fint* ierr) {
-  const int rc = MPI_Allgather(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
-                               receive_buffer(recvbuf), static_cast<int>(*recvcount), PMPI_Type_f2c(*recvtype),
-                               PMPI_Comm_f2c(*comm));
-  set_error(ierr, rc);
-}
+// One definition per collective, generated from its row (entry_point_table.hpp), internal to the
+// library; the exported Fortran names below are aliases of it, as in libmpi_mpifh. Each converts
+// its arguments by their roles and calls the C entry point through the dynamic linker, as MPICH's
+// Fortran wrappers do, so a Fortran call takes exactly the path of the same call from C. A role's
+// buffer may be Fortran's MPI_BOTTOM, and MPI_IN_PLACE where the role says so (Scatterv's is its
+// receive buffer, at the root); the array temporaries live until the C call returns.
+#define COLLSHIM_FROM_FORTRAN(form, parameter) COLLSHIM_FROM_FORTRAN_ parameter
+#define COLLSHIM_FROM_FORTRAN_(role, name) COLLSHIM_FROM_FORTRAN_##role(name)
+#define COLLSHIM_FROM_FORTRAN_send_or_in_place(name) send_buffer(name)
+#define COLLSHIM_FROM_FORTRAN_send(name) receive_buffer(const_cast<void*>(name))
+#define COLLSHIM_FROM_FORTRAN_recv(name) receive_buffer(name)
+#define COLLSHIM_FROM_FORTRAN_recv_or_in_place(name) const_cast<void*>(send_buffer(name))
+#define COLLSHIM_FROM_FORTRAN_uniform_count(name) static_cast<int>(*name)
+#define COLLSHIM_FROM_FORTRAN_count(name) static_cast<int>(*name)
+#define COLLSHIM_FROM_FORTRAN_counts(name) int_array(name, comm).get()
+#define COLLSHIM_FROM_FORTRAN_displs(name) int_array(name, comm).get()
+#define COLLSHIM_FROM_FORTRAN_type(name) PMPI_Type_f2c(*name)
+#define COLLSHIM_FROM_FORTRAN_op(name) PMPI_Op_f2c(*name)
+#define COLLSHIM_FROM_FORTRAN_root(name) static_cast<int>(*name)
+#define COLLSHIM_FROM_FORTRAN_comm(name) PMPI_Comm_f2c(*name)
 
-extern "C" void collshim_allgatherv_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                      void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
-                                      const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
-  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-  const int p = array_length(c_comm);
-  const IntArray c_recvcounts(recvcounts, p);
-  const IntArray c_displs(displs, p);
-  const int rc =
-      MPI_Allgatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
-                     receive_buffer(recvbuf), c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype), c_comm);
-  set_error(ierr, rc);
-}
-
-extern "C" void collshim_alltoallv_f(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
-                                     const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
-                                     const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
-                                     MPI_Fint* ierr) {
-  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-  const int p = array_length(c_comm);
-  const IntArray c_sendcounts(sendcounts, p);
-  const IntArray c_sdispls(sdispls, p);
-  const IntArray c_recvcounts(recvcounts, p);
-  const IntArray c_rdispls(rdispls, p);
-  const int rc =
-      MPI_Alltoallv(send_buffer(sendbuf), c_sendcounts.get(), c_sdispls.get(), PMPI_Type_f2c(*sendtype),
-                    receive_buffer(recvbuf), c_recvcounts.get(), c_rdispls.get(), PMPI_Type_f2c(*recvtype), c_comm);
-  set_error(ierr, rc);
-}
-
-extern "C" void collshim_alltoall_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                    void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
-                                    const MPI_Fint* comm, MPI_Fint* ierr) {
-  const int rc = MPI_Alltoall(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype),
-                              receive_buffer(recvbuf), static_cast<int>(*recvcount), PMPI_Type_f2c(*recvtype),
-                              PMPI_Comm_f2c(*comm));
-  set_error(ierr, rc);
-}
-
-extern "C" void collshim_allreduce_f(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
-                                     const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
-                                     MPI_Fint* ierr) {
-  const int rc = MPI_Allreduce(send_buffer(sendbuf), receive_buffer(recvbuf), static_cast<int>(*count),
-                               PMPI_Type_f2c(*datatype), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
-  set_error(ierr, rc);
-}
-
-extern "C" void collshim_gatherv_f(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
-                                   void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
-                                   const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
-                                   MPI_Fint* ierr) {
-  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-  const int p = array_length(c_comm);
-  const IntArray c_recvcounts(recvcounts, p);
-  const IntArray c_displs(displs, p);
-  const int rc =
-      MPI_Gatherv(send_buffer(sendbuf), static_cast<int>(*sendcount), PMPI_Type_f2c(*sendtype), receive_buffer(recvbuf),
-                  c_recvcounts.get(), c_displs.get(), PMPI_Type_f2c(*recvtype), static_cast<int>(*root), c_comm);
-  set_error(ierr, rc);
-}
-
-// Scatterv's MPI_IN_PLACE is its receive buffer (at the root).
-extern "C" void collshim_scatterv_f(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs,
-                                    const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcount,
-                                    const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
-                                    MPI_Fint* ierr) {
-  const MPI_Comm c_comm = PMPI_Comm_f2c(*comm);
-  const int p = array_length(c_comm);
-  const IntArray c_sendcounts(sendcounts, p);
-  const IntArray c_displs(displs, p);
-  void* c_recvbuf = const_cast<void*>(send_buffer(recvbuf));
-  const int rc = MPI_Scatterv(receive_buffer(const_cast<void*>(sendbuf)), c_sendcounts.get(), c_displs.get(),
-                              PMPI_Type_f2c(*sendtype), c_recvbuf, static_cast<int>(*recvcount),
-                              PMPI_Type_f2c(*recvtype), static_cast<int>(*root), c_comm);
-  set_error(ierr, rc);
-}
+#define COLLSHIM_FORTRAN_BINDING(Name, lower, UPPER, parameters, ...)                                                \
+  extern "C" void collshim_##lower##_f(COLLSHIM_PARAMETERS(fortran, parameters), MPI_Fint* ierr) {                   \
+    set_error(ierr, MPI_##Name(COLLSHIM_EACH(COLLSHIM_FROM_FORTRAN, COLLSHIM_COMMA, -, COLLSHIM_SPLAT parameters))); \
+  }
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_BINDING)
 
 // The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
 // (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
@@ -229,10 +175,6 @@ extern "C" void collshim_scatterv_f(const void* sendbuf, const MPI_Fint* sendcou
 COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)
 COLLSHIM_FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, collshim_init_thread_f)
 COLLSHIM_FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, collshim_finalize_f)
-COLLSHIM_FORTRAN_NAMES(mpi_allgather, MPI_ALLGATHER, collshim_allgather_f)
-COLLSHIM_FORTRAN_NAMES(mpi_allgatherv, MPI_ALLGATHERV, collshim_allgatherv_f)
-COLLSHIM_FORTRAN_NAMES(mpi_alltoallv, MPI_ALLTOALLV, collshim_alltoallv_f)
-COLLSHIM_FORTRAN_NAMES(mpi_alltoall, MPI_ALLTOALL, collshim_alltoall_f)
-COLLSHIM_FORTRAN_NAMES(mpi_allreduce, MPI_ALLREDUCE, collshim_allreduce_f)
-COLLSHIM_FORTRAN_NAMES(mpi_gatherv, MPI_GATHERV, collshim_gatherv_f)
-COLLSHIM_FORTRAN_NAMES(mpi_scatterv, MPI_SCATTERV, collshim_scatterv_f)
+#define COLLSHIM_FORTRAN_ALIASES(Name, lower, UPPER, ...) \
+  COLLSHIM_FORTRAN_NAMES(mpi_##lower, MPI_##UPPER, collshim_##lower##_f)
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_ALIASES)

@@ -1,0 +1,30 @@
+#pragma once
+// The arguments of each collective's int form, as a struct whose members are the row's parameters
+// (entry_point_table.hpp): what a call shape (entry_points.cpp's <Name>Entry) is built from, whichever
+// form the call came in (blocking, large-count, nonblocking, persistent).
+#include <mpi.h>
+
+#include "algorithms/engine/collective.hpp"
+#include "intercept/entry_point_table.hpp"
+
+namespace collshim {
+
+template <Collective collective>
+struct CallArguments;
+
+#define COLLSHIM_CALL_ARGUMENTS(Name, lower, UPPER, parameters, ...) \
+  template <>                                                        \
+  struct CallArguments<Collective::lower> {                          \
+    COLLSHIM_MEMBERS(parameters)                                     \
+  };
+COLLSHIM_COLLECTIVES(COLLSHIM_CALL_ARGUMENTS)
+#undef COLLSHIM_CALL_ARGUMENTS
+
+// A call shape `Entry` built from the int form's arguments, in the row's order.
+template <typename Entry>
+struct IntForm : Entry {
+  template <typename... Args>
+  explicit IntForm(Args... args) : Entry(CallArguments<Entry::collective>{args...}) {}
+};
+
+}  // namespace collshim

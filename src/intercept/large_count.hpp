@@ -1,0 +1,163 @@
+#pragma once
+// MPI-4's large-count calls (MPI_Allgather_c, ...): MPI_Count counts and MPI_Aint displacements,
+// read without narrowing. Where every value fits an int, the call runs as its int form does, through
+// the same decision and engine. A uniform count beyond int (Allgather, Alltoall) becomes one element
+// of a contiguous type of that many. Anything else beyond int (a count array entry, a displacement,
+// an Allreduce vector, whose predefined operation needs the predefined type) is not usable here and
+// goes to the library's own _c function. One mechanism for every row: each parameter is converted
+// by its role (parameter_roles.hpp).
+#include <mpi.h>
+
+#if MPI_VERSION >= 4
+#include <array>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "intercept/call_arguments.hpp"
+
+namespace collshim {
+
+// How many entries a count array of `comm` holds (the remote group's on an intercommunicator, which
+// the library handles), and this rank.
+struct CommShape {
+  int size = 0, rank = MPI_PROC_NULL;
+  explicit CommShape(MPI_Comm comm) {
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+      PMPI_Comm_remote_size(comm, &size);
+    else
+      PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+  }
+};
+
+// The int form of one large-count call's arguments, parameter by parameter, and what that form
+// needs kept for the call: the int copies of arrays, the contiguous types (freed with the call).
+// note() sees every parameter first (the communicator and root say how arrays are read), then
+// convert() gives each one's int-form value, in parameter order (a uniform count's type follows it).
+class LargeCounts {
+ public:
+  LargeCounts() = default;
+  LargeCounts(const LargeCounts&) = delete;
+  LargeCounts& operator=(const LargeCounts&) = delete;
+  ~LargeCounts() {
+    for (MPI_Datatype& type : types_) PMPI_Type_free(&type);
+  }
+
+  void note(roles::comm, MPI_Comm comm) { comm_ = comm; }
+  // Rooted calls: the count and displacement arrays mean something at the root only, and are read there.
+  void note(roles::root, int root) {
+    root_ = root;
+    rooted_ = true;
+  }
+  template <typename Role, typename Value>
+  void note(Role, Value) {}
+
+  template <typename Role, typename Value>
+  Value convert(Role, Value value) {
+    return value;
+  }
+  int convert(roles::count, MPI_Count count) { return narrow(count); }
+  // Beyond int: one element of the contiguous type that the next `type` parameter becomes.
+  int convert(roles::uniform_count, MPI_Count count) {
+    if (count <= std::numeric_limits<int>::max()) return static_cast<int>(count);
+    pending_count_ = count;
+    return 1;
+  }
+  MPI_Datatype convert(roles::type, MPI_Datatype type) {
+    if (pending_count_ == 0) return type;
+    const MPI_Count count = pending_count_;
+    pending_count_ = 0;
+    MPI_Datatype contiguous = MPI_DATATYPE_NULL;
+    if (type == MPI_DATATYPE_NULL || PMPI_Type_contiguous_c(count, type, &contiguous) != MPI_SUCCESS) {
+      fits_ = false;
+      return type;
+    }
+    types_.push_back(contiguous);
+    if (PMPI_Type_commit(&types_.back()) != MPI_SUCCESS) {
+      fits_ = false;
+      return type;
+    }
+    return types_.back();
+  }
+  const int* convert(roles::counts, const MPI_Count* counts) { return copy(counts); }
+  const int* convert(roles::displs, const MPI_Aint* displs) { return copy(displs); }
+
+  // Whether every value had an int form: otherwise the library's _c function gets the call.
+  bool fits() const { return fits_; }
+
+  // The most count and displacement arrays a row may have (Alltoallv's four).
+  static constexpr int max_arrays = 4;
+  static constexpr bool is_array(roles::counts) { return true; }
+  static constexpr bool is_array(roles::displs) { return true; }
+  template <typename Role>
+  static constexpr bool is_array(Role) {
+    return false;
+  }
+
+ private:
+  int narrow(MPI_Count value) {
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
+      fits_ = false;
+      return 0;
+    }
+    return static_cast<int>(value);
+  }
+  // The array's entries as ints (null stays null; not read off the root of a rooted call).
+  template <typename Value>
+  const int* copy(const Value* from) {
+    if (!shape_) shape_.emplace(comm_);
+    if ((rooted_ && shape_->rank != root_) || from == nullptr) return nullptr;
+    std::vector<int>& to = copies_[arrays_++];
+    to.resize(static_cast<std::size_t>(shape_->size));
+    for (int i = 0; i < shape_->size; ++i) to[i] = narrow(from[i]);
+    return to.data();
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int root_ = 0;
+  bool rooted_ = false;
+  std::optional<CommShape> shape_;  // asked of MPI at the first array
+  std::array<std::vector<int>, max_arrays> copies_;
+  int arrays_ = 0;
+  std::vector<MPI_Datatype> types_;  // committed; freed with the call
+  MPI_Count pending_count_ = 0;      // a uniform count beyond int, waiting for its type
+  bool fits_ = true;
+};
+
+// Each row's conversion: note() then convert() every parameter, into the int form's arguments.
+template <Collective collective>
+struct LargeCountArguments;
+
+#define COLLSHIM_LARGE_COUNT_NOTE(counts, parameter) \
+  counts.note(COLLSHIM_ROLE(parameter), COLLSHIM_ARGUMENT(-, parameter))
+#define COLLSHIM_LARGE_COUNT_CONVERT(counts, parameter) \
+  counts.convert(COLLSHIM_ROLE(parameter), COLLSHIM_ARGUMENT(-, parameter))
+#define COLLSHIM_LARGE_COUNT_IS_ARRAY(form, parameter) +LargeCounts::is_array(COLLSHIM_ROLE(parameter))
+#define COLLSHIM_LARGE_COUNT_ARGUMENTS(Name, lower, UPPER, parameters, ...)                                           \
+  template <>                                                                                                         \
+  struct LargeCountArguments<Collective::lower> {                                                                     \
+    static_assert((0 COLLSHIM_EACH(COLLSHIM_LARGE_COUNT_IS_ARRAY, COLLSHIM_NOTHING, -, COLLSHIM_SPLAT parameters)) <= \
+                  LargeCounts::max_arrays);                                                                           \
+    static CallArguments<Collective::lower> convert(LargeCounts& counts, COLLSHIM_PARAMETERS(c, parameters)) {        \
+      (COLLSHIM_EACH(COLLSHIM_LARGE_COUNT_NOTE, COLLSHIM_COMMA, counts, COLLSHIM_SPLAT parameters));                  \
+      return {COLLSHIM_EACH(COLLSHIM_LARGE_COUNT_CONVERT, COLLSHIM_COMMA, counts, COLLSHIM_SPLAT parameters)};        \
+    }                                                                                                                 \
+  };
+COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_ARGUMENTS)
+#undef COLLSHIM_LARGE_COUNT_ARGUMENTS
+
+// A large-count call shape: the int shape `Entry` built from the converted arguments, usable only
+// where they fitted. LargeCounts is constructed first (the base listed first) and lives with the call.
+template <typename Entry>
+struct LargeCountEntry : LargeCounts, Entry {
+  template <typename... Args>
+  explicit LargeCountEntry(Args... args)
+      : LargeCounts(), Entry(LargeCountArguments<Entry::collective>::convert(*this, args...)) {}
+  bool arguments_usable(int p) const { return fits() && Entry::arguments_usable(p); }
+};
+
+}  // namespace collshim
+#endif
