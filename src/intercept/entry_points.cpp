@@ -13,10 +13,10 @@
 
 #include "algorithms/engine/run_algorithm.hpp"
 #include "algorithms/engine/local_copy.hpp"
-#include "intercept/call_arguments.hpp"
-#include "intercept/entry_point_table.hpp"
-#include "intercept/large_count.hpp"
 #include "intercept/reduction_properties.hpp"
+#include "intercept/entry_point_table.hpp"
+#include "intercept/call_arguments.hpp"
+#include "intercept/large_count.hpp"
 #include "intercept/runtime.hpp"
 #include "model/model_step.hpp"
 #include "selector/trial_call.hpp"
