@@ -8,6 +8,7 @@
 # usage: online_tuning_test.sh NP COLLSHIM_RUN PROGRAM DELAY_LIBRARY
 set -eu
 np=$1; run=$2; program=$3; delay=$4
+query=$(dirname "$0")/report_query.py  # the JSON report's rows, read as data
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 launch() {  # launch LOGFILE [collshim-run options]: the program under the shim, the delay behind it
@@ -21,7 +22,7 @@ launch() {  # launch LOGFILE [collshim-run options]: the program under the shim,
 }
 fail() { echo "FAIL: $*"; exit 1; }
 
-COLLSHIM_TUNE_RECHECK=10 launch "$out/run1.log" --report "$out/report1.txt"
+COLLSHIM_TUNE_RECHECK=10 launch "$out/run1.log" --report "$out/report1.json"
 # "tuned online: MPI_Allgather on MPI_COMM_WORLD p=4 mapping=sequential nodes=2 block 8B-16B: ring after ..."
 # per rank and communicator; the key is everything before the chosen algorithm. The two communicators
 # tune on their own (they may choose differently); within one, every rank must choose the same.
@@ -37,19 +38,22 @@ grep -o "tuned online, second look once warm: .*" "$out/run1.log" | sed 's/, sec
   sort > "$out/second1"
 cmp -s "$out/choices1" "$out/second1" ||
   fail "the second looks differ from the first picks: $(diff "$out/choices1" "$out/second1" | head -5)"
-grep -q "trial calls (online tuning, the cost model's confirmation): [1-9][0-9]*," "$out/report1.txt" || fail "the report does not count the trials"
-grep -q "tuned online" "$out/report1.txt" || fail "the report has no row marked 'tuned online'"
+[ "$(python3 "$query" "$out/report1.json" trial_calls)" -gt 0 ] || fail "the report does not count the trials"
+python3 "$query" "$out/report1.json" rows | cut -f3 | grep -qx "tuned online" ||
+  fail "the report has no row marked 'tuned online'"
 rules=$(grep -c "^  - collective:" "$out/learned.yaml" || true)
 [ "$rules" -eq "$keys" ] || { cat "$out/learned.yaml"; fail "expected $keys rules in the written file, got $rules"; }
 echo "run 1: $(sort -u "$out/choices1" | tr '\n' ';')"
 
-launch "$out/run2.log" --report "$out/report2.txt"
+launch "$out/run2.log" --report "$out/report2.json"
 grep -q "tuned online:" "$out/run2.log" && fail "run 2 tuned again: $(grep "tuned online:" "$out/run2.log")"
-grep -q "tuning trial\|online tuning:" "$out/report2.txt" && { cat "$out/report2.txt"; fail "run 2 made trial calls"; }
+[ "$(python3 "$query" "$out/report2.json" trial_calls)" -eq 0 ] || { cat "$out/report2.json"; fail "run 2 made trial calls"; }
+python3 "$query" "$out/report2.json" rows | cut -f3 | grep -qx "tuning trial\|tuned online" &&
+  { cat "$out/report2.json"; fail "run 2 has tuning rows"; }
 # Each rule of the file (per key, the choice of run 1's communicators) runs in run 2, decided by it.
 while read -r algorithm; do
-  grep -q " $algorithm .*learned.yaml:" "$out/report2.txt" ||
-    { cat "$out/report2.txt"; fail "run 2 does not run $algorithm from the learned file"; }
+  python3 "$query" "$out/report2.json" rows | awk -F'\t' -v a="$algorithm" '$2 == a && $3 ~ /learned.yaml:/' | grep -q . ||
+    { cat "$out/report2.json"; fail "run 2 does not run $algorithm from the learned file"; }
 done < <(sed -n 's/^    use: "\(.*\)"$/\1/p' "$out/learned.yaml")
 rules2=$(grep -c "^  - collective:" "$out/learned.yaml" || true)
 [ "$rules2" -eq "$keys" ] || { cat "$out/learned.yaml"; fail "run 2 changed the learned file: $rules2 rules"; }
@@ -57,7 +61,7 @@ rules2=$(grep -c "^  - collective:" "$out/learned.yaml" || true)
 # SMPI's default selector (COLLSHIM_MPI_LIBRARY), tunes every key again.
 [ "$(grep -c '^    when: { library: "[a-z]* [0-9.]*", procs: ' "$out/learned.yaml")" -eq "$keys" ] ||
   { cat "$out/learned.yaml"; fail "the learned rules do not name the library"; }
-COLLSHIM_MPI_LIBRARY=smpi-default launch "$out/run3.log" --report "$out/report3.txt"
+COLLSHIM_MPI_LIBRARY=smpi-default launch "$out/run3.log" --report "$out/report3.json"
 [ "$(grep -o "tuned online: .*" "$out/run3.log" | sed 's/ after .*//; s/: [^ ]*$//; s/ on [^ ]* / /' | sort -u | wc -l)" \
   -eq "$keys" ] || { cat "$out/run3.log"; fail "run 3, under another library, did not tune every key again"; }
 echo "online_tuning_test: passed"

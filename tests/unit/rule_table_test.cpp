@@ -175,7 +175,7 @@ TEST(RuleTable, UnknownCondition) {
 
 TEST(RuleTable, UnknownAlgorithm) {
   expect_error(head + "  - collective: allgather\n    use: brick\n", 4, 10,
-               "unknown algorithm 'brick' for allgather; expected one of: native, ring");
+               "unknown algorithm 'brick' for allgather; expected one of: " + algorithm_names(Collective::allgather));
 }
 
 TEST(RuleTable, AlgorithmOfAnotherCollective) {

@@ -11,8 +11,12 @@
 // collshim-config runs on).
 //   collshim-config list [--collective NAME]
 //                                      the collectives and their algorithms, parameters and summaries
+//   collshim-config list --json [--spec COLLECTIVE=SPEC]...
+//                                      the same as JSON, with where each algorithm (and each --spec)
+//                                      is not eligible and what runs instead (the MPI tests read it)
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
+#include <spdlog/fmt/fmt.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/engine/algorithm_spec.hpp"
 #include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
 #include "model/model_settings.hpp"
@@ -145,6 +150,92 @@ void list_algorithms(const CollectiveInfo& info) {
   }
 }
 
+std::string json_text(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// One choice's facts as the MPI tests need them: its canonical text (as logged), the process counts
+// up to 128 where it is not eligible, what runs then, and whether a non-commutative operation makes
+// it fall back.
+std::string choice_json(const AlgorithmChoice& choice) {
+  const Algorithm& algorithm = *choice.algorithm;
+  std::string ineligible;
+  for (int p = 1; algorithm.eligible && p <= 128; ++p) {
+    if (!algorithm.eligible(p, choice.params)) ineligible += (ineligible.empty() ? "" : ", ") + std::to_string(p);
+  }
+  const bool needs_commutative = algorithm.needs_commutative && algorithm.needs_commutative(choice.params);
+  return fmt::format(
+      "\"spec\": {}, \"name\": {}, \"ineligible_procs\": [{}], \"needs_commutative\": {}, \"fallback\": {}, "
+      "\"eligibility\": {}",
+      json_text(choice.text()), json_text(algorithm.name), ineligible, needs_commutative ? "true" : "false",
+      json_text(algorithm.fallback), json_text(algorithm.eligibility));
+}
+
+// `list --json`: every collective's algorithms in registry order, each with its default choice's
+// facts, parameters and properties, then each of `specs` (COLLECTIVE=SPEC) the same way. Returns
+// the exit status.
+int list_algorithms_json(const std::vector<std::string>& specs) {
+  std::string out = "{\"collectives\": [";
+  for (const CollectiveInfo& info : collectives) {
+    out += fmt::format("{}\n  {{\"name\": {}, \"mpi_function\": {}, \"forcing_variable\": {}, \"algorithms\": [",
+                       &info == collectives.data() ? "" : ",", json_text(info.name), json_text(info.mpi_function),
+                       json_text(info.forcing_variable));
+    bool first = true;
+    for (const Algorithm& algorithm : algorithms()) {
+      if (!algorithm.supports(info.collective)) continue;
+      const AlgorithmChoice choice = *make_choice(algorithm.name, {}, info.collective).choice;
+      std::string params;
+      for (const ParamSpec& param : algorithm.params) {
+        // A parameter that names algorithms (hierarchical's inter=): the registry's names it accepts.
+        std::string names;
+        for (const Algorithm& named : algorithms()) {
+          const std::string name(named.name);
+          if (param.accepts(name) && names.find(json_text(name)) == std::string::npos)
+            names += (names.empty() ? "" : ", ") + json_text(name);
+        }
+        params += fmt::format("{}{{\"name\": {}, \"expected\": {}, \"default\": {}, \"accepts_algorithms\": [{}]}}",
+                              params.empty() ? "" : ", ", json_text(param.name), json_text(param.expected),
+                              json_text(param.default_value), names);
+      }
+      out += fmt::format(
+          "{}\n    {{{}, \"summary\": {}, \"passes_through\": {}, \"node_aware\": {}, \"params\": [{}]}}",
+          first ? "" : ",", choice_json(choice), json_text(algorithm.summary),
+          algorithm.passes_through ? "true" : "false", algorithm.one_rank_per_node_runs_as ? "true" : "false", params);
+      first = false;
+    }
+    out += "]}";
+  }
+  out += "],\n\"specs\": [";
+  for (const std::string& spec : specs) {
+    const auto equals = spec.find('=');
+    const auto collective = find_collective(spec.substr(0, equals == std::string::npos ? 0 : equals));
+    if (!collective) {
+      std::cerr << "collshim-config: error: --spec " << spec << ": expected COLLECTIVE=SPEC, COLLECTIVE one of "
+                << collective_names() << "\n";
+      return 2;
+    }
+    const SpecParseResult parsed = parse_algorithm_spec(spec.substr(equals + 1), *collective);
+    if (!parsed.choice) {
+      std::cerr << "collshim-config: error: --spec " << spec << ": " << parsed.error << "\n";
+      return 2;
+    }
+    out += fmt::format("{}\n  {{\"collective\": {}, \"given\": {}, {}}}", &spec == specs.data() ? "" : ",",
+                       json_text(collective_name(*collective)), json_text(spec.substr(equals + 1)),
+                       choice_json(*parsed.choice));
+  }
+  std::cout << out << "]}\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,9 +312,14 @@ int main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand("list", "list the collectives and their algorithms, parameters and summaries");
   list->add_option("--collective", list_collective, "only this one: " + collective_names())
       ->check(CLI::IsMember(collective_choices));
+  bool list_json = false;
+  std::vector<std::string> list_specs;
+  list->add_flag("--json", list_json, "as JSON, with each algorithm's eligibility by process count");
+  list->add_option("--spec", list_specs, "with --json: also COLLECTIVE=SPEC (e.g. allgather=bruck:radix=3)");
 
   CLI11_PARSE(app, argc, argv);
 
+  if (list->parsed() && list_json) return list_algorithms_json(list_specs);
   if (list->parsed()) {
     for (const CollectiveInfo& info : collectives) {
       if (list_collective.empty() || info.name == list_collective) list_algorithms(info);

@@ -86,13 +86,13 @@ ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms) {
     names += algorithm.name;
   }
   return ParamSpec{"inter", "one of: " + names, "native", [](std::string_view value) {
-                     const Algorithm* algorithm = find_algorithm(value);
+                     const Algorithm* algorithm = find_algorithm(value, Collective::allgatherv);
                      return algorithm != nullptr && usable_as_inter(*algorithm);
                    }};
 }
 
 AlgorithmChoice hierarchical_inter_choice(const Params& params, int nodes) {
-  const Algorithm* inter = find_algorithm(params.at("inter"));
+  const Algorithm* inter = find_algorithm(params.at("inter"), Collective::allgatherv);
   AlgorithmChoice choice = *make_choice(inter->name, {}, Collective::allgatherv).choice;
   if (inter->eligible && !inter->eligible(nodes, choice.params)) {
     choice = *make_choice(inter->fallback, {}, Collective::allgatherv).choice;
@@ -518,7 +518,7 @@ int make_hierarchical_state(const AlgorithmChoice& choice, CommContext& context,
   const std::vector<int>& node_of_rank = context.node_of_rank();
   const Params& params = choice.params;
   const bool window = params.at("intra") == "shm";
-  const bool native_inter = find_algorithm(params.at("inter"))->passes_through;
+  const bool native_inter = find_algorithm(params.at("inter"), Collective::allgatherv)->passes_through;
   auto made = std::make_unique<HierarchicalState>(
       hierarchical_schedule(node_of_rank, context.rank(), params),
       window ? hierarchical_schedule(node_of_rank, context.rank(), with_intra(params, "p2p")) : Schedule{});

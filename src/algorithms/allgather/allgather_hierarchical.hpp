@@ -21,7 +21,8 @@ namespace collshim {
 
 class CommContext;
 
-// `algorithms` is the registry built so far: the flat allgather-family algorithms `inter` may name.
+// `inter=ALG`: the algorithms of the whole registry `algorithms` that run among the leaders: the flat
+// allgather-family ones (a block schedule) and native.
 ParamSpec hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
 
 // The inter-node algorithm for `nodes` leaders: `inter` with its default parameters, or its fallback

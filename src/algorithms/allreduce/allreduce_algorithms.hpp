@@ -47,7 +47,7 @@ Schedule allreduce_ring_schedule(const std::vector<int>& node_of_rank, int rank,
 Schedule allreduce_hierarchical_schedule(const std::vector<int>& node_of_rank, int rank, const Params& params);
 // Its rank symmetry: node_aware_symmetry (node_layout.hpp) with `inter`'s among the leaders.
 RankSymmetry allreduce_hierarchical_symmetry(const std::vector<int>& node_of_rank, const Params& params);
-// `inter=ALG`: the flat Allreduce schedule algorithms among `algorithms` (registered before it).
+// `inter=ALG`: the flat Allreduce schedule algorithms of the whole registry `algorithms`.
 ParamSpec allreduce_hierarchical_inter_param(const std::vector<Algorithm>& algorithms);
 // Its state: the schedule alone, or with intra=shm the node's communicators and window as well.
 int make_allreduce_hierarchical_state(const AlgorithmChoice& choice, CommContext& context,

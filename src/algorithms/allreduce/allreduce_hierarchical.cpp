@@ -35,10 +35,11 @@
 namespace collshim {
 namespace {
 
-// The flat schedule algorithms of Allreduce (everything but native and this one).
+// The flat schedule algorithms of Allreduce: not native, and no node-aware one (those declare what
+// they run as on nodes of one rank), whatever their names.
 bool usable_as_allreduce_inter(const Algorithm& algorithm) {
   return algorithm.supports(Collective::allreduce) && algorithm.make_schedule && !algorithm.passes_through &&
-         algorithm.name != "hierarchical";
+         !algorithm.one_rank_per_node_runs_as;
 }
 
 // The leaders' schedule, written in the ranks' terms: leader index i is rank leaders[i]; the flat

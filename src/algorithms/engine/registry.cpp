@@ -127,12 +127,15 @@ const std::vector<Algorithm>& algorithms() {
                     .params = {integer_param("coalesce", 0, 1, 0)},
                     .make_block_schedule = sparbit_schedule,
                     .symmetry = rotation});
-    // Composed of the flat algorithms above, so registered after them (`inter` names them).
+    // Composed of the flat algorithms (`inter` names them, wherever they are registered).
     list.push_back({.name = "hierarchical",
                     .summary = "node-aware: gather to each node's leader, `inter` among leaders, binomial "
                                "broadcast within nodes",
                     .collectives = {allgather, allgatherv},
-                    .params = {hierarchical_inter_param(list), hierarchical_intra_param()},
+                    .make_params =
+                        [](const std::vector<Algorithm>& table) {
+                          return std::vector{hierarchical_inter_param(table), hierarchical_intra_param()};
+                        },
                     .make_schedule = hierarchical_schedule,
                     .symmetry = hierarchical_symmetry,
                     .one_rank_per_node_runs_as = hierarchical_one_rank_per_node,
@@ -207,13 +210,16 @@ const std::vector<Algorithm>& algorithms() {
                     .needs_commutative = [](const Params&) { return true; },
                     .make_schedule = allreduce_ring_schedule,
                     .symmetry = rotation});
-    // Composed of the flat ones above (`inter` names them). Rank order holds only where each node is
+    // Composed of the flat ones (`inter` names them). Rank order holds only where each node is
     // one run of consecutive ranks; the selector checks the call's mapping.
     list.push_back({.name = "hierarchical",
                     .summary = "node-aware: combine at each node's leader in rank order, `inter` among the leaders, "
                                "send the result back (through a shared-memory window with intra=shm)",
                     .collectives = {allreduce},
-                    .params = {allreduce_hierarchical_inter_param(list), hierarchical_intra_param()},
+                    .make_params =
+                        [](const std::vector<Algorithm>& table) {
+                          return std::vector{allreduce_hierarchical_inter_param(table), hierarchical_intra_param()};
+                        },
                     .eligibility = "for a non-commutative operation: nodes of consecutive ranks, and an `inter` "
                                    "other than ring",
                     .fallback = "rabenseifner",
@@ -238,6 +244,9 @@ const std::vector<Algorithm>& algorithms() {
                     .collectives = {gatherv, scatterv},
                     .params = {traff_own_block_param(), traff_linear_above_param()},
                     .make_state = make_traff_state});
+    for (Algorithm& algorithm : list) {
+      if (algorithm.make_params) algorithm.params = algorithm.make_params(list);
+    }
     // The compact allgather schedules run in their common form.
     for (Algorithm& algorithm : list) {
       if (!algorithm.make_block_schedule || algorithm.make_schedule) continue;

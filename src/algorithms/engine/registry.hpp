@@ -44,6 +44,10 @@ struct Algorithm {
   std::string_view summary;  // one line, shown by `collshim-config list`
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
+  // Parameters that name other algorithms of the table (a composite's `inter`): made, in place of
+  // `params`, once the whole table is registered, so that they accept and list every qualifying
+  // algorithm wherever it is registered.
+  std::function<std::vector<ParamSpec>(const std::vector<Algorithm>& table)> make_params;
   // Empty means eligible for every p. An ineligible choice runs `fallback` (with its default
   // parameters) instead; the entry point logs the substitution (COLLSHIM_LOG=debug).
   std::function<bool(int p, const Params& params)> eligible;

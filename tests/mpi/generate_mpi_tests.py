@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Writes the MPI test matrix (tests/mpi_matrix.json) as a ctest include file.
+
+The matrix names test choices (process counts, placements, parameter variants, expectations); the
+algorithms come from the registry, through the built `collshim-config list --json`, so a newly
+registered algorithm runs in the equivalence tests without an edit in tests/. Run at build time (the
+`mpi_test_matrix` target of tests/CMakeLists.txt), as gtest_discover_tests runs a built test program:
+ctest reads the file this writes through the directory's TEST_INCLUDE_FILES.
+
+usage: generate_mpi_tests.py MATRIX CONTEXT OUTPUT
+CONTEXT (written by CMake): the runner, the shim, the programs' paths, collshim-config's path, the MPI
+flavour, the largest process count and the tests' environment.
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def bracket(text):
+    """A CMake bracket argument holding `text` unchanged."""
+    level = 1
+    while f"]{'=' * level}]" in text:
+        level += 1
+    return f"[{'=' * level}[{text}]{'=' * level}]"
+
+
+def safe_name(spec):
+    """Specs name tests with ':', '=' and ',' as '_': bruck:radix=4 -> bruck_radix_4."""
+    return re.sub(r"[:=,]", "_", spec)
+
+
+def fill(template, values):
+    """`template` with each {key} of `values` replaced; other braces (regex counts) stay."""
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+
+
+class Registry:
+    """The algorithms of `collshim-config list --json`, and the facts of the specs the tests force."""
+
+    def __init__(self, tool, specs):
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")  # the sanitizer build's tool runs here too
+        args = [tool, "list", "--json"] + [f"--spec={collective}={spec}" for collective, spec in sorted(specs)]
+        listing = json.loads(subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout)
+        self.collectives = {c["name"]: c for c in listing["collectives"]}
+        self.specs = {(s["collective"], s["given"]): s for s in listing["specs"]}
+
+    def algorithms(self, collective):
+        return self.collectives[collective]["algorithms"]
+
+    def algorithm(self, collective, name):
+        return next(a for a in self.algorithms(collective) if a["name"] == name)
+
+    def forcing_variable(self, collective):
+        return self.collectives[collective]["forcing_variable"]
+
+
+class Writer:
+    """add_mpi_test as tests/CMakeLists.txt had it: the runner under a timeout, label mpi."""
+
+    def __init__(self, context):
+        self.context = context
+        self.lines = []
+        self.names = set()
+        self.tests = []
+
+    def add(self, name, np, args, timeout=240, rotate=False, labels=("mpi",)):
+        if np > self.context["max_procs"]:
+            return
+        if name in self.names:
+            sys.exit(f"generate_mpi_tests.py: test {name} made twice")
+        self.names.add(name)
+        self.tests.append((name, np, args, timeout, rotate, labels))
+
+    def write(self):
+        """The tests, less those ROTATE leaves out: under MPICH (its suite stops at 4 ranks, and 3 and 4
+        ranks oversubscribe 2 cores, where its busy-polling ranks crawl) a family of tests (one choice,
+        its name without the p) that runs at both 3 and 4 ranks runs at one of them: the name picks
+        which, so every choice still runs oversubscribed once. A family at only one of them keeps it."""
+        families = {}
+        for name, np, *_ in self.tests:
+            families.setdefault(re.sub(r"\.np[0-9]+$", "", name), set()).add(np)
+        for name, np, args, timeout, rotate, labels in self.tests:
+            family = re.sub(r"\.np[0-9]+$", "", name)
+            if rotate and self.context["flavour"] == "mpich" and np in (3, 4) and {3, 4} <= families[family]:
+                wanted = 4 if hashlib.md5(family.encode()).hexdigest()[0] in "02468ace" else 3
+                if np != wanted:
+                    continue
+            self.emit(name, np, args, timeout, labels)
+        return self.lines
+
+    def emit(self, name, np, args, timeout, labels):
+        command = [self.context["runner"], "--np", str(np), "--timeout", str(timeout)] + args
+        self.lines.append("add_test(" + " ".join(bracket(a) for a in [name] + command) + ")")
+        self.lines.append(
+            f"set_tests_properties({bracket(name)} PROPERTIES TIMEOUT {timeout + 30} LABELS {bracket(';'.join(labels))}"
+            f" ENVIRONMENT {bracket(';'.join(self.context['environment']))})")
+
+
+def procs_of(block, matrix):
+    procs = block.get("procs", "test_procs")
+    return matrix[procs] if isinstance(procs, str) else procs
+
+
+def expectations(templates, values):
+    return [fill(part, values) for pair in templates for part in pair]
+
+
+def forced_env(registry, collectives, spec):
+    return [f"{registry.forcing_variable(c)}={spec}" for c in collectives]
+
+
+def run_args(context, block, registry, spec, values, expected, extra_env=()):
+    """--preload, the forcing variables, the block's environment, the expectations, the program."""
+    args = ["--preload", context["shim"]]
+    for assignment in forced_env(registry, block["force"], spec) + list(extra_env) + [fill(e, values) for e in block.get("env", [])]:
+        args += ["--env", assignment]
+    args += expected + expectations(block["expect"].get("always", []), values)
+    return args + ["--", context["programs"][block["program"]]] + [fill(a, values) for a in block.get("program_args", [])]
+
+
+def spec_values(registry, collective, spec, np):
+    facts = registry.specs[(collective, spec)]
+    return {"np": np, "spec": spec, "logged": facts["spec"], "name": facts["name"], "safe": safe_name(spec),
+            "fallback": facts["fallback"]}
+
+
+# Each kind of block: which specs run where (the data says which), the expectations each case takes.
+
+def forced_specs(block, matrix, registry):
+    """(np, spec) of a `forced` block: every registry algorithm of the collective (but `except`) at
+    every p, forced `native` at `native_procs`, `rotate` groups' variants in turn, `at_procs` specs."""
+    collective = block["collective"]
+    plain = [a["name"] for a in registry.algorithms(collective) if a["name"] not in block.get("except", {})]
+    cells = []
+    for index, np in enumerate(procs_of(block, matrix)):
+        for name in plain:
+            if name == "native" and np not in block.get("native_procs", []):
+                continue
+            cells.append((np, name))
+        for group in block.get("rotate", []):
+            specs = group["specs"]
+            for turn in range(group.get("per_p", 1)):
+                cells.append((np, specs[(index + turn) % len(specs)]))
+        for extra in block.get("at_procs", []):
+            if np in extra["procs"]:
+                cells.append((np, extra["spec"]))
+    return cells
+
+
+def add_forced(block, matrix, registry, writer, context):
+    collective = block["collective"]
+    expect = block["expect"]
+    for np, spec in forced_specs(block, matrix, registry):
+        values = spec_values(registry, collective, spec, np)
+        facts = registry.specs[(collective, spec)]
+        if spec == "native":
+            case = expect["native"]
+        elif np == 1:
+            case = expect["one_process"]
+        elif np in facts["ineligible_procs"]:
+            case = expect["fallback"]
+        else:
+            case = expect["runs"]
+        expected = expectations(case, values)
+        if np > 1 and facts["needs_commutative"]:
+            expected += expectations(expect.get("non_commutative", []), values)
+        writer.add(fill(block["name"], values), np, run_args(context, block, registry, spec, values, expected),
+                   rotate=True)
+
+
+def add_cells(block, matrix, registry, writer, context):
+    """Explicit cells: each a dict of values (np, or procs for several, spec, and whatever the
+    templates name). Expectations: `one_process` at p = 1 where given, else `runs` and the cell's
+    `case` (a key of `expect`)."""
+    for group in block["cells"]:
+        for np in group.get("procs", [group.get("np")]):
+            values = dict(group, np=np)
+            values.update(spec_values(registry, block["collective"], group["spec"], np))
+            values.update({k: v for k, v in group.items() if k not in ("spec", "procs")})
+            expect = block["expect"]
+            if np == 1 and "one_process" in expect:
+                expected = expectations(expect["one_process"], values)
+            else:
+                expected = expectations(expect.get("runs", []) + expect.get(group.get("case", ""), []), values)
+            writer.add(fill(block["name"], values), np,
+                       run_args(context, block, registry, group["spec"], values, expected),
+                       timeout=block.get("timeout", 240), rotate=block.get("rotate_mpich", True))
+
+
+def add_hierarchical_placements(block, matrix, registry, writer, context):
+    """Hierarchical at every p on the real placement and, at `faked_procs`, on two faked placements
+    per p in turn; two of every three (p, placement) cells also run intra=shm and an `inter` of the
+    registry (every algorithm its `inter` accepts but the default), in turn, with p2p and shm."""
+    collective = block["collective"]
+    hierarchical = registry.algorithm(collective, "hierarchical")
+    inter_param = next(p for p in hierarchical["params"] if p["name"] == "inter")
+    inters = [name for name in inter_param["accepts_algorithms"] if name != inter_param["default"]]
+    faked_procs = block["faked_procs"]
+    cell = rotation = 0
+    for np in procs_of(block, matrix):
+        faked_index = faked_procs.index(np) if np in faked_procs else -1
+        for placement_index, placement in enumerate(block["placements"], start=1):
+            if placement != "real" and (faked_index < 0 or (placement_index + faked_index) % 3 != 1):
+                continue
+            topology = [] if placement == "real" else [f"COLLSHIM_TOPOLOGY=nodes={placement['nodes']},mapping={placement['mapping']}"]
+            placement_name = "real" if placement == "real" else f"{placement['mapping']}{placement['nodes']}"
+            specs = ["hierarchical"]
+            third = cell % 3
+            cell += 1
+            if third != 1:
+                rotated = inters[rotation % len(inters)]
+                odd = (rotation // len(inters) + rotation) % 2
+                rotation += 1
+                specs += ["hierarchical:intra=shm",
+                          f"hierarchical:inter={rotated}" if odd else f"hierarchical:inter={rotated},intra=shm"]
+            for spec in specs:
+                values = spec_values(registry, collective, spec, np)
+                values["placement"] = placement_name
+                values["logged"] = "native \\(one process" if np == 1 else spec + " "
+                expected = expectations(block["expect"]["runs"], values)
+                writer.add(fill(block["name"], values), np,
+                           run_args(context, block, registry, spec, values, expected, topology), rotate=True)
+
+
+def add_rotating_placements(block, matrix, registry, writer, context):
+    """One spec per p, placement and shape taking turns (node_grid); `also` blocks at some p."""
+    for index, np in enumerate(block["procs"]):
+        placement = block["placements"][index % len(block["placements"])]
+        spec = block["specs"][index % len(block["specs"])]
+        topology = [] if placement == "real" else [f"COLLSHIM_TOPOLOGY=nodes={placement['nodes']},mapping={placement['mapping']}"]
+        for part in [block] + [b for b in block.get("also", []) if np in b["procs"]]:
+            part = dict(block, **{k: v for k, v in part.items() if k != "procs"})
+            values = spec_values(registry, part["collective"], spec, np)
+            values["placement"] = "real" if placement == "real" else f"{placement['mapping']}{placement['nodes']}"
+            values["logged"] = "native \\(one process" if np == 1 else spec + " "
+            expected = expectations(part["expect"]["runs"], values)
+            writer.add(fill(part["name"], values), np, run_args(context, part, registry, spec, values, expected, topology),
+                       rotate=True)
+
+
+def add_failure_policy(block, matrix, registry, writer, context):
+    """Every registry algorithm of the collective (but `except`) plus `variants`, at each cell of `runs`."""
+    collective = block["collective"]
+    specs = [a["name"] for a in registry.algorithms(collective) if a["name"] not in block.get("except", {})]
+    specs += block.get("variants", [])
+    for spec in specs:
+        for run in block["runs"]:
+            values = dict(spec_values(registry, collective, spec, run["np"]), **run)
+            writer.add(fill(block["name"], values), run["np"], run_args(context, block, registry, spec, values, []),
+                       timeout=block.get("timeout", 240))
+
+
+KINDS = {"forced": add_forced, "cells": add_cells, "hierarchical_placements": add_hierarchical_placements,
+         "rotating_placements": add_rotating_placements, "failure_policy": add_failure_policy}
+
+
+def specs_needed(matrix):
+    """(collective, spec) of every variant the matrix names, for `collshim-config list --json --spec`."""
+    needed = set()
+    for block in matrix["blocks"]:
+        collective = block.get("collective")
+        for group in block.get("rotate", []):
+            needed.update((collective, s) for s in group["specs"])
+        needed.update((collective, e["spec"]) for e in block.get("at_procs", []))
+        needed.update((collective, c["spec"]) for c in block.get("cells", []) if "spec" in c)
+        needed.update((collective, s) for s in block.get("variants", []) + block.get("specs", []))
+        for also in block.get("also", []):
+            needed.update((also["collective"], s) for s in block.get("specs", []))
+    return needed
+
+
+def main():
+    matrix_file, context_file, output = sys.argv[1:4]
+    with open(matrix_file) as f:
+        matrix = json.load(f)
+    with open(context_file) as f:
+        context = json.load(f)
+    context["max_procs"] = int(context["max_procs"])
+    context["environment"] = [e for e in context["environment"].split(";") if e]
+    probe = Registry(context["tool"], [])
+    needed = specs_needed(matrix)
+    for collective, info in probe.collectives.items():
+        needed.update((collective, a["name"]) for a in info["algorithms"])
+    # Hierarchical's rotated inter= specs are made from the registry: list them all.
+    for block in matrix["blocks"]:
+        if block["kind"] == "hierarchical_placements":
+            hierarchical = probe.algorithm(block["collective"], "hierarchical")
+            inter = next(p for p in hierarchical["params"] if p["name"] == "inter")
+            for name in inter["accepts_algorithms"]:
+                needed.update({(block["collective"], s) for s in
+                               ("hierarchical:intra=shm", f"hierarchical:inter={name}", f"hierarchical:inter={name},intra=shm")})
+    registry = Registry(context["tool"], needed)
+    writer = Writer(context)
+    for block in matrix["blocks"]:
+        if context["flavour"] in block.get("skip_flavours", []):
+            continue
+        KINDS[block["kind"]](block, matrix, registry, writer, context)
+    text = "# Generated by tests/mpi/generate_mpi_tests.py from tests/mpi_matrix.json: do not edit.\n"
+    text += "\n".join(writer.write()) + "\n"
+    with open(output, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
