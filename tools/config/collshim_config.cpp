@@ -24,10 +24,8 @@
 
 #include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
-#include "model/model_settings.hpp"
-#include "model/model_step.hpp"
+#include "decide/decision_policy.hpp"
 #include "selector/environment_impl.hpp"
-#include "selector/selector.hpp"
 
 using namespace collshim;
 
@@ -74,18 +72,11 @@ void explain(const Selector& selector, const CallFacts& facts) {
   }
 }
 
-// Where no rule decides and a platform is given: the cost model's decision, as the shim makes it on
-// the first call of the key (before any confirmation), with every candidate's prediction.
-void explain_model(const Selector& selector, const model::ModelSettings& settings, const CallFacts& facts,
-                   const model::ModelCall& call) {
-  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
-  std::vector<int> node_of_rank(facts.procs);
-  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
-  // Every candidate costed whole, to list them all (the shim costs only those that may win).
-  const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
-  const model::ModelVerdict verdict =
-      model::model_decision(settings, call, node_of_rank, candidates, selector.native_choice(), facts.commutative,
-                            std::numeric_limits<std::size_t>::max());
+// Where no rule decides and a platform is given: the cost model's decision and what a job's key then
+// runs, from the shim's own decision policy (one process standing for rank 0 of the call), with
+// every candidate's prediction.
+void explain_model(const Selector& selector, const model::ModelSettings& settings, const Outcome& outcome) {
+  const model::ModelVerdict& verdict = *outcome.costed;
   std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
             << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
   const bool native_costed = verdict.why_native.empty();
@@ -100,8 +91,8 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     if (native_costed) std::cout << ", " << verdict.native_us / c.us << "x native";
     std::cout << "\n";
   }
-  // What a job's key would try: the same plan as the shim's (plan_key).
-  const model::KeyPlan plan = model::plan_key(selector, verdict, candidates);
+  // What a job's key would try: its session's candidates.
+  const std::vector<const AlgorithmChoice*>& trial = outcome.key->session.candidates();
   std::cout << "=> " << verdict.pick->text();
   if (!native_costed)
     std::cout << " (the model never leaves native on its own word here)";
@@ -109,10 +100,10 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     std::cout << (verdict.pick == selector.native_choice()
                       ? " (model, kept native: no candidate beats it by the margin)"
                       : " (model)");
-  if (plan.trial.size() > 1) {
+  if (trial.size() > 1) {
     std::cout << "; in a job, timed calls of";
-    for (std::size_t i = 0; i < plan.trial.size(); ++i)
-      std::cout << (i == 0 ? " " : i + 1 == plan.trial.size() ? " and " : ", ") << plan.trial[i]->text();
+    for (std::size_t i = 0; i < trial.size(); ++i)
+      std::cout << (i == 0 ? " " : i + 1 == trial.size() ? " and " : ", ") << trial[i]->text();
     std::cout << " decide first";
   }
   std::cout << "\n";
@@ -288,12 +279,13 @@ int main(int argc, char** argv) {
   settings.tune_exclude = as_job.tune_exclude;
   const std::optional<ProcessLibrary> library = library_of(library_name);
   if (!library) return 2;
-  const Selector selector(settings, load(explain_files, diagnostics), diagnostics, {library->library});
-  if (print_diagnostics(diagnostics)) return 1;
   std::vector<std::string> errors;
-  const std::optional<model::ModelSettings> model = model::load_model_settings(settings, *library, errors);
+  DecisionPolicy policy(settings, load(explain_files, diagnostics), *library, diagnostics, errors);
+  if (print_diagnostics(diagnostics)) return 1;
   for (const std::string& error : errors) std::cerr << "collshim-config: error: " << error << "\n";
   if (!errors.empty()) return 1;
+  policy.rank_every_candidate();  // to list every candidate's prediction; the pick and plan are the same
+  const Selector& selector = policy.selector();
 
   std::cout << "call: " << collective_text;
   if (!pattern.empty())
@@ -302,8 +294,19 @@ int main(int argc, char** argv) {
             << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
             << "; MPI library " << library->library.text() << "\n";
   explain(selector, facts);
-  const Decision decision = selector.decide(facts);
-  if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))
-    explain_model(selector, *model, facts, call.call);
+  // The job's decision of this call's first call, through the shim's policy: the model's verdict and
+  // the key's plan where the model decides.
+  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
+  std::vector<int> node_of_rank(facts.procs);
+  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
+  CommDecisions decisions;
+  SoloSteps steps(facts.procs);
+  const Outcome outcome =
+      policy.decide(decisions, {facts, 0, node_of_rank, [&](CollectiveSteps&) { return call.call; }}, steps);
+  if (outcome.costed) {
+    explain_model(selector, *policy.model(), outcome);
+  } else if (outcome.key != nullptr && policy.model() != nullptr) {
+    std::cout << "=> native (" << outcome.decision->reason << ": only native may run, nothing to cost)\n";
+  }
   return 0;
 }
