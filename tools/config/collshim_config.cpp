@@ -6,13 +6,15 @@
 //                   --nodes 12 [--library NAME[ VERSION]] [--platform FILE [--margin F]] [FILE...]
 //                                      show, rule by rule, which one a call matches and why; with a
 //                                      platform, what the cost model decides where no rule does;
-//                                      an Alltoallv with --pattern NAME as collshim-bench sends it
+//                                      an Alltoallv with --pattern NAME as collshim-bench sends it;
+//                                      --json: all of it as one JSON object
 // --library: the MPI library the call runs on, as COLLSHIM_MPI_LIBRARY names it (default: the one
 // collshim-config runs on).
 //   collshim-config list [--collective NAME]
 //                                      the collectives and their algorithms, parameters and summaries
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
+#include <spdlog/fmt/fmt.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
 #include "decide/decision_policy.hpp"
+#include "profile/report.hpp"  // json_string
 #include "selector/environment_impl.hpp"
 
 using namespace collshim;
@@ -107,6 +110,68 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     std::cout << " decide first";
   }
   std::cout << "\n";
+}
+
+// `values`, already JSON, as a JSON array.
+std::string json_array(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+  return out + "]";
+}
+
+std::string json_optional(const std::string& text) { return text.empty() ? "null" : json_string(text); }
+
+// explain --json: the call's facts, each rule tried and why it matched or not, the rules' decision,
+// and where the model decides its verdict, predictions and the key's trial plan, as one object.
+std::string explain_json(const Selector& selector, const CallFacts& facts, const std::string& mapping,
+                         const std::string& pattern, std::uint64_t seed, const Outcome& outcome,
+                         const model::ModelSettings* model) {
+  std::vector<std::string> rules;
+  const Decision decision = selector.decide(facts, [&](const Rule& rule, bool matched) {
+    rules.push_back(fmt::format(R"({{"where": {}, "when": {}, "use": {}, "matched": {}, "why_not": {}}})",
+                                json_string(rule.where.text()), json_string(rule.when.text()),
+                                json_string(rule.use.text()), matched ? "true" : "false",
+                                matched ? "null" : json_string(rule.when.mismatch(facts, selector.job()))));
+  });
+  std::string out = fmt::format(
+      "{{\n  \"format\": \"collshim-explain\",\n  \"version\": 1,\n"
+      "  \"call\": {{\"collective\": {}, \"procs\": {}, \"block_bytes\": {}, \"mapping\": {}, \"nodes\": {}, "
+      "\"ppn\": {}, \"oversubscribed\": {}, \"commutative\": {}, \"floating_point\": {}, \"pattern\": {}, "
+      "\"seed\": {}, \"mpi_library\": {}}},\n  \"rules\": {},\n",
+      json_string(std::string(collective_name(facts.collective))), facts.procs, facts.block_bytes, json_string(mapping),
+      facts.nodes, facts.ppn, facts.oversubscribed, facts.commutative, facts.order_changes_rounding,
+      json_optional(pattern), seed, json_string(selector.job().library.text()), json_array(rules));
+  const bool substituted = decision.choice != decision.requested;
+  out += fmt::format(
+      "  \"decision\": {{\"requested\": {}, \"runs\": {}, \"needs\": {}, \"reason\": {}, \"rule\": {}, "
+      "\"passes_through\": {}}},\n",
+      json_string(decision.requested->text()), json_string(decision.choice->text()),
+      substituted ? json_string(decision.substitution) : "null", json_string(decision.reason),
+      decision.rule_index >= 0 ? json_string(selector.rules().rules()[decision.rule_index].where.text()) : "null",
+      decision.choice->algorithm->passes_through);
+  if (outcome.key == nullptr || model == nullptr) return out + "  \"model\": null\n}\n";
+  // The model's step, as a job's first call of the key takes it.
+  std::vector<std::string> trial, predictions;
+  for (const AlgorithmChoice* choice : outcome.key->session.candidates()) trial.push_back(json_string(choice->text()));
+  std::string native = "null";
+  if (outcome.costed) {
+    const model::ModelVerdict& v = *outcome.costed;
+    for (const model::CandidateCost& c : v.ranked)
+      predictions.push_back(fmt::format(R"({{"algorithm": {}, "us": {:.3f}, "approximated": {}}})",
+                                        json_string(c.choice->text()), c.us, c.approximated));
+    native = fmt::format(R"({{"algorithm": {}, "costed": {}, "us": {:.3f}, "at_least": {}, "why_not": {}}})",
+                         json_optional(v.native_algorithm), v.why_native.empty(), v.native_us, v.native_at_least,
+                         json_optional(v.why_native));
+  }
+  return out +
+         fmt::format(
+             "  \"model\": {{\"platform_file\": {}, \"platform\": {}, \"library\": {}, \"margin\": {}, "
+             "\"native\": {}, \"predictions\": {}, \"pick\": {}, \"trial\": {}, \"runs\": {}, \"reason\": {}}}\n}}\n",
+             json_string(model->platform_file), json_string(model->platform.name), json_string(model->library_name),
+             model->margin, native, json_array(predictions),
+             outcome.costed ? json_string(outcome.costed->pick->text()) : json_string("native"), json_array(trial),
+             outcome.decision ? json_string(outcome.decision->choice->text()) : "null",
+             outcome.decision ? json_string(outcome.decision->reason) : "null");
 }
 
 // The library rules see: --library's, else the one this program runs on (MPI allows asking before
@@ -203,6 +268,10 @@ int main(int argc, char** argv) {
       ->add_option("--tune", tune_text, "as COLLSHIM_TUNE with --platform: which timed calls a job's key would run")
       ->check(CLI::IsMember({"off", "confirm", "online"}))
       ->capture_default_str();
+  bool json = false;
+  explain_command->add_flag("--json", json,
+                            "print one JSON object (format collshim-explain): the call, every rule tried and why, "
+                            "the decision, and with --platform the model's verdict, predictions and trial plan");
   std::string exclude;
   explain_command->add_option("--exclude", exclude,
                               "as COLLSHIM_TUNE_EXCLUDE: leave out the candidates whose spec contains any of these "
@@ -287,13 +356,6 @@ int main(int argc, char** argv) {
   policy.rank_every_candidate();  // to list every candidate's prediction; the pick and plan are the same
   const Selector& selector = policy.selector();
 
-  std::cout << "call: " << collective_text;
-  if (!pattern.empty())
-    std::cout << ", pattern " << pattern << " (seed " << seed << ") of " << *block_bytes << " B blocks";
-  std::cout << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes << ", mapping " << mapping_text
-            << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
-            << "; MPI library " << library->library.text() << "\n";
-  explain(selector, facts);
   // The job's decision of this call's first call, through the shim's policy: the model's verdict and
   // the key's plan where the model decides.
   const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
@@ -303,10 +365,22 @@ int main(int argc, char** argv) {
   SoloSteps steps(facts.procs);
   const Outcome outcome =
       policy.decide(decisions, {facts, 0, node_of_rank, [&](CollectiveSteps&) { return call.call; }}, steps);
+  if (json) {
+    std::cout << explain_json(selector, facts, mapping_text, pattern, seed, outcome, policy.model());
+    return 0;
+  }
+
+  std::cout << "call: " << collective_text;
+  if (!pattern.empty())
+    std::cout << ", pattern " << pattern << " (seed " << seed << ") of " << *block_bytes << " B blocks";
+  std::cout << ", procs " << facts.procs << ", block_bytes " << facts.block_bytes << ", mapping " << mapping_text
+            << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
+            << "; MPI library " << library->library.text() << "\n";
+  explain(selector, facts);
   if (outcome.costed) {
     explain_model(selector, *policy.model(), outcome);
   } else if (outcome.key != nullptr && policy.model() != nullptr) {
-    std::cout << "=> native (" << outcome.decision->reason << ": only native may run, nothing to cost)\n";
+    std::cout << "=> native (only native may run for this call: the cost model has nothing to cost)\n";
   }
   return 0;
 }
