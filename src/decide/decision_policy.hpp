@@ -49,9 +49,9 @@ CallFacts call_facts(Collective collective, int procs, const CommMapping& mappin
 
 // A call as the policy decides it.
 struct PolicyCall {
-  CallFacts facts;                // block_bytes: the size every rank agreed on
-  int properties = 0;             // of a reduction's operation and data (part of the key)
-  std::vector<int> node_of_rank;  // the communicator's node map, which the model costs on
+  CallFacts facts;                       // block_bytes: the size every rank agreed on
+  int properties = 0;                    // of a reduction's operation and data (part of the key)
+  const std::vector<int>& node_of_rank;  // the communicator's node map, which the model costs on
   // The call's data as the model costs it, asked only where the model decides: collective, as an
   // Alltoallv's pattern is only known to the ranks together (gather_alltoall_pattern).
   std::function<model::ModelCall(CollectiveSteps&)> model_call;
