@@ -36,8 +36,8 @@ import argparse
 import collections
 import csv
 import math
+import json
 import os
-import re
 import subprocess
 import sys
 
@@ -261,9 +261,8 @@ def summarize(args, rows):
     print("\n".join(lines))
 
 
-# Replay: collshim-config explain prints the shim's plan for a key; its last line names the pick and,
-# where timed calls decide, "timed calls of A, B and C decide first".
-PLAN = re.compile(r"^=> (\S+).*?(?:; in a job, timed calls of (.*) decide first)?$")
+# Replay: collshim-config explain --json gives the shim's plan for a key: where the model decides, the
+# algorithms its timed calls try ("trial", its pick alone where none are timed).
 FIRST_MARGIN = 1.05  # TuningPolicy::first_margin: native stays unless beaten by 5%
 
 
@@ -275,12 +274,11 @@ def planned_trial(args, platform, row, selector, mode):
            "--exclude", EXCLUDE, args.no_rules]
     if row["distribution"]:  # an Alltoallv pattern: --bytes is each listed block's, as collshim-bench sends it
         cmd += ["--pattern", row["distribution"]]
-    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
-    plan = [PLAN.match(line) for line in lines if line.startswith("=> ")]
-    if not plan or not plan[-1]:
+    explained = json.loads(subprocess.run(cmd + ["--json"], capture_output=True, text=True, check=True).stdout)
+    model = explained["model"]
+    if not model:
         return ["native"]
-    pick, trial = plan[-1].group(1), plan[-1].group(2)
-    return re.split(r", | and ", trial) if trial else [pick]
+    return model["trial"] if len(model["trial"]) > 1 else [model["pick"]]
 
 
 def stage_replay(args):

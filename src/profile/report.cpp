@@ -27,24 +27,6 @@ std::string choice_name(int id, const ReportNames& names) {
   return id >= 0 && id < static_cast<int>(names.choices.size()) ? names.choices[id] : "?";
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 // What online tuning cost: its trial calls (per rank, the most any rank made) and the time inside
 // them (the slowest rank's), summed over the rows of trials.
 struct TuningCost {
@@ -62,6 +44,24 @@ TuningCost tuning_cost(const std::vector<MergedRow>& rows) {
 }
 
 }  // namespace
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += c;
+    }
+  }
+  return out + "\"";
+}
 
 std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank) {
   auto order = [](const ProfileKey& k) {
