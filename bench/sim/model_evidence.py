@@ -263,7 +263,6 @@ def summarize(args, rows):
 
 # Replay: collshim-config explain --json gives the shim's plan for a key: where the model decides, the
 # algorithms its timed calls try ("trial", its pick alone where none are timed).
-FIRST_MARGIN = 1.05  # TuningPolicy::first_margin: native stays unless beaten by 5%
 
 
 def planned_trial(args, platform, row, selector, mode):
@@ -286,6 +285,8 @@ def stage_replay(args):
     with open(args.no_rules, "w") as f:
         f.write("version: 1\nrules: []\n")
     modes = ["off", "confirm", "online"]
+    # Online tuning's margin: native stays unless another candidate beats it by this factor.
+    first_margin = sim.constants(args.model)["online_tuning"]["first_margin"]
     rows = []
     for platform in args.platforms:
         cells_measured = collections.defaultdict(dict)
@@ -313,7 +314,7 @@ def stage_replay(args):
                     trial = planned_trial(args, platform, facts[key], selector, mode)
                     measured = [own if a == "native" else candidates.get(a, math.inf) for a in trial]
                     best = min(measured)
-                    if len(trial) > 1 and trial[0] == "native" and best * FIRST_MARGIN > own:
+                    if len(trial) > 1 and trial[0] == "native" and best * first_margin > own:
                         best = own
                     out[f"{mode}_us"] = best
                     out[f"{mode}_trial"] = " ".join(trial)
@@ -453,6 +454,7 @@ def main():
     ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
     ap.add_argument("--tune", default=sim.TUNE)
     ap.add_argument("--config", default=os.path.join(sim.BUILD, "collshim-config"))
+    ap.add_argument("--model", default=sim.MODEL, help="collshim-model (the tools' constants)")
     ap.add_argument("--bench", default=sim.BENCH)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
