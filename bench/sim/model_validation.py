@@ -15,7 +15,7 @@ costs them by an approximation (`collshim-model` marks them), and `native` is th
 
 With --native the same comparison is made for the libraries' own choices instead: the rows of SMPI's
 `ompi`, `mpich`, `mvapich2` and `impi` selectors (bench/sim/tune.py --native-only), or `default` against `collshim-model predict --native`,
-which costs the algorithm each selector's decision logic picks (src/model/native_decision.hpp).
+which costs the algorithm each selector's decision logic picks (src/model/library/native_decision.hpp).
 Cells where the model has no schedule for that algorithm are counted and left out.
 
   bench/sim/model_validation.py --platform-yaml config/platforms/fattree-contending.yaml OUT/fattree-contending.csv

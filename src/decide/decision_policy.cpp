@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "model/model_settings.hpp"
+#include "model/platform/model_settings.hpp"
 #include "profile/profile.hpp"  // size_bucket: the key of a session
 
 namespace collshim {

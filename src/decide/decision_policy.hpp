@@ -19,7 +19,7 @@
 #include "decide/decision_cache.hpp"
 #include "decide/model_step.hpp"
 #include "decide/online_tuning.hpp"
-#include "model/model_decision.hpp"
+#include "model/cost/model_decision.hpp"
 #include "selector/mapping.hpp"
 #include "selector/selector.hpp"
 

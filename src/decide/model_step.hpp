@@ -12,7 +12,7 @@
 
 #include "decide/collective_steps.hpp"
 #include "decide/online_tuning.hpp"
-#include "model/model_decision.hpp"
+#include "model/cost/model_decision.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim::model {

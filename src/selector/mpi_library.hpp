@@ -2,7 +2,7 @@
 // Which MPI library a job runs on, as rules name it (`library: "ompi 4.1-5.0"`, docs/rules-and-tuning.md "Rule
 // tables"): read once per process from MPI_Get_library_version (under SimGrid SMPI with its
 // smpi/coll-selector, the selector playing the library), or named by COLLSHIM_MPI_LIBRARY. The cost
-// model's identify_library (src/model/library_decisions.hpp) builds on the same identification.
+// model's identify_library (src/model/library/library_decisions.hpp) builds on the same identification.
 #include <optional>
 #include <string>
 #include <string_view>

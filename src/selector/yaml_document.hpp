@@ -1,7 +1,7 @@
 #pragma once
 // The one way collshim reads its YAML files: rule tables (selector/rule_table.cpp), platform
-// descriptions (model/platform.cpp) and the MPI libraries' decision tables
-// (model/library_decisions.cpp). Every problem of a file is reported, not only the first, each as
+// descriptions (model/platform/platform.cpp) and the MPI libraries' decision tables
+// (model/library/library_decisions.cpp). Every problem of a file is reported, not only the first, each as
 // "file:line:column: message"; a map's keys are checked against those its reader knows, each at most
 // once; and every file takes the same scalars: booleans as YAML 1.2's core schema writes them.
 #include <yaml-cpp/yaml.h>

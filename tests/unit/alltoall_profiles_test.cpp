@@ -8,8 +8,8 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
-#include "model/alltoall_profiles.hpp"
-#include "model/library_alltoall.hpp"
+#include "model/cost/alltoall_profiles.hpp"
+#include "model/library/library_alltoall.hpp"
 #include "node_maps.hpp"
 
 namespace collshim::model {

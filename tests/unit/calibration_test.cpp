@@ -7,8 +7,8 @@
 
 #include <cmath>
 
-#include "model/calibration.hpp"
-#include "model/cost_model.hpp"
+#include "model/platform/calibration.hpp"
+#include "model/cost/cost_model.hpp"
 
 namespace collshim::model {
 namespace {

@@ -10,7 +10,7 @@
 #include <functional>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/cost_model.hpp"
+#include "model/cost/cost_model.hpp"
 
 #include "node_maps.hpp"
 

@@ -13,10 +13,10 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
-#include "model/call_prediction.hpp"
-#include "model/cost_model.hpp"
-#include "model/model_decision.hpp"
-#include "model/native_decision.hpp"
+#include "model/cost/call_prediction.hpp"
+#include "model/cost/cost_model.hpp"
+#include "model/cost/model_decision.hpp"
+#include "model/library/native_decision.hpp"
 #include "selector/tuning_candidates.hpp"
 
 #include "node_maps.hpp"

@@ -2,7 +2,7 @@
 // named by a pattern, and errors with file, line and column.
 #include <gtest/gtest.h>
 
-#include "model/host_file.hpp"
+#include "model/platform/host_file.hpp"
 
 namespace collshim::model {
 namespace {

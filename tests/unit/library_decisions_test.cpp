@@ -8,7 +8,7 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
-#include "model/library_decisions.hpp"
+#include "model/library/library_decisions.hpp"
 
 namespace collshim::model {
 namespace {

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/library_alltoall.hpp"
-#include "model/model_decision.hpp"
+#include "model/library/library_alltoall.hpp"
+#include "model/cost/model_decision.hpp"
 #include "decide/model_step.hpp"
 #include "selector/environment_impl.hpp"
 

@@ -8,11 +8,11 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
 #include "algorithms/engine/schedule_check.hpp"
-#include "model/cost_model.hpp"
-#include "model/library_alltoall.hpp"
-#include "model/library_decisions.hpp"
-#include "model/mpich_recursive_doubling.hpp"
-#include "model/native_decision.hpp"
+#include "model/cost/cost_model.hpp"
+#include "model/library/library_alltoall.hpp"
+#include "model/library/library_decisions.hpp"
+#include "model/library/mpich_recursive_doubling.hpp"
+#include "model/library/native_decision.hpp"
 
 namespace collshim::model {
 namespace {

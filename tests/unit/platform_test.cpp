@@ -2,7 +2,7 @@
 // threshold, and errors that name the file, line and column.
 #include <gtest/gtest.h>
 
-#include "model/platform.hpp"
+#include "model/platform/platform.hpp"
 
 namespace collshim::model {
 namespace {

@@ -1,4 +1,4 @@
-// Rank symmetries (schedule.hpp) and the cost model's use of them (model/rank_orbits.hpp): every
+// Rank symmetries (schedule.hpp) and the cost model's use of them (model/cost/rank_orbits.hpp): every
 // declared symmetry holds for every rank at p = 1..130; the orbits the node maps allow; and costing
 // one rank per orbit predicts exactly what costing every rank does.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/alltoall_profiles.hpp"
-#include "model/cost_model.hpp"
-#include "model/rank_orbits.hpp"
+#include "model/cost/alltoall_profiles.hpp"
+#include "model/cost/cost_model.hpp"
+#include "model/cost/rank_orbits.hpp"
 
 #include "node_maps.hpp"
 

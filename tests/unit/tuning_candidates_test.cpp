@@ -8,7 +8,7 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
 #include "algorithms/engine/schedule_check.hpp"
-#include "model/call_prediction.hpp"
+#include "model/cost/call_prediction.hpp"
 #include "selector/tuning_candidates.hpp"
 
 namespace collshim {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/library_decisions.hpp"
-#include "model/platform.hpp"
+#include "model/library/library_decisions.hpp"
+#include "model/platform/platform.hpp"
 #include "selector/rule_table.hpp"
 #include "selector/yaml_document.hpp"
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "bench_case.hpp"
-#include "model/alltoall_profiles.hpp"
+#include "model/cost/alltoall_profiles.hpp"
 #include "decide/model_step.hpp"
 
 namespace collshim::bench {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/call_prediction.hpp"
+#include "model/cost/call_prediction.hpp"
 
 namespace collshim::bench {
 

@@ -385,9 +385,10 @@ model::CalibrationMeasurements measure_platform(MPI_Comm comm, const Calibration
 std::string calibration_yaml(const model::CalibrationMeasurements& measured, const model::Calibration& fitted,
                              const std::vector<std::string>& provenance) {
   std::ostringstream text;
-  text << "# A cost-model platform description measured by collshim-bench --calibrate (collshim-model predict\n"
-          "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by a\n"
-          "# latency and a bandwidth factor per measured size (size_factors); see src/model/calibration.hpp.\n";
+  text
+      << "# A cost-model platform description measured by collshim-bench --calibrate (collshim-model predict\n"
+         "# --platform). Each channel's L(m, tau) is fitted per tau as latency + m / bandwidth, bent by a\n"
+         "# latency and a bandwidth factor per measured size (size_factors); see src/model/platform/calibration.hpp.\n";
   for (const std::string& line : provenance) text << "# " << line << '\n';
   char line[200];
   for (const auto& [name, channel, quality] :

@@ -1,6 +1,6 @@
 #pragma once
 // collshim-bench --calibrate: measures a cost-model platform description on the allocation it runs
-// on (src/model/calibration.hpp says what is measured and how it is fitted). Collective over `comm`:
+// on (src/model/platform/calibration.hpp says what is measured and how it is fitted). Collective over `comm`:
 // every rank takes part in every measurement's synchronisation; only the ranks a measurement uses
 // communicate in it.
 #include <mpi.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/calibration.hpp"
+#include "model/platform/calibration.hpp"
 
 namespace collshim::bench {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "calibration_output.hpp"
-#include "model/platform.hpp"
+#include "model/platform/platform.hpp"
 
 namespace collshim::tune {
 namespace {

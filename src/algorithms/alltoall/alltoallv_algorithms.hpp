@@ -25,7 +25,7 @@ Schedule node_grid_alltoallv_schedule(const std::vector<int>& node_of_rank, int 
 // On whole nodes of m ranks each, sequential or round-robin: the grid among nodes' relabelings
 // that keep every node pair's lane, (A + B) mod m, local ranks fixed (with one rank per node, the
 // grid's own symmetry). None elsewhere (the cost model counts those schedules instead:
-// model/alltoall_profiles.hpp).
+// model/cost/alltoall_profiles.hpp).
 RankSymmetry node_grid_symmetry(const std::vector<int>& node_of_rank, const Params& params);
 
 // An Alltoallv whose blocks are forwarded through `phases` phases (grid, node_grid), seen from one

@@ -89,7 +89,7 @@ struct Schedule {
 
 // Relabelings of the ranks under which an algorithm's schedules repeat: rank g(r) does in every step
 // what rank r does, with every peer mapped by g and data of the same sizes (when all blocks have one
-// size). The cost model then costs one rank per orbit instead of all p (model/rank_orbits.hpp).
+// size). The cost model then costs one rank per orbit instead of all p (model/cost/rank_orbits.hpp).
 //   rotation: g(r) = (r + x) mod p for every multiple x of `period` (ring, Bruck: peers at fixed
 //             distances);
 //   digits:   r written in the mixed radix `radices` (least significant first, product p), g adds x

@@ -1,4 +1,4 @@
-#include "model/alltoall_profiles.hpp"
+#include "model/cost/alltoall_profiles.hpp"
 
 #include <algorithm>
 #include <bit>

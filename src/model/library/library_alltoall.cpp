@@ -1,4 +1,4 @@
-#include "model/library_alltoall.hpp"
+#include "model/library/library_alltoall.hpp"
 
 #include <algorithm>
 #include <bit>

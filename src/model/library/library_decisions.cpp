@@ -1,4 +1,4 @@
-#include "model/library_decisions.hpp"
+#include "model/library/library_decisions.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/library_tables.hpp"
+#include "model/library/library_tables.hpp"
 #include "selector/yaml_document.hpp"
 
 namespace collshim::model {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "model/platform.hpp"
+#include "model/platform/platform.hpp"
 
 namespace collshim::model {
 

@@ -1,4 +1,4 @@
-#include "model/model_decision.hpp"
+#include "model/cost/model_decision.hpp"
 
 #include <spdlog/fmt/fmt.h>
 

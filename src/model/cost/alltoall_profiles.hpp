@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/cost_model.hpp"
+#include "model/cost/cost_model.hpp"
 
 namespace collshim::model {
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
-#include "model/call_prediction.hpp"
-#include "model/library_decisions.hpp"
-#include "model/native_decision.hpp"
-#include "model/platform.hpp"
+#include "model/cost/call_prediction.hpp"
+#include "model/library/library_decisions.hpp"
+#include "model/library/native_decision.hpp"
+#include "model/platform/platform.hpp"
 
 namespace collshim::model {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model_decision.hpp"
+#include "model/cost/model_decision.hpp"
 #include "selector/environment.hpp"
 #include "selector/mpi_library.hpp"
 

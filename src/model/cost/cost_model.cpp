@@ -1,4 +1,4 @@
-#include "model/cost_model.hpp"
+#include "model/cost/cost_model.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "algorithms/engine/call_layout.hpp"
-#include "model/rank_orbits.hpp"
+#include "model/cost/rank_orbits.hpp"
 
 namespace collshim::model {
 namespace {

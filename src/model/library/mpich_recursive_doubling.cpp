@@ -9,7 +9,7 @@
 // empty). So every rank holds its whole group before the next stage, and all p blocks at the end.
 // Every stage keeps 1 + s steps for every rank (empty where it has nothing to do), so that all ranks
 // have the same step count, as the model requires.
-#include "model/mpich_recursive_doubling.hpp"
+#include "model/library/mpich_recursive_doubling.hpp"
 
 #include <algorithm>
 

@@ -36,7 +36,7 @@
 
 #include "algorithms/engine/schedule.hpp"
 #include "algorithms/engine/schedule_check.hpp"
-#include "model/platform.hpp"
+#include "model/platform/platform.hpp"
 
 namespace collshim::model {
 

@@ -1,4 +1,4 @@
-#include "model/native_decision.hpp"
+#include "model/library/native_decision.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,8 +8,8 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/registry.hpp"
-#include "model/library_alltoall.hpp"
-#include "model/mpich_recursive_doubling.hpp"
+#include "model/library/library_alltoall.hpp"
+#include "model/library/mpich_recursive_doubling.hpp"
 
 namespace collshim::model {
 

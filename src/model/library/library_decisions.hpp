@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "algorithms/engine/collective.hpp"
-#include "model/native_decision.hpp"
+#include "model/library/native_decision.hpp"
 #include "selector/mpi_library.hpp"
 #include "selector/yaml_document.hpp"
 

@@ -1,4 +1,4 @@
-#include "model/platform.hpp"
+#include "model/platform/platform.hpp"
 
 #include <yaml-cpp/yaml.h>
 

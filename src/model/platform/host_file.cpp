@@ -1,4 +1,4 @@
-#include "model/host_file.hpp"
+#include "model/platform/host_file.hpp"
 
 #include <charconv>
 #include <fstream>

@@ -11,9 +11,9 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/schedule_check.hpp"
-#include "model/alltoall_profiles.hpp"
-#include "model/cost_model.hpp"
-#include "model/native_decision.hpp"
+#include "model/cost/alltoall_profiles.hpp"
+#include "model/cost/cost_model.hpp"
+#include "model/library/native_decision.hpp"
 
 namespace collshim::model {
 

@@ -1,4 +1,4 @@
-#include "model/rank_orbits.hpp"
+#include "model/cost/rank_orbits.hpp"
 
 #include <algorithm>
 #include <bit>

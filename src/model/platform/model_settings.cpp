@@ -1,6 +1,6 @@
-#include "model/model_settings.hpp"
+#include "model/platform/model_settings.hpp"
 
-#include "model/library_decisions.hpp"
+#include "model/library/library_decisions.hpp"
 
 namespace collshim::model {
 

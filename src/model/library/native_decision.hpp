@@ -19,7 +19,7 @@
 
 #include "algorithms/engine/collective.hpp"
 #include "algorithms/engine/schedule.hpp"
-#include "model/alltoall_profiles.hpp"
+#include "model/cost/alltoall_profiles.hpp"
 
 namespace collshim::model {
 

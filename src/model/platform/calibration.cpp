@@ -1,10 +1,10 @@
-#include "model/calibration.hpp"
+#include "model/platform/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "model/cost_model.hpp"
+#include "model/cost/cost_model.hpp"
 
 namespace collshim::model {
 namespace {

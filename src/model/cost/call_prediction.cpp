@@ -1,4 +1,4 @@
-#include "model/call_prediction.hpp"
+#include "model/cost/call_prediction.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -8,7 +8,7 @@
 
 #include "algorithms/engine/call_layout.hpp"
 #include "algorithms/engine/registry.hpp"
-#include "model/rank_orbits.hpp"
+#include "model/cost/rank_orbits.hpp"
 
 namespace collshim::model {
 namespace {
