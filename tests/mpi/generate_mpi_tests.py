@@ -327,7 +327,9 @@ def case_rows(case, flags):
 
 def runner_args(case, values, flags):
     """An MPI test's options to run_mpi_test.sh, from the entry's fields."""
-    f = lambda key, default: filled(case.get(key, default), values, flags)  # noqa: E731
+    def f(key, default):
+        return filled(case.get(key, default), values, flags)
+
     args = ["--preload", f("preload", "")] if "preload" in case else []
     for assignment in f("env", []):
         args += ["--env", assignment]
@@ -346,17 +348,34 @@ PROPERTIES = {"timeout": "TIMEOUT", "pass": "PASS_REGULAR_EXPRESSION", "fail": "
               "will_fail": "WILL_FAIL", "fixtures_setup": "FIXTURES_SETUP", "fixtures_required": "FIXTURES_REQUIRED"}
 
 
+COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels"} | set(PROPERTIES)
+RUN_FIELDS = {"run", "preload", "env", "expect", "forbid", "expect_lines", "expect_failure"}
+COMMAND_FIELDS = {"command", "mpi"}
+
+
+def check_case(case):
+    """An entry is an MPI test (`run`) or a command (`command`), with only the fields of its kind: a
+    misspelt field would otherwise drop a check unseen."""
+    kind = RUN_FIELDS if "run" in case else COMMAND_FIELDS
+    unknown = set(case) - COMMON_FIELDS - kind
+    if ("run" in case) == ("command" in case) or unknown:
+        sys.exit(f"generate_mpi_tests.py: test_cases entry {case.get('name')}: needs one of run and command; "
+                 f"fields not known for its kind: {sorted(unknown)}")
+
+
 def add_cases(cases, context, writer):
+    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values."""
     flags = set(context["flags"])
     for name, text in cases.get("files", {}).items():
         with open(os.path.join(context["paths"]["tests_build"], name), "w") as f:
             f.write("".join(text))
     base = dict(context["paths"], **context["programs"])
     for case in cases["cases"]:
+        check_case(case)
         if not applies(case, flags):
             continue
         for row in case_rows(case, flags):
-            values = dict(base, **{k: chosen(v, flags) for k, v in case.get("values", {}).items()}, **row)
+            values = {**base, **{k: chosen(v, flags) for k, v in case.get("values", {}).items()}, **row}
             values = {k: filled(v, values, flags) for k, v in values.items()}  # values made of values
             name = fill(case["name"], values)
             properties = {PROPERTIES[k]: filled(v, values, flags) for k, v in case.items() if k in PROPERTIES}
