@@ -27,7 +27,7 @@
 #include "bench_case.hpp"
 #include "model/model_decision.hpp"
 #include "model/model_settings.hpp"
-#include "model/model_step.hpp"
+#include "decide/model_step.hpp"
 #include "selector/environment.hpp"
 #include "selector/mapping.hpp"
 #include "selector/rule_table.hpp"

@@ -36,8 +36,8 @@ import argparse
 import collections
 import csv
 import math
+import json
 import os
-import re
 import subprocess
 import sys
 
@@ -261,10 +261,8 @@ def summarize(args, rows):
     print("\n".join(lines))
 
 
-# Replay: collshim-config explain prints the shim's plan for a key; its last line names the pick and,
-# where timed calls decide, "timed calls of A, B and C decide first".
-PLAN = re.compile(r"^=> (\S+).*?(?:; in a job, timed calls of (.*) decide first)?$")
-FIRST_MARGIN = 1.05  # TuningPolicy::first_margin: native stays unless beaten by 5%
+# Replay: collshim-config explain --json gives the shim's plan for a key: where the model decides, the
+# algorithms its timed calls try ("trial", its pick alone where none are timed).
 
 
 def planned_trial(args, platform, row, selector, mode):
@@ -275,12 +273,11 @@ def planned_trial(args, platform, row, selector, mode):
            "--exclude", EXCLUDE, args.no_rules]
     if row["distribution"]:  # an Alltoallv pattern: --bytes is each listed block's, as collshim-bench sends it
         cmd += ["--pattern", row["distribution"]]
-    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()
-    plan = [PLAN.match(line) for line in lines if line.startswith("=> ")]
-    if not plan or not plan[-1]:
+    explained = json.loads(subprocess.run(cmd + ["--json"], capture_output=True, text=True, check=True).stdout)
+    model = explained["model"]
+    if not model:
         return ["native"]
-    pick, trial = plan[-1].group(1), plan[-1].group(2)
-    return re.split(r", | and ", trial) if trial else [pick]
+    return model["trial"] if len(model["trial"]) > 1 else [model["pick"]]
 
 
 def stage_replay(args):
@@ -288,6 +285,8 @@ def stage_replay(args):
     with open(args.no_rules, "w") as f:
         f.write("version: 1\nrules: []\n")
     modes = ["off", "confirm", "online"]
+    # Online tuning's margin: native stays unless another candidate beats it by this factor.
+    first_margin = sim.constants(args.model)["online_tuning"]["first_margin"]
     rows = []
     for platform in args.platforms:
         cells_measured = collections.defaultdict(dict)
@@ -315,7 +314,7 @@ def stage_replay(args):
                     trial = planned_trial(args, platform, facts[key], selector, mode)
                     measured = [own if a == "native" else candidates.get(a, math.inf) for a in trial]
                     best = min(measured)
-                    if len(trial) > 1 and trial[0] == "native" and best * FIRST_MARGIN > own:
+                    if len(trial) > 1 and trial[0] == "native" and best * first_margin > own:
                         best = own
                     out[f"{mode}_us"] = best
                     out[f"{mode}_trial"] = " ".join(trial)
@@ -455,6 +454,7 @@ def main():
     ap.add_argument("--tune-mode", default="confirm", choices=["confirm", "off"])
     ap.add_argument("--tune", default=sim.TUNE)
     ap.add_argument("--config", default=os.path.join(sim.BUILD, "collshim-config"))
+    ap.add_argument("--model", default=sim.MODEL, help="collshim-model (the tools' constants)")
     ap.add_argument("--bench", default=sim.BENCH)
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

@@ -23,6 +23,7 @@ On a contending platform SMPI shows the libraries one rank per host, so the mode
 one rank per node (--library-ranks-per-node 1), as bench/sim/model_validation.py --native does.
 """
 import argparse
+import csv
 import os
 import subprocess
 import sys
@@ -73,24 +74,25 @@ def main():
         subprocess.run([tuner, "rules", "--predicted", predicted, "-o", table], check=True)
         verified = []
         for mapping, _ in placements(args.platform, p):
-            csv = os.path.join(args.out, f"verify-{p}-{mapping}.csv")
-            if os.path.exists(csv):
-                os.remove(csv)  # a fresh table: its old rows would mix in
+            verify_csv = os.path.join(args.out, f"verify-{p}-{mapping}.csv")
+            if os.path.exists(verify_csv):
+                os.remove(verify_csv)  # a fresh table: its old rows would mix in
             launcher = [*sim.smpirun(args.platform, mapping, p), sim.selector_flag("ompi"), *sim.SMPI_FLAGS,
                         *sim.OVERHEAD]
             env = sim.environment(args.platform, mapping, p)
             subprocess.run([tuner, "verify", "default:" + table, "--bench", args.bench, "--platform", args.platform,
                             "--collective", args.collective, "--iterations", "1", "--warmup", "0",
                             "--min-bytes", sizes(args.collective)[0],
-                            "--max-bytes", "64KiB", "--bench-arg=--verify-limit=256MiB", "-o", csv, "--", *launcher],
+                            "--max-bytes", "64KiB", "--bench-arg=--verify-limit=256MiB", "-o", verify_csv, "--", *launcher],
                            env=env, stdout=subprocess.DEVNULL)  # exit 1: a cell lost to the ompi selector; judged below
-            verified.append(csv)
+            verified.append(verify_csv)
         # The natives of p only: other process counts would count as pass-through cells.
         only_p = os.path.join(args.out, f"natives-{p}.csv")
-        with open(natives) as f, open(only_p, "w") as out:
-            lines = [line for line in f if not line.startswith("#")]
-            column = lines[0].split(",").index("ranks")
-            out.writelines([lines[0]] + [line for line in lines[1:] if line.split(",")[column] == str(p)])
+        with open(natives, newline="") as f, open(only_p, "w", newline="") as out:
+            reader = csv.DictReader(line for line in f if not line.startswith("#"))
+            writer = csv.DictWriter(out, fieldnames=reader.fieldnames, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(row for row in reader if row["ranks"] == str(p))
         print(f"# p = {p}: {table} against every selector measured in {natives}", flush=True)
         subprocess.run([tuner, "verify", "default:" + table, "--measured", *verified, only_p])
 

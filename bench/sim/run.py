@@ -231,24 +231,26 @@ def run_cell(args, cell, max_bytes, min_bytes="1", algorithms_ompi=None, full_ru
             continue
         if proc.returncode != 0:
             notes.append(f"{cell} {selector}: smpirun exit {proc.returncode}: {proc.stderr.strip()[-400:]}")
+        table = []  # collshim-bench's own CSV: its header, then its rows
         for line in proc.stdout.splitlines():
             if line.startswith("collective,") or line.startswith(collective + ","):
-                bench_lines.append(line)  # collshim-bench's own CSV, for collshim-tune plot
+                bench_lines.append(line)  # for collshim-tune plot
+                table.append(line)
             if line.startswith("#"):
                 if "MISMATCH" in line or "mismatches" in line and " 0 mismatches" not in line:
                     notes.append(f"{cell}: {line}")
+        # Read by the header's names (a spec such as "hierarchical:inter=ring,intra=shm" is quoted).
+        for f in csv.DictReader(table) if table and table[0].startswith("collective,") else []:
+            if f["collective"] != collective:
                 continue
-            if not line.startswith(collective + ","):
+            if (int(f["bytes"]), f["algorithm"]) in seen:  # native again in a later size range's smpirun
                 continue
-            f = line.split(",")
-            # collective,distribution,ranks,bytes,total_bytes,algorithm,min_us,avg_us,max_us,ratio,verified
-            if (int(f[3]), f[5]) in seen:  # native again in a later size range's smpirun
-                continue
-            seen.add((int(f[3]), f[5]))
+            seen.add((int(f["bytes"]), f["algorithm"]))
             rows.append({"collective": collective, "distribution": dist, "cluster": cluster, "mapping": mapping,
-                         "model": model_name(args, model), "p": p, "bytes": int(f[3]), "total_bytes": int(f[4]),
-                         "algorithm": f[5], "min_us": float(f[6]), "avg_us": float(f[7]),
-                         "max_us": float(f[8]), "verified": f[10]})
+                         "model": model_name(args, model), "p": p, "bytes": int(f["bytes"]),
+                         "total_bytes": int(f["total_bytes"]), "algorithm": f["algorithm"],
+                         "min_us": float(f["min_us"]), "avg_us": float(f["avg_us"]), "max_us": float(f["max_us"]),
+                         "verified": f["verified"]})
         for line in proc.stderr.splitlines():
             if "MISMATCH" in line or "error" in line.lower():
                 notes.append(f"{cell} {selector}: {line}")
@@ -268,11 +270,12 @@ def finished_cells(args, csv_path, timings_path):
     """--resume: the cells timings.csv lists as complete (a cell's line is written after its rows)."""
     if not (os.path.exists(csv_path) and os.path.exists(timings_path)):
         sys.exit(f"run: --resume needs {csv_path} and {timings_path} from an earlier run with the same --out")
-    with open(timings_path) as f:
-        lines = f.read().splitlines()
-    if not lines or lines[0] != TIMINGS_HEADER:
-        sys.exit(f"run: {timings_path}:1: expected the header '{TIMINGS_HEADER}'")
-    done = {tuple(line.split(",")[:6]) for line in lines[1:] if line}
+    with open(timings_path, newline="") as f:
+        if f.readline().rstrip("\r\n") != TIMINGS_HEADER:
+            sys.exit(f"run: {timings_path}:1: expected the header '{TIMINGS_HEADER}'")
+        f.seek(0)
+        done = {(r["collective"], r["distribution"], r["cluster"], r["mapping"], r["model"], r["p"])
+                for r in csv.DictReader(f)}
     # Rows of a cell cut off between its rows and its timings line are dropped: the cell runs again.
     with open(csv_path, newline="") as f:
         rows = [r for r in csv.DictReader(f)

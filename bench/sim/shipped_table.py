@@ -27,7 +27,6 @@ import csv
 import glob
 import math
 import os
-import re
 import subprocess
 import sys
 
@@ -124,20 +123,15 @@ def stage_measurements(args):
     return paths
 
 
-# A cell line of `collshim-tune verify --measured`: platform, library (name and version), collective,
-# variant, procs, nodes, ppn, mapping, block, what the table runs, native and table times, speedup.
-CELL = re.compile(r"^(\S+) (\S+ \S+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+"
-                  r"([\d.]+)\s+([\d.]+)\s+([\d.]+)x")
-
-
-def per_library(output):
+def per_library(result):
     """Per library: geometric mean and worst speedup over its own choice, and over the best of the four
-    selectors in the same cell (a pass-through under a slow selector is below 1 there)."""
+    selectors in the same cell (a pass-through under a slow selector is below 1 there), from
+    collshim-tune verify --json's cells."""
     cells = collections.defaultdict(dict)
-    for line in output.splitlines():
-        m = CELL.match(line)
-        if m:
-            cells[m.group(1, *range(3, 10))][m.group(2)] = (float(m.group(11)), float(m.group(12)))
+    for c in result["cells"]:
+        key = (c["platform"], c["collective"], c["variant"], c["procs"], c["nodes"], c["ppn"], c["mapping"],
+               c["block_bytes"])
+        cells[key][c["library"]] = (c["native_us"], c["table_us"])
     own, best = collections.defaultdict(list), collections.defaultdict(list)
     for libraries in cells.values():
         fastest = min(native for native, _ in libraries.values())

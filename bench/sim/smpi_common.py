@@ -2,7 +2,8 @@
 """What bench/sim's scripts share about the simulated clusters and SimGrid SMPI, written once: the
 platforms (nodes, cores per node, default process counts), SMPI's flags, the placement the shim is
 told (COLLSHIM_TOPOLOGY), the platform and host files, reading collshim-bench's CSV files, and
-rules and their verification over several platforms (collshim-tune rules --robust, verify).
+rules and their verification over several platforms (collshim-tune rules --robust, verify --json),
+and the tools' constants (collshim-model constants --json).
 
 Python scripts import it (they run from anywhere: bench/sim is the script's own folder, first on
 sys.path). The bash scripts ask it on the command line, one item a line:
@@ -14,6 +15,7 @@ sys.path). The bash scripts ask it on the command line, one item a line:
 import argparse
 import csv
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -185,15 +187,46 @@ def robust_rules(tune, csvs, table, quiet=True):
                    stdout=subprocess.DEVNULL if quiet else None)
 
 
-def verification_report(tune, out, csvs, table, title, details=lambda output: []):
+def verify_json(tune, table, measured):
+    """collshim-tune verify --measured --json: (exit status, its JSON object)."""
+    proc = subprocess.run([tune, "verify", table, "--measured", measured, "--json"], capture_output=True, text=True)
+    try:
+        return proc.returncode, json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"{tune} verify {table} --measured {measured}: no JSON (exit {proc.returncode}):\n{proc.stderr}")
+
+
+def verify_cell_line(cell):
+    """A cell as collshim-tune verify's table writes it (the worst cell's summary line)."""
+    mark = "!" if cell["below_threshold"] else " "
+    return ("%-12s %-18s %-10s %-12s %6d %5d %4d %-11s %10d  %-34s %10.2f %10.2f %7.3fx%s  %s" % (
+        cell["platform"], cell["library"], cell["collective"], cell["variant"] or "-", cell["procs"], cell["nodes"],
+        cell["ppn"], cell["mapping"], cell["block_bytes"], cell["decision"], cell["native_us"], cell["table_us"],
+        cell["speedup"], mark, cell["best"]))
+
+
+def verify_summary(result):
+    """collshim-tune verify's summary lines, from its JSON: the figures, the worst cell, what was left out."""
+    summary, n = result["summary"], result["summary"]["cells"]
+    within = round((result["within_best_factor"] - 1) * 100)
+    lines = ["%d cells: geometric mean speedup over native %.3fx; %d of %d (%.0f%%) within %d%% of the cell's best; "
+             "%d below %.2fx" % (n, summary["geometric_mean_speedup"], summary["within_best"], n,
+                                 100.0 * summary["within_best"] / n if n else 0.0, within,
+                                 summary["below_threshold"], result["threshold"])]
+    if summary["worst_cell"] is not None:
+        lines.append("worst cell: " + verify_cell_line(result["cells"][summary["worst_cell"]]))
+    if summary["unmeasured"]:
+        lines.append(f"{summary['unmeasured']} cell(s) left out: the table's decision was not measured there")
+    return lines
+
+
+def verification_report(tune, out, csvs, table, title, details=lambda result: []):
     """`table` verified on each platform's measurements (collshim-tune verify --measured), then each
     platform left out of a table tuned on the others -> OUT/verify.md (also printed). `details` adds
-    lines from a verify run's output."""
+    lines from a verify run's JSON object."""
     def verify(table, measured):
-        proc = subprocess.run([tune, "verify", table, "--measured", measured], capture_output=True, text=True)
-        summary = [line for line in proc.stdout.splitlines()
-                   if " cells: geometric mean" in line or line.startswith("worst cell") or "left out" in line]
-        return proc.returncode, summary + details(proc.stdout)
+        status, result = verify_json(tune, table, measured)
+        return status, verify_summary(result) + details(result)
 
     report = [f"# {title}", "", "## The table tuned on all platforms, on each", ""]
     for measured in csvs:
@@ -211,6 +244,13 @@ def verification_report(tune, out, csvs, table, title, details=lambda output: []
     with open(os.path.join(out, "verify.md"), "w") as f:
         f.write("\n".join(report) + "\n")
     print("\n".join(report))
+
+
+@functools.lru_cache(maxsize=None)
+def constants(model=MODEL):
+    """The constants the tools use that scripts need (collshim-model constants --json)."""
+    return json.loads(subprocess.run([model, "constants", "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
 
 
 def csv_rows(lines):

@@ -5,12 +5,8 @@
 // attribute; MPI calls our delete callback when the user frees the communicator, and all of it goes.
 #include <mpi.h>
 
-#include <array>
-#include <cstdint>
-
 #include "algorithms/engine/comm_context.hpp"
-#include "selector/decision_cache.hpp"
-#include "selector/online_tuning.hpp"
+#include "decide/decision_policy.hpp"
 #include "selector/mapping_detection.hpp"
 
 namespace collshim {
@@ -22,11 +18,7 @@ struct CommState {
   }
   CommContext context;
   CommMapping mapping;
-  DecisionCache decisions;
-  CommTuning tuning;  // COLLSHIM_TUNE=online: the keys this communicator is tuning or has tuned
-  // Per collective, whether its decisions on this communicator depend on the size (0: not known yet,
-  // 1: no, 2: yes): the ranks agree on a rank-local size only where it does.
-  std::array<std::uint8_t, collective_count> size_dependence{};
+  CommDecisions decisions;            // the cache, and the keys the model or online tuning settles here
   bool device_memory_logged = false;  // the debug log says once that device buffers passed through
 };
 

@@ -1,7 +1,7 @@
 // The MPI entry points of libcollshim.so: the only C ABI of the shim. Each collective checks what it
-// can cheaply, asks the selector, and either hands the call to the MPI library (PMPI_*) unchanged or
-// runs a registry algorithm on the communicator's shadow. With COLLSHIM_REPORT set, every decided
-// call is timed and counted for the end-of-run report.
+// can cheaply, asks the decision policy (src/decide), and either hands the call to the MPI library (PMPI_*) unchanged
+// or runs a registry algorithm on the communicator's shadow. With COLLSHIM_REPORT set, every decided call is timed and
+// counted for the end-of-run report.
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -18,8 +18,7 @@
 #include "intercept/call_arguments.hpp"
 #include "intercept/large_count.hpp"
 #include "intercept/runtime.hpp"
-#include "model/model_step.hpp"
-#include "selector/trial_call.hpp"
+#include "decide/shadow_steps.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -101,27 +100,9 @@ CommState* comm_state(Runtime& runtime, MPI_Comm comm, CommState* known) {
   return known != nullptr ? known : runtime.comms.state(comm, runtime.placement);
 }
 
-// What the selector knows of a call: the communicator's size and placement, the size, the operation.
-CallFacts call_facts(const CommState& state, Collective collective, long long block_bytes, int properties) {
-  const CommMapping& mapping = state.mapping;
-  return {collective,
-          state.context.size(),
-          block_bytes,
-          mapping.mapping,
-          mapping.nodes,
-          mapping.ppn,
-          mapping.oversubscribed,
-          (properties & non_commutative) == 0,
-          (properties & rounding_depends_on_order) != 0};
-}
-
-// Whether the ranks must agree on a rank-local size before deciding: only where some size-keyed rule
-// could apply to this communicator (or online tuning runs), worked out on its first call.
-bool size_must_be_agreed(const Runtime& runtime, CommState& state, Collective collective) {
-  if (!runtime.selector.needs_agreed_size(collective)) return false;
-  std::uint8_t& known = state.size_dependence[static_cast<int>(collective)];
-  if (known == 0) known = runtime.selector.decision_depends_on_size(call_facts(state, collective, 0, 0)) ? 2 : 1;
-  return known == 2;
+// The decision policy's collective steps on a communicator's shadow.
+ShadowSteps shadow_steps(CommState& state) {
+  return ShadowSteps(state.context.comm(), state.context.rank(), state.context.size());
 }
 
 // The debug log line of every decided call (COLLSHIM_LOG=debug); out of line, off the hot path.
@@ -133,33 +114,15 @@ bool size_must_be_agreed(const Runtime& runtime, CommState& state, Collective co
 }
 
 // The size a decision is keyed on: the average block, which rules test as block_bytes. How the ranks
-// come to the same value is the collective's SizeAgreement (collective.hpp). `root`: of a rooted call.
+// come to the same value is the collective's SizeAgreement (collective.hpp), which the decision
+// policy applies where the ranks hold different sizes. `root`: of a rooted call.
 template <Collective collective>
 long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long received_bytes, int p, int root) {
   constexpr SizeAgreement agreement = collective_info(collective).size_agreement;
-  // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
-  // average block over the whole exchange, total bytes / p^2, from one PMPI_Allreduce of 8 bytes on
-  // the shadow communicator (a latency-bound O(log p) step). Only paid when some rule of the
-  // collective that tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and
-  // the report buckets the call by this rank's own average received block.
-  if constexpr (agreement == SizeAgreement::local) {
-    if (size_must_be_agreed(runtime, state, collective)) {
-      long long total_bytes = received_bytes;
-      PMPI_Allreduce(MPI_IN_PLACE, &total_bytes, 1, MPI_LONG_LONG, MPI_SUM, state.context.comm());
-      return total_bytes / (static_cast<long long>(p) * p);
-    }
-  }
-  // Root-only counts (Gatherv, Scatterv): the root's total, broadcast (8 bytes) when some rule tests
-  // block_bytes; otherwise the decision ignores the size, and the report buckets the root's calls
-  // by the average block and the others' by their own block (received_bytes is then that block).
-  if constexpr (agreement == SizeAgreement::root) {
-    long long total_bytes = received_bytes;
-    if (size_must_be_agreed(runtime, state, collective)) {
-      PMPI_Bcast(&total_bytes, 1, MPI_LONG_LONG, root, state.context.comm());
-    } else if (state.context.rank() != root) {
-      return received_bytes;
-    }
-    return total_bytes / p;
+  if constexpr (agreement == SizeAgreement::local || agreement == SizeAgreement::root) {
+    ShadowSteps steps = shadow_steps(state);
+    return runtime.policy.agreed_block_bytes(state.decisions, call_facts(collective, p, state.mapping, 0), steps,
+                                             received_bytes, root);
   }
   // Reductions: the vector (count x type size), the same on every rank.
   if constexpr (collective_info(collective).shape == CallShape::reduction) return received_bytes;
@@ -186,10 +149,10 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
 
 // The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
 // where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the
-// ranks together know (gathered on rank 0 of the shadow: collective).
+// ranks together know (gathered on rank 0 of the shadow through `steps`: collective).
 template <CollectiveEntry Entry>
-model::ModelCall model_call(const Entry& entry, CommState& state, long long block_bytes) {
-  const int p = state.context.size();
+model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long long block_bytes) {
+  const int p = steps.size();
   model::ModelCall call;
   call.collective = Entry::collective;
   call.p = p;
@@ -199,63 +162,11 @@ model::ModelCall model_call(const Entry& entry, CommState& state, long long bloc
   if constexpr (requires { entry.call.sendbuf; }) call.in_place = entry.call.sendbuf == MPI_IN_PLACE;
   if constexpr (requires { entry.call.op; }) call.builtin_op = predefined_operation(entry.call.op);
   if constexpr (requires { entry.sent_bytes(p); }) {
-    call.pairs = model::gather_alltoall_pattern(state.context.comm(), entry.sent_bytes(p), block_bytes);
+    call.pairs = model::gather_alltoall_pattern(steps, entry.sent_bytes(p), block_bytes);
     // Every pair holding the same bytes: the uniform call, costed by its symmetry.
     if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
   }
   return call;
-}
-
-// The cost model's verdict on a key, the same on every rank (collective over the shadow): rank 0
-// costs the candidates and native on the communicator's node map.
-
-template <CollectiveEntry Entry>
-model::ModelVerdict agreed_verdict(Runtime& runtime, CommState& state, const Entry& entry, const CallFacts& facts,
-                                   const std::vector<const AlgorithmChoice*>& candidates) {
-  const model::ModelCall call = model_call(entry, state, facts.block_bytes);
-  const AlgorithmChoice* native = runtime.selector.native_choice();
-  // The model costs whole only the candidates that may be its pick or among the few the key's
-  // trial calls need (plan_key).
-  const std::size_t ranked_exactly = model::candidates_to_rank(runtime.selector.tune_mode());
-  return model::agree_on_verdict(
-      state.context.comm(),
-      [&] {
-        return model::model_decision(*runtime.model, call, state.mapping.node_of_rank, candidates, native,
-                                     facts.commutative, ranked_exactly);
-      },
-      runtime.selector.choices(), native);
-}
-
-// The session that settles a key no forcing variable fixed, on its communicator: created on the key's
-// first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
-// the model costs them first and the session holds what plan_key says: its pick alone
-// (COLLSHIM_TUNE=off), native and its best three (confirm), or native and its best few in predicted
-// order (online). Where the model cannot cost native, it never leaves native on its own word.
-template <CollectiveEntry Entry>
-CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
-                               const CallFacts& facts, int properties) {
-  const int bucket = size_bucket(facts.block_bytes);
-  if (CommTuning::Entry* known = state.tuning.find(facts.collective, bucket, properties)) return *known;
-  std::vector<const AlgorithmChoice*> candidates = runtime.selector.tuning_candidates(facts);
-  const AlgorithmChoice* native = runtime.selector.native_choice();
-  if (!runtime.model || !runtime.selector.model_decides(facts.collective))
-    return state.tuning.add(facts.collective, bucket, properties, std::move(candidates), runtime.tuning_policy);
-
-  // Nothing but native may run (e.g. floating-point sums without reordering): nothing to cost.
-  if (model::nothing_to_cost(candidates, native) && runtime.selector.tune_mode() != TuneMode::online) {
-    CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, {native}, runtime.tuning_policy,
-                                              KeySource::model_not_costed);
-    runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
-    return key;
-  }
-  const model::ModelVerdict verdict = agreed_verdict(runtime, state, entry, facts, candidates);
-  runtime.log->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective), facts.procs,
-                     bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
-  model::KeyPlan plan = model::plan_key(runtime.selector, verdict, candidates);
-  CommTuning::Entry& key = state.tuning.add(facts.collective, bucket, properties, std::move(plan.trial),
-                                            runtime.tuning_policy, plan.source, plan.evidence);
-  if (key.session.done()) runtime.learned(comm, state.mapping, state.context.size(), facts.block_bytes, key);
-  return key;
 }
 
 // A decision not in the cache yet: out of line, so the hit in decide() stays a few instructions.
@@ -264,23 +175,14 @@ CommTuning::Entry& key_session(Runtime& runtime, MPI_Comm comm, CommState& state
 template <CollectiveEntry Entry>
 [[gnu::noinline]] const Decision* decide_and_store(Runtime& runtime, MPI_Comm comm, CommState& state,
                                                    const Entry& entry, long long block_bytes, int properties) {
-  constexpr Collective collective = Entry::collective;
   const int p = state.context.size();
-  const CallFacts facts = call_facts(state, collective, block_bytes, properties);
-  Decision decision = runtime.selector.decide(facts);
-  const bool model_step = decision.rule_index == Decision::no_rule && runtime.selector.model_decides(collective);
-  if (p > 1 && (runtime.selector.tunes(decision) || model_step)) {
-    const CommTuning::Entry& key = key_session(runtime, comm, state, entry, facts, properties);
-    if (!key.session.done()) return nullptr;
-    decision = settled_decision(key, runtime.selector.native_choice());
-  }
-  if (decision.choice != decision.requested) {
-    runtime.log->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead",
-                       mpi_function_name(collective), decision.requested->text(), p, properties_text(properties),
-                       decision.substitution, decision.choice->text());
-  }
-  state.decisions.store(collective, block_bytes, decision, properties);
-  return state.decisions.find(collective, block_bytes, properties);
+  ShadowSteps steps = shadow_steps(state);
+  const PolicyCall call{call_facts(Entry::collective, p, state.mapping, block_bytes, properties), properties,
+                        state.mapping.node_of_rank,
+                        [&](CollectiveSteps& on) { return model_call(entry, on, block_bytes); }};
+  const Outcome outcome = runtime.policy.decide(state.decisions, call, steps);
+  if (outcome.settled_now) runtime.learned(comm, state.mapping, p, block_bytes, *outcome.key);
+  return outcome.decision;
 }
 
 // The decision for this call: a cache hit for a repeated (collective, size, operation properties)
@@ -288,7 +190,8 @@ template <CollectiveEntry Entry>
 template <CollectiveEntry Entry>
 const Decision* decide(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry, long long block_bytes,
                        int properties) {
-  if (const Decision* cached = state.decisions.find(Entry::collective, block_bytes, properties)) return cached;
+  if (const Decision* cached = DecisionPolicy::cached(state.decisions, Entry::collective, block_bytes, properties))
+    return cached;
   return decide_and_store(runtime, comm, state, entry, block_bytes, properties);
 }
 
@@ -307,9 +210,8 @@ int execute(MPI_Comm comm, CommState& state, const Entry& entry, const Algorithm
 // buffers and another host ones, and all must take the same path. Then the MPI library gets it.
 template <CollectiveEntry Entry>
 bool device_memory_agreed(Runtime& runtime, CommState& state, const Entry& entry, int p) {
-  int device = entry.device_buffers(runtime.device, p) ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MAX, state.context.comm());
-  return device != 0;
+  ShadowSteps steps = shadow_steps(state);
+  return DecisionPolicy::device_memory_agreed(steps, entry.device_buffers(runtime.device, p));
 }
 
 // A call on device memory: passed through whatever was decided, logged once per communicator,
@@ -330,41 +232,40 @@ template <CollectiveEntry Entry>
   const double start = runtime.profile ? PMPI_Wtime() : 0.0;
   const int rc = entry.pass_through(comm);
   if (runtime.profile) {
-    const ProfileKey key{state.context.size(), static_cast<int>(collective), runtime.selector.native_choice()->id,
-                         Decision::device_memory, size_bucket(block_bytes)};
+    const ProfileKey key{state.context.size(), static_cast<int>(collective),
+                         runtime.policy.selector().native_choice()->id, Decision::device_memory,
+                         size_bucket(block_bytes)};
     runtime.profile->record(key, received_bytes, PMPI_Wtime() - start);
   }
   return rc;
 }
 
-// One trial call of online tuning: runs the session's current candidate and, for a timed call,
-// agrees on the slowest rank's time (every rank then advances its session the same way). Every
-// candidate computes what native computes, so the user's results do not depend on the trial.
+// One trial call of online tuning or the model's confirmation: runs what the key's session tries
+// now; the decision policy times it and agrees on the slowest rank's time (every rank then advances
+// its session the same way). Every candidate computes what native computes, so the user's results do
+// not depend on the trial.
 template <CollectiveEntry Entry>
 [[gnu::noinline]] int run_tuning_trial(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry,
                                        long long block_bytes, long long received_bytes, int properties) {
   constexpr Collective collective = Entry::collective;
-  CommTuning::Entry& key = *state.tuning.find(collective, size_bucket(block_bytes), properties);
-  TuningSession& session = key.session;
-  const AlgorithmChoice& choice = *session.current();
-  // Settled, with the pick's second look pending: the pick's own call, not a trial.
-  const bool settled = session.settled();
-  const int rule_index =
-      settled ? settled_decision(key, runtime.selector.native_choice()).rule_index : Decision::tuning_trial;
+  CommTuning::Entry& key = *state.decisions.tuning.find(collective, size_bucket(block_bytes), properties);
+  const Trial trial = runtime.policy.trial(key);
+  const AlgorithmChoice& choice = *trial.choice;
   // Not a trial: the candidate cannot run on device memory, and nothing is learned from the call.
   if (runtime.device_checks && !choice.algorithm->passes_through &&
       device_memory_agreed(runtime, state, entry, state.context.size()))
     return pass_device_memory_through(runtime, comm, state, entry, choice, block_bytes, received_bytes);
+  ShadowSteps steps = shadow_steps(state);
   double seconds = 0;
-  const int rc = run_trial_call(
-      state.context.comm(), session, [&] { return execute(comm, state, entry, choice); }, seconds);
+  bool settled_now = false;
+  const int rc = runtime.policy.run_trial(
+      key, steps, [&] { return execute(comm, state, entry, choice); }, seconds, settled_now);
   if (runtime.profile) {
-    const ProfileKey key{state.context.size(), static_cast<int>(collective), choice.id, rule_index,
-                         size_bucket(block_bytes)};
-    runtime.profile->record(key, received_bytes, seconds);
+    const ProfileKey profile_key{state.context.size(), static_cast<int>(collective), choice.id, trial.rule_index,
+                                 size_bucket(block_bytes)};
+    runtime.profile->record(profile_key, received_bytes, seconds);
   }
-  // Newly settled: by the first trial (the pick runs until its second look), or by the second look.
-  if (session.settled() && !settled) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
+  if (settled_now) runtime.learned(comm, state.mapping, state.context.size(), block_bytes, key);
   return rc;
 }
 

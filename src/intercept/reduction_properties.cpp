@@ -75,11 +75,4 @@ int reduction_properties(MPI_Datatype type, MPI_Op op) {
 
 bool predefined_operation(MPI_Op op) { return exact_operation(op) || op == MPI_SUM || op == MPI_PROD; }
 
-std::string properties_text(int properties) {
-  std::string text;
-  if (properties & non_commutative) text += ", non-commutative operation";
-  if (properties & rounding_depends_on_order) text += ", floating-point data";
-  return text;
-}
-
 }  // namespace collshim

@@ -55,19 +55,18 @@ std::string mpi_library_name(const ProcessLibrary& library) {
 
 }  // namespace
 
-Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics)
+Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics,
+                 std::vector<std::string>& model_errors)
     : library(process_library(settings.mpi_library)),
-      selector(settings, diagnostics, JobFacts{library.library}),
-      tuning_policy(collshim::tuning_policy(settings)),
+      policy(settings, library, diagnostics, model_errors),
       log(make_logger(settings.log_level)),
       tune_out_(settings.tune_out) {
-  std::vector<std::string> model_errors;
-  model = model::load_model_settings(settings, library, model_errors);
-  for (const std::string& error : model_errors) diagnostics.push_back({{error, 0, 0}, {}, true});
+  policy.set_log(log);
   if (settings.report && !settings.report->empty()) {
     profile = std::make_unique<Profile>(static_cast<int>(UnhandledFunction::count));
     report_target = *settings.report;
   }
+  const Selector& selector = policy.selector();
   for (int c = 0; c < collective_count; ++c)
     passes_through_[c] = selector.always_native(static_cast<Collective>(c)) && !profile;
 }
@@ -86,6 +85,7 @@ void Runtime::write_report() {
   header.mapping = std::string(mapping_name(world->mapping.mapping));
   header.oversubscribed = world->mapping.oversubscribed;
   header.mpi_library = mpi_library_name(library);
+  const Selector& selector = policy.selector();
   header.rule_files = selector.rule_files();
   ReportNames names;
   for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
@@ -165,11 +165,12 @@ void Runtime::write_learned_rules() {
   if (world->context.rank() != 0) return;
   std::vector<LearnedChoice> all;
   for (const auto& rows : per_rank) all.insert(all.end(), rows.begin(), rows.end());
+  const Selector& selector = policy.selector();
   std::vector<std::string> choice_text;
   for (const AlgorithmChoice& choice : selector.choices()) choice_text.push_back(choice.text());
   const LearnedRulesHeader header{mpi_library_name(library), library.library,
                                   fmt::format("{:%Y-%m-%d}", fmt::localtime(std::time(nullptr))), selector.rule_files(),
-                                  model ? model->platform_file : ""};
+                                  policy.model() ? policy.model()->platform_file : ""};
   const std::string learned_yaml = learned_rules_yaml(all, choice_text, header);
   std::string existing;
   if (std::ifstream in(*tune_out_); in) existing.assign(std::istreambuf_iterator<char>(in), {});
@@ -197,7 +198,10 @@ void Runtime::start() {
   std::vector<RuleDiagnostic> diagnostics;
   for (const std::string& error : settings.errors) diagnostics.push_back({{error, 0, 0}, {}, true});
   for (const std::string& warning : settings.warnings) diagnostics.push_back({{warning, 0, 0}, {}, false});
-  auto runtime = std::make_unique<Runtime>(settings, diagnostics);
+  std::vector<std::string> model_errors;
+  auto runtime = std::make_unique<Runtime>(settings, diagnostics, model_errors);
+  // The model's problems (a bad platform file) stop the job as the rules' do.
+  for (const std::string& error : model_errors) diagnostics.push_back({{error, 0, 0}, {}, true});
   const bool has_error =
       std::any_of(diagnostics.begin(), diagnostics.end(), [](const RuleDiagnostic& d) { return d.error; });
 
@@ -223,17 +227,17 @@ void Runtime::start() {
     runtime->placement = detect_process_placement(settings.topology);
     current_runtime = std::move(runtime);
     active_ = current_runtime.get();
-    const Selector& selector = current_runtime->selector;
+    const Selector& selector = current_runtime->policy.selector();
     std::size_t applying = 0;
     for (std::size_t i = 0; i < selector.rules().rules().size(); ++i) applying += selector.applies(i) ? 1 : 0;
     current_runtime->log->info(
         "started; {} algorithms registered, {} rules, {} of which apply under MPI library {} ({})", algorithms().size(),
         selector.rules().rules().size(), applying, selector.job().library.text(),
         settings.mpi_library ? "COLLSHIM_MPI_LIBRARY" : selector.job().library.description);
-    if (const auto& model = current_runtime->model) {
-      const char* mode = current_runtime->selector.tune_mode() == TuneMode::online ? "online over its best few"
-                         : current_runtime->selector.confirms()                    ? "confirmed by timed calls"
-                                                                                   : "its pick alone";
+    if (const model::ModelSettings* model = current_runtime->policy.model()) {
+      const char* mode = selector.tune_mode() == TuneMode::online ? "online over its best few"
+                         : selector.confirms()                    ? "confirmed by timed calls"
+                                                                  : "its pick alone";
       current_runtime->log->info(
           "cost model decides where no rule does ({}): platform {} ({}), library {}, "
           "margin {:.0f}%",

@@ -7,17 +7,18 @@
 #include <mutex>
 #include <optional>
 
+#include "decide/decision_policy.hpp"
 #include "intercept/comm_cache.hpp"
 #include "intercept/device_memory.hpp"
-#include "model/model_settings.hpp"
 #include "profile/profile.hpp"
-#include "selector/selector.hpp"
 
 namespace collshim {
 
 class Runtime {
  public:
-  Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics);
+  // Problems of the rules go to `diagnostics`, the cost model's to `model_errors`.
+  Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic>& diagnostics,
+          std::vector<std::string>& model_errors);
 
   // Null before MPI_Init, after MPI_Finalize, and when COLLSHIM_DISABLE=1: then every call passes through.
   // Inline: every intercepted call reads it first.
@@ -39,10 +40,9 @@ class Runtime {
   // The MPI library the job runs on, read once (COLLSHIM_MPI_LIBRARY's where given): rules' `library`
   // conditions are resolved against it when the selector is built, and the model takes its decisions.
   ProcessLibrary library;
-  Selector selector;
-  TuningPolicy tuning_policy;
-  // COLLSHIM_PLATFORM: the cost model decides where no rule does (Selector::model_decides).
-  std::optional<model::ModelSettings> model;
+  // How every call is decided: forcing variables, rules, with COLLSHIM_PLATFORM the cost model where
+  // no rule decides (Selector::model_decides), confirmation or online tuning.
+  DecisionPolicy policy;
   DeviceMemory device;
   // Whether calls about to run the shim's algorithms check their buffers for device memory: agreed at
   // MPI_Init, on where some rank's MPI library says it is device-aware or some rank has already

@@ -14,7 +14,7 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "model/library_tables.hpp"
-#include "model/yaml_reader.hpp"
+#include "selector/yaml_document.hpp"
 
 namespace collshim::model {
 
@@ -203,66 +203,85 @@ std::vector<std::string> LibraryDecisions::decides_as() const {
   return {names.begin(), names.end()};
 }
 
-// Reads one file, reporting the first problem with its place in the file.
-class LibraryTableReader : public YamlReader<LibraryTableError> {
+// Reads one file, reporting every problem with its place in the file.
+class LibraryTableReader {
  public:
-  using YamlReader::YamlReader;
+  LibraryTableReader(std::string source, std::vector<Diagnostic>& problems) : doc_(std::move(source), problems) {}
 
   static const LibraryDecisions::Table& table(const LibraryDecisions& tables, Collective collective) {
     return tables.tables_[static_cast<std::size_t>(collective)];
   }
 
   LibraryDecisions read(const std::string& text) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      fail(e.mark, "malformed YAML: " + e.msg);
-    }
-    if (!root.IsMap())
-      fail(root.Mark(), "expected a map with keys 'library', 'description', 'source' and 'collectives'");
     LibraryDecisions tables;
-    bool have_collectives = false;
-    for_each_key(root, "the file",
-                 {{"library", [&](const YAML::Node& v) { tables.name_ = text_of(v, "library"); }},
-                  {"description", [&](const YAML::Node& v) { tables.description_ = text_of(v, "description"); }},
-                  {"source", [&](const YAML::Node& v) { tables.source_ = text_of(v, "source"); }},
-                  {"collectives", [&](const YAML::Node& v) { collectives(v, tables), have_collectives = true; }}});
-    if (tables.name_.empty()) fail(root.Mark(), "missing 'library', the tables' name (as the file is named)");
-    if (tables.source_.empty()) fail(root.Mark(), "missing 'source': repository, tag and files the tables come from");
-    if (!have_collectives) fail(root.Mark(), "missing 'collectives', the decisions per collective");
+    const std::optional<YAML::Node> root = doc_.load(text);
+    if (!root) return tables;
+    if (!root->IsMap()) {
+      doc_.error(root->Mark(), "expected a map with keys 'library', 'description', 'source' and 'collectives'");
+      return tables;
+    }
+    bool have_library = false, have_source = false, have_collectives = false;
+    doc_.for_each_key(*root, "the file",
+                      {{"library",
+                        [&](const YAML::Node& v) {
+                          have_library = true;
+                          set_text(tables.name_, v, "library");
+                        }},
+                       {"description", [&](const YAML::Node& v) { set_text(tables.description_, v, "description"); }},
+                       {"source",
+                        [&](const YAML::Node& v) {
+                          have_source = true;
+                          set_text(tables.source_, v, "source");
+                        }},
+                       {"collectives", [&](const YAML::Node& v) { collectives(v, tables), have_collectives = true; }}});
+    if (!have_library) doc_.error(root->Mark(), "missing 'library', the tables' name (as the file is named)");
+    if (!have_source) doc_.error(root->Mark(), "missing 'source': repository, tag and files the tables come from");
+    if (!have_collectives) doc_.error(root->Mark(), "missing 'collectives', the decisions per collective");
     return tables;
   }
 
+  void throw_if_errors() const { doc_.throw_if_errors<LibraryTableError>(); }
+
   // A set of tables: every `decide_as` names one of them, and no chain of them comes back to a table
-  // for the same collective (followed through every rule and algorithm, whatever the facts).
+  // for the same collective (followed through every rule and algorithm, whatever the facts). Every
+  // problem of the set is reported.
   static void check_set(const std::vector<const LibraryDecisions*>& all) {
+    std::vector<Diagnostic> problems;
+    const auto problem = [&](const std::string& where, std::string message) {
+      problems.push_back({{where}, std::move(message)});
+    };
     const auto find = [&](const std::string& name) {
       const auto found = std::ranges::find_if(all, [&](const LibraryDecisions* t) { return t->name() == name; });
       return found != all.end() ? *found : nullptr;
     };
     for (const LibraryDecisions* tables : all) {
       for (const std::string& other : tables->decides_as()) {
-        if (find(other) == nullptr)
-          throw LibraryTableError(tables->name() + ": decide_as '" + other + "' names no table");
+        if (find(other) == nullptr) problem(tables->name(), "decide_as '" + other + "' names no table");
       }
     }
     for (int c = 0; c < collective_count; ++c) {
       const auto collective = static_cast<Collective>(c);
       std::vector<std::string> path;
+      std::set<std::string> in_a_cycle;  // each cycle once, from the first of its tables reached
       const std::function<void(const std::string&)> follow = [&](const std::string& name) {
         if (std::ranges::find(path, name) != path.end()) {
-          std::string chain;
-          for (const std::string& step : path) chain += step + " -> ";
-          throw LibraryTableError(path.front() + ": decide_as for " + std::string(collective_name(collective)) +
-                                  " comes back: " + chain + name);
+          if (std::ranges::none_of(path, [&](const std::string& step) { return in_a_cycle.contains(step); })) {
+            std::string chain;
+            for (const std::string& step : path) chain += step + " -> ", in_a_cycle.insert(step);
+            problem(path.front(),
+                    "decide_as for " + std::string(collective_name(collective)) + " comes back: " + chain + name);
+          }
+          return;
         }
+        const LibraryDecisions* tables = find(name);
+        if (tables == nullptr) return;  // reported above
         path.push_back(name);
-        for (const std::string& next : decide_as_targets(table(*find(name), collective))) follow(next);
+        for (const std::string& next : decide_as_targets(table(*tables, collective))) follow(next);
         path.pop_back();
       };
       for (const LibraryDecisions* tables : all) follow(tables->name());
     }
+    if (!problems.empty()) throw LibraryTableError(std::move(problems));
   }
 
  private:
@@ -279,204 +298,254 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
     return targets;
   }
 
-  std::string text_of(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar() || node.Scalar().empty()) fail(node.Mark(), "'" + what + "' must be a non-empty text");
-    return node.Scalar();
-  }
-
-  bool boolean(const YAML::Node& node, const std::string& what) const {
-    if (node.IsScalar() && node.Scalar() == "true") return true;
-    if (node.IsScalar() && node.Scalar() == "false") return false;
-    fail(node.Mark(), "bad value for '" + what + "', expected true or false");
-  }
-
-  long long whole_number(const YAML::Node& node, const std::string& what) const {
-    const std::string text = node.IsScalar() ? node.Scalar() : "";
-    long long value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc{} || end != text.data() + text.size() || value < 0)
-      fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected a whole number, 0 or more");
-    return value;
+  void set_text(std::string& field, const YAML::Node& node, const std::string& what) {
+    if (const std::optional<std::string> value = doc_.text(node, what)) field = *value;
   }
 
   // "512", "512*p", "1*pof2".
-  Bound bound(const YAML::Node& node, const std::string& what) const {
+  std::optional<Bound> bound(const YAML::Node& node, const std::string& what) {
     const std::string text = node.IsScalar() ? node.Scalar() : "";
     Bound b;
     std::string number = text;
     if (const auto star = text.find('*'); star != std::string::npos) {
       const std::string scale = text.substr(star + 1);
-      if (scale == "p")
+      if (scale == "p") {
         b.scale = Bound::Scale::p;
-      else if (scale == "pof2")
+      } else if (scale == "pof2") {
         b.scale = Bound::Scale::pof2;
-      else
-        fail(node.Mark(), "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2");
+      } else {
+        doc_.error(node.Mark(), "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2");
+        return std::nullopt;
+      }
       number = text.substr(0, star);
     }
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), b.value);
     // Below 2^40: times p (at most 2^20 here) it stays a long long.
     if (number.empty() || error != std::errc{} || end != number.data() + number.size() || b.value < 0 ||
-        b.value >= (1LL << 40))
-      fail(node.Mark(),
-           "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2 (N from 0 to 2^40)");
+        b.value >= (1LL << 40)) {
+      doc_.error(node.Mark(),
+                 "bad threshold '" + text + "' for '" + what + "', expected N, N*p or N*pof2 (N from 0 to 2^40)");
+      return std::nullopt;
+    }
     return b;
   }
 
-  Condition condition(const FactInfo& fact, const YAML::Node& node) {
+  std::optional<long long> whole_number(const YAML::Node& node, const std::string& what) {
+    return doc_.integer(node, what, 0, LLONG_MAX);
+  }
+
+  std::optional<Condition> condition(const FactInfo& fact, const YAML::Node& node) {
     const std::string key(fact.key);
+    const std::size_t before = doc_.errors();
     Condition c{fact.fact};
     if (fact.boolean) {
-      c.flag = boolean(node, key);
-      return c;
+      c.flag = doc_.boolean(node, key);
+      return c.flag ? std::optional(c) : std::nullopt;
     }
     if (node.IsScalar()) {
-      c.in = std::vector<long long>{whole_number(node, key)};
+      const std::optional<long long> value = whole_number(node, key);
+      if (!value) return std::nullopt;
+      c.in = std::vector<long long>{*value};
       return c;
     }
     const auto list = [&](const YAML::Node& v, const std::string& what) {
-      if (!v.IsSequence() || v.size() == 0) fail(v.Mark(), "'" + what + "' must be a non-empty list of whole numbers");
       std::vector<long long> values;
-      for (const YAML::Node& item : v) values.push_back(whole_number(item, what));
+      if (!v.IsSequence() || v.size() == 0) {
+        doc_.error(v.Mark(), "'" + what + "' must be a non-empty list of whole numbers");
+        return values;
+      }
+      for (const YAML::Node& item : v) {
+        if (const std::optional<long long> value = whole_number(item, what)) values.push_back(*value);
+      }
       return values;
     };
-    for_each_key(node, "the condition on '" + key + "'",
-                 {{"below", [&](const YAML::Node& v) { c.below = bound(v, key + ".below"); }},
-                  {"up_to", [&](const YAML::Node& v) { c.up_to = bound(v, key + ".up_to"); }},
-                  {"at_least", [&](const YAML::Node& v) { c.at_least = bound(v, key + ".at_least"); }},
-                  {"above", [&](const YAML::Node& v) { c.above = bound(v, key + ".above"); }},
-                  {"in", [&](const YAML::Node& v) { c.in = list(v, key + ".in"); }},
-                  {"not_in", [&](const YAML::Node& v) { c.not_in = list(v, key + ".not_in"); }}});
-    if (node.size() == 0) fail(node.Mark(), "the condition on '" + key + "' is empty");
-    return c;
+    doc_.for_each_key(node, "the condition on '" + key + "'",
+                      {{"below", [&](const YAML::Node& v) { c.below = bound(v, key + ".below"); }},
+                       {"up_to", [&](const YAML::Node& v) { c.up_to = bound(v, key + ".up_to"); }},
+                       {"at_least", [&](const YAML::Node& v) { c.at_least = bound(v, key + ".at_least"); }},
+                       {"above", [&](const YAML::Node& v) { c.above = bound(v, key + ".above"); }},
+                       {"in", [&](const YAML::Node& v) { c.in = list(v, key + ".in"); }},
+                       {"not_in", [&](const YAML::Node& v) { c.not_in = list(v, key + ".not_in"); }}});
+    if (node.IsMap() && node.size() == 0) doc_.error(node.Mark(), "the condition on '" + key + "' is empty");
+    return doc_.errors() == before ? std::optional(c) : std::nullopt;
   }
 
   std::vector<LibraryRule> rule_list(const YAML::Node& node, Collective collective, const std::string& where) {
-    if (!node.IsSequence() || node.size() == 0) fail(node.Mark(), where + " must be a non-empty list of rules");
     std::vector<LibraryRule> rules;
+    if (!node.IsSequence() || node.size() == 0) {
+      doc_.error(node.Mark(), where + " must be a non-empty list of rules");
+      return rules;
+    }
     for (const YAML::Node& item : node) rules.push_back(rule(item, collective));
     return rules;
   }
 
   LibraryRule rule(const YAML::Node& node, Collective collective) {
-    if (!node.IsMap() || node.size() == 0)
-      fail(node.Mark(),
-           "a rule must be a map of conditions and one of 'run', 'rules', 'decide_as', 'not_modelled', 'stand_in'");
     LibraryRule r;
     r.line = node.Mark().line + 1;
+    if (!node.IsMap() || node.size() == 0) {
+      doc_.error(node.Mark(),
+                 "a rule must be a map of conditions and one of 'run', 'rules', 'decide_as', "
+                 "'not_modelled', 'stand_in'");
+      return r;
+    }
+    const std::size_t before = doc_.errors();
     int outcomes = 0;
     std::optional<YAML::Mark> costed_as_mark, whole_buffers_mark, empty_messages_mark;
-    std::string costed_as_text;
-    std::set<std::string> seen;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
-      const YAML::Node& value = it->second;
-      if (!seen.insert(key).second) fail(it->first.Mark(), "key '" + key + "' given twice in a rule");
-      const auto outcome = [&](LibraryRule::Kind kind) {
+    for (const auto& [key, key_mark, value] : doc_.entries(node, "a rule")) {
+      const auto outcome = [&, &key_mark = key_mark](LibraryRule::Kind kind) {
         if (++outcomes > 1)
-          fail(it->first.Mark(), "a rule has one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
+          doc_.error(key_mark, "a rule has one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
         r.kind = kind;
       };
+      const auto target = [&, &value = value, &key = key] { set_text(r.target, value, key); };
       if (const FactInfo* fact = find_fact(key)) {
-        r.when.push_back(condition(*fact, value));
+        if (std::optional<Condition> c = condition(*fact, value)) r.when.push_back(std::move(*c));
       } else if (key == "run") {
-        outcome(LibraryRule::Kind::run), r.target = text_of(value, key);
-        run_marks_.emplace_back(value.Mark(), r.target);
+        outcome(LibraryRule::Kind::run), target();
+        if (!r.target.empty()) run_marks_.emplace_back(value.Mark(), r.target);
       } else if (key == "rules") {
         outcome(LibraryRule::Kind::rules), r.rules = rule_list(value, collective, "'rules'");
       } else if (key == "decide_as") {
-        outcome(LibraryRule::Kind::decide_as), r.target = text_of(value, key);
+        outcome(LibraryRule::Kind::decide_as), target();
       } else if (key == "not_modelled") {
-        outcome(LibraryRule::Kind::not_modelled), r.target = text_of(value, key);
+        outcome(LibraryRule::Kind::not_modelled), target();
       } else if (key == "stand_in") {
-        outcome(LibraryRule::Kind::stand_in), r.target = text_of(value, key);
+        outcome(LibraryRule::Kind::stand_in), target();
       } else if (key == "label") {
-        r.label = text_of(value, key);
+        set_text(r.label, value, key);
       } else if (key == "costed_as") {
-        costed_as_mark = value.Mark(), costed_as_text = text_of(value, key);
-        r.costed_as = find_collective(costed_as_text);
-        if (!r.costed_as) fail(value.Mark(), "unknown collective '" + costed_as_text + "' for 'costed_as'");
+        costed_as_mark = value.Mark();
+        if (const std::optional<std::string> name = doc_.text(value, key)) {
+          r.costed_as = find_collective(*name);
+          if (!r.costed_as) doc_.error(value.Mark(), "unknown collective '" + *name + "' for 'costed_as'");
+        }
       } else if (key == "whole_buffers") {
-        whole_buffers_mark = value.Mark(), r.whole_buffers = boolean(value, key);
+        whole_buffers_mark = value.Mark();
+        r.whole_buffers = doc_.boolean(value, key).value_or(false);
       } else if (key == "sends_empty_messages") {
-        empty_messages_mark = value.Mark(), r.sends_empty_messages = boolean(value, key);
+        empty_messages_mark = value.Mark();
+        r.sends_empty_messages = doc_.boolean(value, key).value_or(false);
       } else if (key == "note") {
-        text_of(value, key);  // for the reader only
+        doc_.text(value, key);  // for the reader only
       } else {
         std::string expected;
         for (const FactInfo& fact : fact_infos) expected += std::string(fact.key) + ", ";
-        fail(it->first.Mark(), "unknown key '" + key + "' in a rule, expected a fact (" + expected +
-                                   ") or one of run, rules, decide_as, not_modelled, stand_in, label, costed_as, "
-                                   "whole_buffers, sends_empty_messages, note");
+        doc_.error(key_mark, "unknown key '" + key + "' in a rule, expected a fact (" + expected +
+                                 ") or one of run, rules, decide_as, not_modelled, stand_in, label, costed_as, "
+                                 "whole_buffers, sends_empty_messages, note");
       }
     }
-    if (outcomes == 0)
-      fail(node.Mark(), "a rule needs one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
-    if (r.kind != LibraryRule::Kind::stand_in && (costed_as_mark || whole_buffers_mark || empty_messages_mark))
-      fail(costed_as_mark       ? *costed_as_mark
-           : whole_buffers_mark ? *whole_buffers_mark
-                                : *empty_messages_mark,
-           "'costed_as', 'whole_buffers' and 'sends_empty_messages' go with 'stand_in'");
+    // What follows judges the rule as a whole: only once its parts read cleanly.
+    if (doc_.errors() != before) return r;
+    if (outcomes == 0) {
+      doc_.error(node.Mark(), "a rule needs one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
+      return r;
+    }
+    if (r.kind != LibraryRule::Kind::stand_in && (costed_as_mark || whole_buffers_mark || empty_messages_mark)) {
+      doc_.error(costed_as_mark       ? *costed_as_mark
+                 : whole_buffers_mark ? *whole_buffers_mark
+                                      : *empty_messages_mark,
+                 "'costed_as', 'whole_buffers' and 'sends_empty_messages' go with 'stand_in'");
+    }
     if (r.kind == LibraryRule::Kind::stand_in) {
       const Collective as = r.costed_as.value_or(collective);
       if (!is_library_schedule(r.target)) {
         const SpecParseResult parsed = parse_algorithm_spec(r.target, as);
         if (!parsed.choice)
-          fail(node.Mark(), "stand_in '" + r.target + "' is neither a schedule of the model's own nor a " +
-                                std::string(collective_name(as)) + " algorithm: " + parsed.error);
-        if (!parsed.choice->algorithm->make_schedule)
-          fail(node.Mark(), "stand_in '" + r.target + "' builds its schedule from MPI state; the model cannot cost it");
+          doc_.error(node.Mark(), "stand_in '" + r.target + "' is neither a schedule of the model's own nor a " +
+                                      std::string(collective_name(as)) + " algorithm: " + parsed.error);
+        else if (!parsed.choice->algorithm->make_schedule)
+          doc_.error(node.Mark(),
+                     "stand_in '" + r.target + "' builds its schedule from MPI state; the model cannot cost it");
       }
     }
     return r;
   }
 
   void collectives(const YAML::Node& node, LibraryDecisions& tables) {
-    if (!node.IsMap() || node.size() == 0)
-      fail(node.Mark(), "'collectives' must be a map from collective names to tables");
+    if (!node.IsMap() || node.size() == 0) {
+      doc_.error(node.Mark(), "'collectives' must be a map from collective names to tables");
+      return;
+    }
+    std::set<Collective> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string name = it->first.IsScalar() ? it->first.Scalar() : "?";
       const std::optional<Collective> collective = find_collective(name);
-      if (!collective) fail(it->first.Mark(), "unknown collective '" + name + "', expected " + collective_names());
+      if (!collective) {
+        doc_.error(it->first.Mark(), "unknown collective '" + name + "', expected " + collective_names());
+        continue;
+      }
+      if (!seen.insert(*collective).second) {
+        doc_.error(it->first.Mark(), "collective '" + name + "' given twice");
+        continue;
+      }
       LibraryDecisions::Table& table = tables.tables_[static_cast<std::size_t>(*collective)];
-      if (!table.rules.empty()) fail(it->first.Mark(), "collective '" + name + "' given twice");
       table.line = it->first.Mark().line + 1;
       run_marks_.clear();
       algorithm_marks_.clear();
-      for_each_key(it->second, "collective '" + name + "'",
-                   {{"source", [&](const YAML::Node& v) { table.source = text_of(v, "source"); }},
-                    {"rules", [&](const YAML::Node& v) { table.rules = rule_list(v, *collective, "'rules'"); }},
-                    {"algorithms", [&](const YAML::Node& v) { algorithms(v, *collective, table); }}});
-      if (table.source.empty())
-        fail(it->first.Mark(), "collective '" + name + "' needs 'source': the library's file and function it follows");
-      if (table.rules.empty()) fail(it->first.Mark(), "collective '" + name + "' needs 'rules'");
+      bool have_source = false, have_rules = false;
+      doc_.for_each_key(it->second, "collective '" + name + "'",
+                        {{"source",
+                          [&](const YAML::Node& v) {
+                            have_source = true;
+                            set_text(table.source, v, "source");
+                          }},
+                         {"rules",
+                          [&](const YAML::Node& v) {
+                            have_rules = true;
+                            table.rules = rule_list(v, *collective, "'rules'");
+                          }},
+                         {"algorithms", [&](const YAML::Node& v) { algorithms(v, *collective, table); }}});
+      if (!it->second.IsMap()) continue;
+      if (!have_source)
+        doc_.error(it->first.Mark(),
+                   "collective '" + name + "' needs 'source': the library's file and function it follows");
+      if (!have_rules) doc_.error(it->first.Mark(), "collective '" + name + "' needs 'rules'");
       check_runs(table);
     }
   }
 
   void algorithms(const YAML::Node& node, Collective collective, LibraryDecisions::Table& table) {
-    if (!node.IsMap() || node.size() == 0)
-      fail(node.Mark(), "'algorithms' must be a map from the library's algorithm names to lists of variants");
+    if (!node.IsMap() || node.size() == 0) {
+      doc_.error(node.Mark(), "'algorithms' must be a map from the library's algorithm names to lists of variants");
+      return;
+    }
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
-      if (name.empty()) fail(it->first.Mark(), "an algorithm needs a name");
-      if (table.algorithms.contains(name)) fail(it->first.Mark(), "algorithm '" + name + "' given twice");
+      if (name.empty()) {
+        doc_.error(it->first.Mark(), "an algorithm needs a name");
+        continue;
+      }
+      if (table.algorithms.contains(name)) {
+        doc_.error(it->first.Mark(), "algorithm '" + name + "' given twice");
+        continue;
+      }
       table.algorithms[name] = rule_list(it->second, collective, "algorithm '" + name + "'");
       algorithm_marks_.insert_or_assign(name, it->first.Mark());
     }
   }
 
-  // Every `run` names an algorithm of the same collective, and no algorithm runs itself.
-  void check_runs(const LibraryDecisions::Table& table) const {
+  // Every `run` names an algorithm of the same collective, and no algorithm runs itself (each cycle
+  // reported once, at the first of its algorithms).
+  void check_runs(const LibraryDecisions::Table& table) {
     for (const auto& [mark, target] : run_marks_) {
-      if (!table.algorithms.contains(target)) fail(mark, "run '" + target + "': no such algorithm under 'algorithms'");
+      if (!table.algorithms.contains(target))
+        doc_.error(mark, "run '" + target + "': no such algorithm under 'algorithms'");
     }
+    std::set<std::string> in_a_cycle;
     const std::function<void(const std::string&, std::vector<std::string>&)> visit =
         [&](const std::string& name, std::vector<std::string>& path) {
+          const auto variants = table.algorithms.find(name);
+          if (variants == table.algorithms.end()) return;  // reported above
           if (std::ranges::find(path, name) != path.end()) {
-            std::string chain;
-            for (const std::string& step : path) chain += step + " -> ";
-            fail(algorithm_marks_.at(name), "algorithm '" + name + "' runs itself: " + chain + name);
+            if (std::ranges::none_of(path, [&](const std::string& step) { return in_a_cycle.contains(step); })) {
+              std::string chain;
+              for (const std::string& step : path) chain += step + " -> ", in_a_cycle.insert(step);
+              doc_.error(algorithm_marks_.at(path.front()),
+                         "algorithm '" + path.front() + "' runs itself: " + chain + name);
+            }
+            return;
           }
           path.push_back(name);
           const std::function<void(const std::vector<LibraryRule>&)> runs = [&](const std::vector<LibraryRule>& rules) {
@@ -485,7 +554,7 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
               runs(rule.rules);
             }
           };
-          runs(table.algorithms.find(name)->second);
+          runs(variants->second);
           path.pop_back();
         };
     for (const auto& [name, variants] : table.algorithms) {
@@ -494,13 +563,18 @@ class LibraryTableReader : public YamlReader<LibraryTableError> {
     }
   }
 
+  YamlDocument doc_;
   // Of the collective being read: where each `run` and each algorithm is, for messages.
   std::vector<std::pair<YAML::Mark, std::string>> run_marks_;
   std::map<std::string, YAML::Mark> algorithm_marks_;
 };
 
 LibraryDecisions parse_library_decisions(const std::string& yaml_text, const std::string& source_name) {
-  return LibraryTableReader(source_name).read(yaml_text);
+  std::vector<Diagnostic> problems;
+  LibraryTableReader reader(source_name, problems);
+  LibraryDecisions tables = reader.read(yaml_text);
+  reader.throw_if_errors();
+  return tables;
 }
 
 void check_library_decisions(const std::vector<const LibraryDecisions*>& tables) {
@@ -516,8 +590,10 @@ const std::map<std::string, LibraryDecisions, std::less<>>& compiled_tables() {
       const std::string file = compiled_library_tables[i].file;
       LibraryDecisions parsed = parse_library_decisions(compiled_library_tables[i].text, "config/libraries/" + file);
       if (parsed.name() + ".yaml" != file)
-        throw LibraryTableError("config/libraries/" + file + ": 'library' is '" + parsed.name() +
-                                "', but the file's name says '" + file.substr(0, file.rfind('.')) + "'");
+        throw LibraryTableError(
+            std::vector<Diagnostic>{{{"config/libraries/" + file},
+                                     "'library' is '" + parsed.name() + "', but the file's name says '" +
+                                         file.substr(0, file.rfind('.')) + "'"}});
       all.emplace(parsed.name(), std::move(parsed));
     }
     std::vector<const LibraryDecisions*> set;

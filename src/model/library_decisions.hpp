@@ -12,12 +12,15 @@
 #include "algorithms/engine/collective.hpp"
 #include "model/native_decision.hpp"
 #include "selector/mpi_library.hpp"
+#include "selector/yaml_document.hpp"
 
 namespace collshim::model {
 
-class LibraryTableError : public std::runtime_error {
+// Every problem of a file (or of a set of tables), each "file:line:column: message"; what() is their
+// texts, one a line.
+class LibraryTableError : public YamlFileError {
  public:
-  using std::runtime_error::runtime_error;  // "file:line:column: message"
+  using YamlFileError::YamlFileError;
 };
 
 // What a library's decision may test about one call. `bytes` is the size the model states: the block

@@ -42,7 +42,7 @@ std::optional<ModelSettings> load_model_settings(const EnvironmentSettings& sett
   try {
     model.platform = load_platform(*settings.platform);
   } catch (const PlatformError& e) {
-    errors.push_back(std::string("COLLSHIM_PLATFORM: ") + e.what());
+    for (const Diagnostic& problem : e.problems()) errors.push_back("COLLSHIM_PLATFORM: " + problem.text());
     return std::nullopt;
   }
   model.platform_file = *settings.platform;

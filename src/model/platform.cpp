@@ -1,5 +1,4 @@
 #include "model/platform.hpp"
-#include "model/yaml_reader.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -59,200 +58,206 @@ double Channel::transfer_time(long long bytes, double tau) const {
 
 namespace {
 
-// Reads one description, reporting the first problem with its place in the file.
-class PlatformReader : public YamlReader<PlatformError> {
+// Sets `field` where `value` read cleanly (a bad value is reported and leaves the default).
+template <typename Field, typename Value>
+void set(Field& field, const std::optional<Value>& value) {
+  if (value) field = static_cast<Field>(*value);
+}
+
+// Reads one description, reporting every problem with its place in the file.
+class PlatformReader {
  public:
-  using YamlReader::YamlReader;
+  PlatformReader(std::string source, std::vector<Diagnostic>& problems) : doc_(std::move(source), problems) {}
 
   Platform read(const std::string& text) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      fail(e.mark, "malformed YAML: " + e.msg);
-    }
-    if (!root.IsMap()) fail(root.Mark(), "expected a map with keys 'name', 'shm' and 'net'");
     Platform platform;
+    const std::optional<YAML::Node> root = doc_.load(text);
+    if (!root) return platform;
+    if (!root->IsMap()) {
+      doc_.error(root->Mark(), "expected a map with keys 'name', 'shm' and 'net'");
+      return platform;
+    }
     bool have_shm = false, have_net = false;
-    for_each_key(
-        root, "the platform",
-        {{"name", [&](const YAML::Node& v) { platform.name = scalar(v, "name"); }},
+    doc_.for_each_key(
+        *root, "the platform",
+        {{"name", [&](const YAML::Node& v) { set(platform.name, doc_.scalar(v, "name")); }},
          {"shm", [&](const YAML::Node& v) { platform.shm = channel(v, "shm"), have_shm = true; }},
          {"net", [&](const YAML::Node& v) { platform.net = channel(v, "net"), have_net = true; }},
          {"shm_copies_per_message",
-          [&](const YAML::Node& v) { platform.shm_copies_per_message = integer(v, "shm_copies_per_message", 0, 8); }},
+          [&](const YAML::Node& v) {
+            set(platform.shm_copies_per_message, doc_.integer(v, "shm_copies_per_message", 0, 8));
+          }},
          {"nic_copies_per_message",
-          [&](const YAML::Node& v) { platform.nic_copies_per_message = integer(v, "nic_copies_per_message", 0, 8); }},
+          [&](const YAML::Node& v) {
+            set(platform.nic_copies_per_message, doc_.integer(v, "nic_copies_per_message", 0, 8));
+          }},
          {"transfers_wait_for_receiver",
           [&](const YAML::Node& v) {
-            platform.transfers_wait_for_receiver = boolean(v, "transfers_wait_for_receiver");
+            set(platform.transfers_wait_for_receiver, doc_.boolean(v, "transfers_wait_for_receiver"));
           }},
-         {"probe_us", [&](const YAML::Node& v) { platform.probe_us = number(v, "probe_us"); }},
+         {"probe_us", [&](const YAML::Node& v) { set(platform.probe_us, doc_.number(v, "probe_us")); }},
          {"network_crosses_memory",
-          [&](const YAML::Node& v) { platform.network_crosses_memory = boolean(v, "network_crosses_memory"); }},
+          [&](const YAML::Node& v) {
+            set(platform.network_crosses_memory, doc_.boolean(v, "network_crosses_memory"));
+          }},
          {"local_copies_free",
-          [&](const YAML::Node& v) { platform.local_copies_free = boolean(v, "local_copies_free"); }},
+          [&](const YAML::Node& v) { set(platform.local_copies_free, doc_.boolean(v, "local_copies_free")); }},
          {"pack_gbytes_per_s",
-          [&](const YAML::Node& v) { platform.pack_gbytes_per_s = number(v, "pack_gbytes_per_s"); }},
+          [&](const YAML::Node& v) { set(platform.pack_gbytes_per_s, doc_.number(v, "pack_gbytes_per_s")); }},
          {"reduce_gbytes_per_s",
-          [&](const YAML::Node& v) { platform.reduce_gbytes_per_s = number(v, "reduce_gbytes_per_s"); }},
+          [&](const YAML::Node& v) { set(platform.reduce_gbytes_per_s, doc_.number(v, "reduce_gbytes_per_s")); }},
          {"switches", [&](const YAML::Node& v) { switches(v, platform); }}});
-    if (!have_shm) fail(root.Mark(), "missing 'shm', the channel inside a node");
-    if (!have_net) fail(root.Mark(), "missing 'net', the channel between nodes");
+    if (!have_shm) doc_.error(root->Mark(), "missing 'shm', the channel inside a node");
+    if (!have_net) doc_.error(root->Mark(), "missing 'net', the channel between nodes");
     return platform;
   }
+
+  void throw_if_errors() const { doc_.throw_if_errors<PlatformError>(); }
 
  private:
   // switches: {nodes_per_switch: [N, ...], across_latency_us: L}
   void switches(const YAML::Node& node, Platform& platform) {
     bool have_sizes = false;
-    for_each_key(
-        node, "'switches'",
-        {{"nodes_per_switch",
-          [&](const YAML::Node& v) {
-            if (!v.IsSequence() || v.size() == 0)
-              fail(v.Mark(), "'nodes_per_switch' must be a list of node counts, e.g. [16]");
-            for (const YAML::Node& count : v)
-              platform.nodes_per_switch.push_back(static_cast<int>(integer(count, "nodes_per_switch", 1, 1 << 20)));
-            have_sizes = true;
-          }},
-         {"across_latency_us",
-          [&](const YAML::Node& v) { platform.across_switches_latency_us = number(v, "across_latency_us"); }}});
-    if (!have_sizes) fail(node.Mark(), "'switches' needs 'nodes_per_switch'");
-  }
-
-  std::string scalar(const YAML::Node& node, const std::string& what) const {
-    if (!node.IsScalar()) fail(node.Mark(), "'" + what + "' must be a single value");
-    return node.Scalar();
-  }
-
-  double number(const YAML::Node& node, const std::string& what) const {
-    const std::string text = scalar(node, what);
-    double value = 0;
-    std::size_t used = 0;
-    try {
-      value = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || !std::isfinite(value) || value < 0)
-      fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected a number, 0 or more");
-    return value;
-  }
-
-  bool boolean(const YAML::Node& node, const std::string& what) const {
-    const std::string text = scalar(node, what);
-    if (text == "true") return true;
-    if (text == "false") return false;
-    fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected true or false");
-  }
-
-  long long integer(const YAML::Node& node, const std::string& what, long long minimum, long long maximum) const {
-    const std::string text = scalar(node, what);
-    long long value = 0;
-    std::size_t used = 0;
-    try {
-      value = std::stoll(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || value < minimum || value > maximum)
-      fail(node.Mark(), "bad value '" + text + "' for '" + what + "', expected a whole number from " +
-                            std::to_string(minimum) + " to " + std::to_string(maximum));
-    return value;
+    doc_.for_each_key(node, "'switches'",
+                      {{"nodes_per_switch",
+                        [&](const YAML::Node& v) {
+                          have_sizes = true;
+                          if (!v.IsSequence() || v.size() == 0) {
+                            doc_.error(v.Mark(), "'nodes_per_switch' must be a list of node counts, e.g. [16]");
+                            return;
+                          }
+                          for (const YAML::Node& count : v) {
+                            if (const auto nodes = doc_.integer(count, "nodes_per_switch", 1, 1 << 20))
+                              platform.nodes_per_switch.push_back(static_cast<int>(*nodes));
+                          }
+                        }},
+                       {"across_latency_us", [&](const YAML::Node& v) {
+                          set(platform.across_switches_latency_us, doc_.number(v, "across_latency_us"));
+                        }}});
+    if (node.IsMap() && !have_sizes) doc_.error(node.Mark(), "'switches' needs 'nodes_per_switch'");
   }
 
   Channel channel(const YAML::Node& node, const std::string& name) {
     Channel channel;
     bool have_transfer = false;
-    for_each_key(node, "channel '" + name + "'",
-                 {{"overhead_us", [&](const YAML::Node& v) { channel.overhead_us = number(v, "overhead_us"); }},
-                  {"protocol_overhead_us",
-                   [&](const YAML::Node& v) { channel.protocol_overhead_us = number(v, "protocol_overhead_us"); }},
-                  {"protocol_threshold_bytes",
-                   [&](const YAML::Node& v) {
-                     channel.protocol_threshold_bytes = integer(v, "protocol_threshold_bytes", 0, 1LL << 40);
-                   }},
-                  {"receive_overhead_us",
-                   [&](const YAML::Node& v) { channel.receive_overhead_us = number(v, "receive_overhead_us"); }},
-                  {"eager_threshold_bytes",
-                   [&](const YAML::Node& v) {
-                     channel.eager_threshold_bytes = integer(v, "eager_threshold_bytes", 0, 1LL << 40);
-                   }},
-                  {"transfer",
-                   [&](const YAML::Node& v) {
-                     channel.transfer = points(v, name);
-                     have_transfer = true;
-                   }},
-                  {"size_factors", [&](const YAML::Node& v) { channel.size_factors = factors(v, name); }}});
-    if (!have_transfer) fail(node.Mark(), "channel '" + name + "' has no 'transfer' list (L(m, tau) per tau)");
+    doc_.for_each_key(
+        node, "channel '" + name + "'",
+        {{"overhead_us", [&](const YAML::Node& v) { set(channel.overhead_us, doc_.number(v, "overhead_us")); }},
+         {"protocol_overhead_us",
+          [&](const YAML::Node& v) { set(channel.protocol_overhead_us, doc_.number(v, "protocol_overhead_us")); }},
+         {"protocol_threshold_bytes",
+          [&](const YAML::Node& v) {
+            set(channel.protocol_threshold_bytes, doc_.integer(v, "protocol_threshold_bytes", 0, 1LL << 40));
+          }},
+         {"receive_overhead_us",
+          [&](const YAML::Node& v) { set(channel.receive_overhead_us, doc_.number(v, "receive_overhead_us")); }},
+         {"eager_threshold_bytes",
+          [&](const YAML::Node& v) {
+            set(channel.eager_threshold_bytes, doc_.integer(v, "eager_threshold_bytes", 0, 1LL << 40));
+          }},
+         {"transfer",
+          [&](const YAML::Node& v) {
+            channel.transfer = points(v, name);
+            have_transfer = true;
+          }},
+         {"size_factors", [&](const YAML::Node& v) { channel.size_factors = factors(v, name); }}});
+    if (node.IsMap() && !have_transfer)
+      doc_.error(node.Mark(), "channel '" + name + "' has no 'transfer' list (L(m, tau) per tau)");
+    if (channel.transfer.empty()) channel.transfer.emplace_back();  // a bad file's: never used, but never empty
     return channel;
   }
 
   std::vector<TransferPoint> points(const YAML::Node& list, const std::string& name) {
-    if (!list.IsSequence() || list.size() == 0)
-      fail(list.Mark(),
-           "'transfer' of channel '" + name + "' must be a non-empty list of {tau, latency_us, gbytes_per_s}");
     std::vector<TransferPoint> result;
+    if (!list.IsSequence() || list.size() == 0) {
+      doc_.error(list.Mark(),
+                 "'transfer' of channel '" + name + "' must be a non-empty list of {tau, latency_us, gbytes_per_s}");
+      return result;
+    }
     for (const YAML::Node& item : list) {
+      const std::size_t before = doc_.errors();
       TransferPoint point;
       bool have_tau = false, have_latency = false, have_bandwidth = false;
-      for_each_key(
-          item, "a transfer point of channel '" + name + "'",
-          {{"tau",
-            [&](const YAML::Node& v) { point.tau = static_cast<int>(integer(v, "tau", 1, 1 << 24)), have_tau = true; }},
-           {"latency_us",
-            [&](const YAML::Node& v) { point.latency_us = number(v, "latency_us"), have_latency = true; }},
-           {"gbytes_per_s", [&](const YAML::Node& v) {
-              point.gbytes_per_s = number(v, "gbytes_per_s");
-              if (point.gbytes_per_s <= 0) fail(v.Mark(), "'gbytes_per_s' must be above 0");
-              have_bandwidth = true;
-            }}});
-      if (!have_tau || !have_latency || !have_bandwidth)
-        fail(item.Mark(), "a transfer point needs 'tau', 'latency_us' and 'gbytes_per_s'");
+      doc_.for_each_key(item, "a transfer point of channel '" + name + "'",
+                        {{"tau",
+                          [&](const YAML::Node& v) {
+                            set(point.tau, doc_.integer(v, "tau", 1, 1 << 24));
+                            have_tau = true;
+                          }},
+                         {"latency_us",
+                          [&](const YAML::Node& v) {
+                            set(point.latency_us, doc_.number(v, "latency_us"));
+                            have_latency = true;
+                          }},
+                         {"gbytes_per_s", [&](const YAML::Node& v) {
+                            const std::optional<double> bandwidth = doc_.number(v, "gbytes_per_s");
+                            if (bandwidth && *bandwidth <= 0) doc_.error(v.Mark(), "'gbytes_per_s' must be above 0");
+                            set(point.gbytes_per_s, bandwidth);
+                            have_bandwidth = true;
+                          }}});
+      if (item.IsMap() && (!have_tau || !have_latency || !have_bandwidth))
+        doc_.error(item.Mark(), "a transfer point needs 'tau', 'latency_us' and 'gbytes_per_s'");
+      if (doc_.errors() != before) continue;
       if (!result.empty() && point.tau <= result.back().tau)
-        fail(item.Mark(), "transfer points of channel '" + name + "' must have ascending tau (" +
-                              std::to_string(point.tau) + " after " + std::to_string(result.back().tau) + ")");
-      result.push_back(point);
+        doc_.error(item.Mark(), "transfer points of channel '" + name + "' must have ascending tau (" +
+                                    std::to_string(point.tau) + " after " + std::to_string(result.back().tau) + ")");
+      else
+        result.push_back(point);
     }
     return result;
   }
 
   std::vector<SizeFactor> factors(const YAML::Node& list, const std::string& name) {
-    if (!list.IsSequence())
-      fail(list.Mark(),
-           "'size_factors' of channel '" + name + "' must be a list of {from_bytes, latency_factor, bandwidth_factor}");
     std::vector<SizeFactor> result;
+    if (!list.IsSequence()) {
+      doc_.error(list.Mark(), "'size_factors' of channel '" + name +
+                                  "' must be a list of {from_bytes, latency_factor, bandwidth_factor}");
+      return result;
+    }
     for (const YAML::Node& item : list) {
+      const std::size_t before = doc_.errors();
       SizeFactor factor;
       bool have_from = false;
-      for_each_key(
-          item, "a size factor of channel '" + name + "'",
-          {{"from_bytes",
-            [&](const YAML::Node& v) { factor.from_bytes = integer(v, "from_bytes", 0, 1LL << 40), have_from = true; }},
-           {"latency_factor", [&](const YAML::Node& v) { factor.latency_factor = number(v, "latency_factor"); }},
-           {"bandwidth_factor", [&](const YAML::Node& v) {
-              factor.bandwidth_factor = number(v, "bandwidth_factor");
-              if (factor.bandwidth_factor <= 0) fail(v.Mark(), "'bandwidth_factor' must be above 0");
-            }}});
-      if (!have_from) fail(item.Mark(), "a size factor needs 'from_bytes'");
+      doc_.for_each_key(item, "a size factor of channel '" + name + "'",
+                        {{"from_bytes",
+                          [&](const YAML::Node& v) {
+                            set(factor.from_bytes, doc_.integer(v, "from_bytes", 0, 1LL << 40));
+                            have_from = true;
+                          }},
+                         {"latency_factor",
+                          [&](const YAML::Node& v) { set(factor.latency_factor, doc_.number(v, "latency_factor")); }},
+                         {"bandwidth_factor", [&](const YAML::Node& v) {
+                            const std::optional<double> bandwidth = doc_.number(v, "bandwidth_factor");
+                            if (bandwidth && *bandwidth <= 0)
+                              doc_.error(v.Mark(), "'bandwidth_factor' must be above 0");
+                            set(factor.bandwidth_factor, bandwidth);
+                          }}});
+      if (item.IsMap() && !have_from) doc_.error(item.Mark(), "a size factor needs 'from_bytes'");
+      if (doc_.errors() != before) continue;
       if (!result.empty() && factor.from_bytes <= result.back().from_bytes)
-        fail(item.Mark(), "size factors of channel '" + name + "' must have ascending from_bytes");
-      result.push_back(factor);
+        doc_.error(item.Mark(), "size factors of channel '" + name + "' must have ascending from_bytes");
+      else
+        result.push_back(factor);
     }
     return result;
   }
+
+  YamlDocument doc_;
 };
 
 }  // namespace
 
 Platform parse_platform(const std::string& yaml_text, const std::string& source_name) {
-  return PlatformReader(source_name).read(yaml_text);
+  std::vector<Diagnostic> problems;
+  PlatformReader reader(source_name, problems);
+  Platform platform = reader.read(yaml_text);
+  reader.throw_if_errors();
+  return platform;
 }
 
 Platform load_platform(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw PlatformError(path + ": cannot open the platform description");
+  if (!in) throw PlatformError(std::vector<Diagnostic>{{{path}, "cannot open the platform description"}});
   std::ostringstream text;
   text << in.rdbuf();
   return parse_platform(text.str(), path);

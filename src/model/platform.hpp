@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "selector/yaml_document.hpp"
+
 namespace collshim::model {
 
 // L(m, τ) at one concurrency τ.
@@ -80,10 +82,11 @@ struct Platform {
   int switch_of_node(int node) const;
 };
 
-// A description that cannot be used; what() names the file, line and column and what was expected.
-class PlatformError : public std::runtime_error {
+// A description that cannot be used: every problem of the file (problems()), each naming the file,
+// line and column and what was expected; what() is their texts, one a line.
+class PlatformError : public YamlFileError {
  public:
-  using std::runtime_error::runtime_error;
+  using YamlFileError::YamlFileError;
 };
 
 // `source_name` is what error messages call the text (a file name).

@@ -1,5 +1,7 @@
 #include "profile/report.hpp"
 
+#include "profile/json_writer.hpp"
+
 #include "selector/selector.hpp"  // Decision::no_rule, forced_rule: what a key's rule_index can say
 
 #include <spdlog/fmt/fmt.h>
@@ -27,24 +29,6 @@ std::string choice_name(int id, const ReportNames& names) {
   return id >= 0 && id < static_cast<int>(names.choices.size()) ? names.choices[id] : "?";
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 // What online tuning cost: its trial calls (per rank, the most any rank made) and the time inside
 // them (the slowest rank's), summed over the rows of trials.
 struct TuningCost {
@@ -62,6 +46,24 @@ TuningCost tuning_cost(const std::vector<MergedRow>& rows) {
 }
 
 }  // namespace
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += c;
+    }
+  }
+  return out + "\"";
+}
 
 std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank) {
   auto order = [](const ProfileKey& k) {
@@ -159,36 +161,51 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
 
 std::string format_json_report(const ReportHeader& h, const std::vector<MergedRow>& rows, const ReportNames& names,
                                const std::vector<MergedUnhandled>& unhandled) {
-  std::string files;
-  for (const auto& f : h.rule_files) files += (files.empty() ? "" : ", ") + json_string(f);
-  std::string out = fmt::format(
-      "{{\n  \"format\": \"collshim-report\",\n  \"version\": 1,\n  \"ranks\": {},\n  \"nodes\": {},\n  \"ppn\": {},\n"
-      "  \"mapping\": {},\n  \"oversubscribed\": {},\n  \"mpi_library\": {},\n  \"rule_files\": [{}],\n  \"rows\": [",
-      h.ranks, h.nodes, h.ppn, json_string(h.mapping), h.oversubscribed ? "true" : "false", json_string(h.mpi_library),
-      files);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const MergedRow& r = rows[i];
-    out += fmt::format(
-        "{}\n    {{\"comm_size\": {}, \"collective\": {}, \"algorithm\": {}, \"rule\": {}, \"bucket_low_bytes\": {}, "
-        "\"bucket\": {}, \"calls\": {}, \"calls_total\": {}, \"bytes\": {}, \"time_total_s\": {:.9f}, "
-        "\"time_max_s\": {:.9f}}}",
-        i ? "," : "", r.key.comm_size,
-        json_string(std::string(collective_name(static_cast<Collective>(r.key.collective)))),
-        json_string(choice_name(r.key.choice_id, names)), json_string(rule_name(r.key.rule_index, names)),
-        r.key.bucket < 0 ? 0 : (1LL << r.key.bucket), json_string(bucket_text(r.key.bucket)), r.calls_max,
-        r.calls_total, r.bytes, r.seconds_total, r.seconds_max);
+  using Layout = JsonWriter::Layout;
+  JsonWriter out;
+  out.begin_object()
+      .member("format", "collshim-report")
+      .member("version", 1)
+      .member("ranks", h.ranks)
+      .member("nodes", h.nodes)
+      .member("ppn", h.ppn)
+      .member("mapping", h.mapping)
+      .member("oversubscribed", h.oversubscribed)
+      .member("mpi_library", h.mpi_library);
+  out.key("rule_files").begin_array(Layout::one_line);
+  for (const std::string& file : h.rule_files) out.value(file);
+  out.end_array();
+  out.key("rows").begin_array();
+  for (const MergedRow& r : rows) {
+    out.begin_object(Layout::one_line)
+        .member("comm_size", r.key.comm_size)
+        .member("collective", collective_name(static_cast<Collective>(r.key.collective)))
+        .member("algorithm", choice_name(r.key.choice_id, names))
+        .member("rule", rule_name(r.key.rule_index, names))
+        .member("bucket_low_bytes", r.key.bucket < 0 ? 0 : (1LL << r.key.bucket))
+        .member("bucket", bucket_text(r.key.bucket))
+        .member("calls", r.calls_max)
+        .member("calls_total", r.calls_total)
+        .member("bytes", r.bytes);
+    out.key("time_total_s").fixed(r.seconds_total, 9);
+    out.key("time_max_s").fixed(r.seconds_max, 9);
+    out.end_object();
   }
+  out.end_array();
   const TuningCost cost = tuning_cost(rows);
-  out += rows.empty() ? "]" : "\n  ]";
-  out += fmt::format(",\n  \"tuning\": {{\"trial_calls\": {}, \"trial_time_s\": {:.9f}}},\n  \"not_handled\": [",
-                     cost.calls, cost.seconds);
-  for (std::size_t i = 0; i < unhandled.size(); ++i) {
-    const MergedUnhandled& u = unhandled[i];
-    out += fmt::format("{}\n    {{\"function\": {}, \"calls\": {}, \"calls_total\": {}, \"bytes\": {}}}", i ? "," : "",
-                       json_string(u.function), u.calls_max, u.calls_total, u.bytes);
-  }
-  out += unhandled.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  out.key("tuning").begin_object(Layout::one_line).member("trial_calls", cost.calls);
+  out.key("trial_time_s").fixed(cost.seconds, 9);
+  out.end_object();
+  out.key("not_handled").begin_array();
+  for (const MergedUnhandled& u : unhandled)
+    out.begin_object(Layout::one_line)
+        .member("function", u.function)
+        .member("calls", u.calls_max)
+        .member("calls_total", u.calls_total)
+        .member("bytes", u.bytes)
+        .end_object();
+  out.end_array();
+  return out.end_object().text();
 }
 
 }  // namespace collshim

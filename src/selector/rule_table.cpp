@@ -6,19 +6,11 @@
 #include <array>
 #include <charconv>
 #include <fstream>
-#include <set>
 #include <sstream>
 #include <tuple>
 #include <type_traits>
 
 namespace collshim {
-
-std::string SourceLocation::text() const {
-  if (line == 0) return file;
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
-
-std::string RuleDiagnostic::text() const { return where.text() + ": " + message; }
 
 std::optional<long long> parse_byte_size(std::string_view text) {
   long long value = 0;
@@ -36,28 +28,8 @@ std::optional<long long> parse_byte_size(std::string_view text) {
 
 namespace {
 
-std::string describe(const YAML::Node& node) {
-  if (node.IsScalar()) return node.Scalar();
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a map";
-  return "nothing";
-}
-
-// The problems of one file, as file:line:column diagnostics.
-class Problems {
- public:
-  Problems(std::string file, std::vector<RuleDiagnostic>& diagnostics)
-      : file_(std::move(file)), diagnostics_(diagnostics) {}
-  SourceLocation location(const YAML::Mark& mark) const { return {file_, mark.line + 1, mark.column + 1}; }
-  void error(const YAML::Mark& mark, std::string message) {
-    diagnostics_.push_back({location(mark), std::move(message), true});
-  }
-  std::size_t count() const { return diagnostics_.size(); }
-
- private:
-  std::string file_;
-  std::vector<RuleDiagnostic>& diagnostics_;
-};
+// Problems of a rule file go to its document (selector/yaml_document.hpp), every one of them.
+using Problems = YamlDocument;
 
 std::string size_text(long long bytes) {
   for (const auto& [unit, scale] : {std::pair{"GiB", 1LL << 30}, {"MiB", 1LL << 20}, {"KiB", 1LL << 10}}) {
@@ -80,7 +52,7 @@ struct RangeCondition {
     const std::string expected = sizes ? "expected a-b, a-, -b or a, with sizes like 512, 512B, 4KiB, 1MiB, 2GiB"
                                        : "expected a-b, a-, -b or a, with non-negative integers";
     if (!node.IsScalar()) {
-      problems.error(node.Mark(), "bad range for " + name + ": got " + describe(node) + ", " + expected);
+      problems.error(node.Mark(), "bad range for " + name + ": got " + describe_node(node) + ", " + expected);
       return std::nullopt;
     }
     const std::string text = node.Scalar();
@@ -145,7 +117,7 @@ struct MappingCondition {
     for (const YAML::Node& item : items) {
       const auto parsed = item.IsScalar() ? parse_mapping(item.Scalar()) : std::nullopt;
       if (!parsed) {
-        problems.error(item.Mark(), "unknown mapping '" + describe(item) + "', " + expected);
+        problems.error(item.Mark(), "unknown mapping '" + describe_node(item) + "', " + expected);
         return std::nullopt;
       }
       classes.push_back(*parsed);
@@ -176,15 +148,10 @@ struct MappingCondition {
   }
 };
 
-// true/yes or false/no.
+// true or false, as every collshim YAML file writes them (parse_yaml_bool).
 struct FlagCondition {
   std::optional<bool> parse(const YAML::Node& node, std::string_view key, Problems& problems) const {
-    const std::string text = node.IsScalar() ? node.Scalar() : "";
-    if (text == "true" || text == "yes") return true;
-    if (text == "false" || text == "no") return false;
-    problems.error(node.Mark(),
-                   "bad value '" + describe(node) + "' for " + std::string(key) + ", expected true or false");
-    return std::nullopt;
+    return problems.boolean(node, std::string(key));
   }
   bool matches(bool value, bool fact) const { return value == fact; }
   std::string mismatch(std::string_view key, bool, bool fact) const { return std::string(key) + " is " + text(fact); }
@@ -205,7 +172,7 @@ struct LibraryCondition {
     }
     std::vector<LibraryRange> any_of;
     for (const YAML::Node& item : items) {
-      std::string error = "bad library " + describe(item) +
+      std::string error = "bad library " + describe_node(item) +
                           ", expected a name with an optional version range, e.g. "
                           "\"ompi 4.1-5.0\" (or a list of them)";
       const auto range = item.IsScalar() ? parse_library_range(item.Scalar(), error) : std::nullopt;
@@ -313,13 +280,9 @@ class FileParser {
   FileParser(std::string file, std::vector<RuleDiagnostic>& diagnostics) : problems_(std::move(file), diagnostics) {}
 
   std::vector<Rule> parse(const std::string& text) {
-    YAML::Node root;
-    try {
-      root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-      error(e.mark, "malformed YAML: " + e.msg);
-      return {};
-    }
+    const std::optional<YAML::Node> loaded = problems_.load(text);
+    if (!loaded) return {};
+    const YAML::Node& root = *loaded;
     if (!root.IsMap()) {
       error(root.Mark(), "expected a map with keys 'version' and 'rules'");
       return {};
@@ -330,7 +293,7 @@ class FileParser {
       if (key == "version") {
         have_version = true;
         if (!value.IsScalar() || value.Scalar() != "1")
-          error(value.Mark(), "unsupported version '" + describe(value) + "', expected 1");
+          error(value.Mark(), "unsupported version '" + describe_node(value) + "', expected 1");
       } else if (key == "rules") {
         rules_node.emplace(value);
       } else {
@@ -357,32 +320,17 @@ class FileParser {
  private:
   void error(const YAML::Mark& mark, std::string message) { problems_.error(mark, std::move(message)); }
 
-  struct Entry {
-    std::string key;
-    YAML::Mark key_mark;
-    YAML::Node value;
-  };
-  // Map entries in order; reports keys given twice (yaml-cpp would keep both silently).
-  std::vector<Entry> unique_keys(const YAML::Node& map, const std::string& where) {
-    std::vector<Entry> entries;
-    std::set<std::string> seen;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
-      if (!seen.insert(key).second) {
-        error(it->first.Mark(), "key '" + key + "' given twice in " + where);
-        continue;
-      }
-      entries.push_back({key, it->first.Mark(), it->second});
-    }
-    return entries;
+  // Map entries in order; keys given twice are reported (yaml-cpp would keep both silently).
+  std::vector<YamlDocument::Entry> unique_keys(const YAML::Node& map, const std::string& where) {
+    return problems_.entries(map, where);
   }
 
   bool parse_when(const YAML::Node& node, RuleConditions& when) {
     if (!node.IsMap()) {
-      error(node.Mark(), "'when' must be a map of conditions, got " + describe(node));
+      error(node.Mark(), "'when' must be a map of conditions, got " + describe_node(node));
       return false;
     }
-    const std::size_t before = problems_.count();
+    const std::size_t before = problems_.errors();
     for (const auto& [key, key_mark, value] : unique_keys(node, "'when'")) {
       const bool unknown = all_conditions([&](const auto& condition) {
         if (condition.key != key) return true;
@@ -391,7 +339,7 @@ class FileParser {
       });
       if (unknown) error(key_mark, "unknown condition '" + key + "', expected " + condition_keys());
     }
-    return problems_.count() == before;
+    return problems_.errors() == before;
   }
 
   std::optional<AlgorithmChoice> parse_use(const YAML::Node& node, Collective collective) {
@@ -403,7 +351,7 @@ class FileParser {
       std::vector<std::pair<std::string, std::string>> params;
       for (const auto& [key, key_mark, value] : unique_keys(node, "'use'")) {
         if (!value.IsScalar()) {
-          error(value.Mark(), "parameter '" + key + "' must be a single value, got " + describe(value));
+          error(value.Mark(), "parameter '" + key + "' must be a single value, got " + describe_node(value));
           return std::nullopt;
         }
         if (key == "algorithm")
@@ -429,10 +377,11 @@ class FileParser {
 
   std::optional<Rule> parse_rule(const YAML::Node& node) {
     if (!node.IsMap()) {
-      error(node.Mark(), "a rule must be a map with 'collective', optional 'when' and 'use', got " + describe(node));
+      error(node.Mark(),
+            "a rule must be a map with 'collective', optional 'when' and 'use', got " + describe_node(node));
       return std::nullopt;
     }
-    const std::size_t before = problems_.count();
+    const std::size_t before = problems_.errors();
     std::optional<Collective> collective;
     // std::optional, not default-constructed nodes: assigning to those aliases yaml-cpp's nodes.
     std::optional<YAML::Node> when_node, use_node;
@@ -441,17 +390,14 @@ class FileParser {
       if (key == "collective") {
         if (value.IsScalar()) collective = find_collective(value.Scalar());
         if (!collective)
-          error(value.Mark(), "unknown collective '" + describe(value) + "', expected " + collective_names());
+          error(value.Mark(), "unknown collective '" + describe_node(value) + "', expected " + collective_names());
       } else if (key == "when") {
         when_node.emplace(value);
       } else if (key == "use") {
         use_node.emplace(value);
       } else if (key == "reorder") {
-        bool allowed = false;
-        if (value.IsScalar() && YAML::convert<bool>::decode(value, allowed))
-          reorder.emplace(key_mark, allowed);
-        else
-          error(value.Mark(), "'reorder' must be true or false, got '" + describe(value) + "'");
+        if (const std::optional<bool> allowed = problems_.boolean(value, "reorder"))
+          reorder.emplace(key_mark, *allowed);
       } else {
         error(key_mark, "unknown key '" + key + "' in rule, expected collective, when, use or reorder");
       }
@@ -460,14 +406,14 @@ class FileParser {
       error(reorder->first,
             "'reorder' applies to allreduce rules only (it allows a floating-point reduction to "
             "combine in another order)");
-    if (!collective && problems_.count() == before)
+    if (!collective && problems_.errors() == before)
       error(node.Mark(), "rule has no 'collective', expected " + collective_names());
     if (!use_node) error(node.Mark(), "rule has no 'use', expected an algorithm name or map");
     if (!collective || !use_node) return std::nullopt;
     Rule rule{*collective, {}, {}, problems_.location(node.Mark())};
     if (when_node && !parse_when(*when_node, rule.when)) return std::nullopt;
     auto choice = parse_use(*use_node, *collective);
-    if (!choice || problems_.count() != before) return std::nullopt;
+    if (!choice || problems_.errors() != before) return std::nullopt;
     rule.use = std::move(*choice);
     rule.reorder = reorder && reorder->second;
     return rule;

@@ -1,6 +1,7 @@
 #pragma once
 // Rule tables (docs/rules-and-tuning.md): YAML files of rules, tried in order, first match wins.
-// Parsing validates everything up front and reports problems as file:line:column messages.
+// Parsing validates everything up front and reports every problem as a file:line:column message
+// (selector/yaml_document.hpp).
 #include <climits>
 #include <deque>
 #include <optional>
@@ -10,17 +11,9 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "selector/mapping.hpp"
 #include "selector/mpi_library.hpp"
+#include "selector/yaml_document.hpp"
 
 namespace collshim {
-
-// Where a problem is: file:line:column in a rule file, or (line 0) an environment setting such as
-// "COLLSHIM_ALLGATHER=brick".
-struct SourceLocation {
-  std::string file;
-  int line = 0;              // 1-based
-  int column = 0;            // 1-based
-  std::string text() const;  // "file:line:column", or just file when line is 0
-};
 
 // Inclusive range; the YAML forms are "a-b", "a-", "-b" and "a".
 struct Range {
@@ -82,12 +75,8 @@ struct Rule {
   bool reorder = false;
 };
 
-struct RuleDiagnostic {
-  SourceLocation where;
-  std::string message;
-  bool error = true;         // false: a warning
-  std::string text() const;  // "file:line:column: message"
-};
+// A problem of a rule file or of a setting (selector/yaml_document.hpp's, shared by every YAML file).
+using RuleDiagnostic = Diagnostic;
 
 // The rules of all files, in the order they are tried.
 class RuleTable {

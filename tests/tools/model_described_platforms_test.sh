@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # bench/sim/describe_platform.py describes each bench/sim platform as config/platforms has it: the
-# same predictions (the first nine CSV columns) for ring and Bruck at p = 32, 8 per node. Only
+# same predictions (every CSV column but the time the model took) for ring and Bruck at p = 32, 8 per node. Only
 # oversub-contending's description names oversubscribed uplinks. Prints "same" and nothing else.
 # Usage: model_described_platforms_test.sh COLLSHIM_MODEL DESCRIBE_PLATFORM SOURCE_DIR WORK_DIR
 set -eu
+columns="$(dirname "$0")/csv_columns.py"  # the CSV's columns by header name
 model=$1
 describe=$2
 source=$3
 work=$4
 predict() {
-  "$model" predict --platform "$1" --procs 32 --ppn 8 --bytes 8 4KiB --csv --algorithms ring bruck | cut -d, -f1-9
+  "$model" predict --platform "$1" --procs 32 --ppn 8 --bytes 8 4KiB --csv --algorithms ring bruck |
+    "$columns" - platform collective pattern procs ppn mapping bytes algorithm predicted_us approximated nodes \
+      block_bytes library_algorithm
 }
 for p in fattree-contending cervino-contending yahoo-contending oversub-contending fattree cervino yahoo; do
   described="$work/described-$p.yaml"

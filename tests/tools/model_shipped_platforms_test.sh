@@ -3,11 +3,13 @@
 # Prints the number of descriptions and nothing else.
 # Usage: model_shipped_platforms_test.sh COLLSHIM_MODEL PLATFORMS_DIR
 set -eu
+columns="$(dirname "$0")/csv_columns.py"  # the CSV's columns by header name
 model=$1
 dir=$2
 for f in "$dir"/*.yaml; do
   n=$(basename "$f" .yaml)
-  "$model" predict --platform "$f" --procs 8 --ppn 4 --bytes 8 --algorithms ring --csv | grep -q "^$n,allgather," ||
-    { echo "unreadable or misnamed: $f"; exit 1; }
+  rows=$("$model" predict --platform "$f" --procs 8 --ppn 4 --bytes 8 --algorithms ring --csv) ||
+    { echo "unreadable: $f"; exit 1; }
+  [ "$("$columns" - platform collective <<<"$rows")" = "$n,allgather" ] || { echo "misnamed: $f"; exit 1; }
 done
 ls "$dir"/*.yaml | wc -l

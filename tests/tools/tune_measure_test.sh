@@ -3,6 +3,7 @@
 # rows appended; a second run resumes and finds nothing left; the file feeds `rules`.
 # Usage: tune_measure_test.sh COLLSHIM_TUNE WORK_DIR. Times are never checked.
 set -euo pipefail
+columns="$(dirname "$0")/csv_columns.py"  # the CSV's columns by header name
 tune=$1
 out="$2/measure.csv"
 rm -f "$out"
@@ -16,11 +17,11 @@ echo "$again"
 grep -q 'allgather: already measured up to 64 bytes' <<<"$again"
 grep -q 'alltoallv (shift): already measured up to 64 bytes' <<<"$again"
 # Every size of every candidate: 7 sizes, native plus each candidate, one row each.
-candidates=$(grep -c '^allgather,,3,64,' "$out")
-rows=$(grep -c '^allgather,' "$out")
+candidates=$("$columns" "$out" --where collective=allgather --where distribution= --where ranks=3 --where bytes=64 --count)
+rows=$("$columns" "$out" --where collective=allgather --count)
 [ "$rows" -eq $((7 * candidates)) ] || { echo "allgather: $rows rows for $candidates candidates"; exit 1; }
 [ "$candidates" -ge 20 ] || { echo "only $candidates allgather candidates"; exit 1; }
-[ "$(grep -c '^alltoallv,shift,3,' "$out")" -ge 7 ]
+[ "$("$columns" "$out" --where collective=alltoallv --where distribution=shift --where ranks=3 --count)" -ge 7 ]
 "$tune" rules "$out" -o "$2/measure.yaml"
 
 # A launcher whose output mixes a cut-off row with its own text (as SimGrid's does when it aborts
@@ -36,6 +37,6 @@ rm -f "$mixed"
 warnings=$("$tune" measure -o "$mixed" --collective allgather --max-bytes 1 -- "$fake" 2>&1 >/dev/null)
 echo "$warnings"
 grep -q 'warning: not a result row (.* fields, the header names .*), left out: allgather' <<<"$warnings"
-[ "$(grep -c '^allgather,' "$mixed")" -eq 1 ]
+[ "$("$columns" "$mixed" --where collective=allgather --count)" -eq 1 ]
 "$tune" rules "$mixed" -o "$2/mixed.yaml"
 echo "tune_measure_test: passed"

@@ -536,7 +536,7 @@ TEST(LibraryDecisions, MalformedFilesAreErrorsWithFileLineAndColumn) {
   EXPECT_EQ(parse_error(with_allgather("      - {p: {under: 3}, stand_in: ring}\n")).substr(0, 50),
             "bad.yaml:7:14: unknown key 'under' in the conditio");
   EXPECT_EQ(parse_error(with_allgather("      - {p_even: maybe, stand_in: ring}\n")),
-            "bad.yaml:7:18: bad value for 'p_even', expected true or false");
+            "bad.yaml:7:18: bad value 'maybe' for 'p_even', expected true or false");
   EXPECT_EQ(parse_error(with_allgather("      - {stand_in: ring, not_modelled: \"why\"}\n")),
             "bad.yaml:7:26: a rule has one outcome: 'run', 'rules', 'decide_as', 'not_modelled' or 'stand_in'");
   EXPECT_EQ(parse_error(with_allgather("      - {p: 2}\n")),

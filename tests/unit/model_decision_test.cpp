@@ -8,7 +8,7 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "model/library_alltoall.hpp"
 #include "model/model_decision.hpp"
-#include "model/model_step.hpp"
+#include "decide/model_step.hpp"
 #include "selector/environment_impl.hpp"
 
 namespace collshim::model {

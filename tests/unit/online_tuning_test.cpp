@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "selector/online_tuning.hpp"
+#include "decide/online_tuning.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim {

@@ -141,7 +141,7 @@ TEST(RuleTable, UnknownRuleKey) {
 
 TEST(RuleTable, ReorderIsABooleanOfAllreduceRules) {
   expect_error(head + "  - collective: allreduce\n    reorder: sometimes\n    use: ring\n", 4, 14,
-               "'reorder' must be true or false, got 'sometimes'");
+               "bad value 'sometimes' for 'reorder', expected true or false");
   expect_error(head + "  - collective: allgather\n    reorder: true\n    use: ring\n", 4, 5,
                "'reorder' applies to allreduce rules only");
   std::vector<RuleDiagnostic> diagnostics;
@@ -217,7 +217,7 @@ TEST(RuleTable, UnknownMapping) {
 
 TEST(RuleTable, BadOversubscribed) {
   expect_error(head + "  - collective: allgather\n    when: { oversubscribed: sometimes }\n    use: ring\n", 4, 29,
-               "bad value 'sometimes' for oversubscribed, expected true or false");
+               "bad value 'sometimes' for 'oversubscribed', expected true or false");
 }
 
 TEST(RuleTable, DuplicateKey) {

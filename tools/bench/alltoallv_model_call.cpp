@@ -4,7 +4,7 @@
 
 #include "bench_case.hpp"
 #include "model/alltoall_profiles.hpp"
-#include "model/model_step.hpp"
+#include "decide/model_step.hpp"
 
 namespace collshim::bench {
 

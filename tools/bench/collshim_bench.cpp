@@ -43,12 +43,10 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/comm_context.hpp"
-#include "model/model_settings.hpp"
-#include "model/model_step.hpp"
+#include "decide/decision_policy.hpp"
+#include "decide/shadow_steps.hpp"
 #include "profile/profile.hpp"
 #include "selector/mapping_detection.hpp"
-#include "selector/selector.hpp"
-#include "selector/trial_call.hpp"
 #include "bench_case.hpp"
 #include "calibration.hpp"
 #include "calibration_output.hpp"
@@ -158,11 +156,8 @@ std::string library_version_line() {
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
-        std::vector<std::string> notes, const collshim::Selector* selector, const collshim::model::ModelSettings* model,
-        const collshim::TuningPolicy& policy, MPI_Comm comm)
+        std::vector<std::string> notes, const collshim::DecisionPolicy* policy, MPI_Comm comm)
       : options_(options),
-        selector_(selector),
-        model_(model),
         policy_(policy),
         info_(info),
         collective_(info.collective),
@@ -181,7 +176,7 @@ class Bench {
     implementations_.push_back(Implementation{.label = native_label(options_)});
     for (const AlgorithmChoice& choice : choices_)
       implementations_.push_back(Implementation{.label = choice.text(), .choice = &choice});
-    if (selector_ != nullptr) implementations_.push_back(Implementation{.label = "collshim", .decided = true});
+    if (policy_ != nullptr) implementations_.push_back(Implementation{.label = "collshim", .decided = true});
     case_ = info_.make(comm_, options_.case_options);
   }
 
@@ -398,24 +393,66 @@ class Bench {
  private:
   bool show_total() const { return !info_.variants.empty(); }
 
-  // The "collshim" row runs what the shim decides for this call, as the entry points do: the same
-  // selector, facts and fallbacks, and where no rule decides, the same cost model step (one rank
-  // costs, all agree) and the same session of trial calls (confirmation, or online tuning), run here
-  // before the size is timed, their number and time kept for the CSV. In a job a repeated call's
-  // decision is a cache hit, so the timed calls are what the rest of a job gets.
+  // The "collshim" row runs what the shim decides for this call, through the shim's decision policy:
+  // the same selector, facts and fallbacks, and where no rule decides, the same cost model step (one
+  // rank costs, all agree) and the same session of trial calls (confirmation, or online tuning), run
+  // here before the size is timed, their number and time kept for the CSV. Each size is settled from
+  // scratch, as on a new communicator. In a job a repeated call's decision is a cache hit, so the
+  // timed calls are what the rest of a job gets.
   void decide(const collshim::bench::SizeStep& step) {
+    namespace model = collshim::model;
     for (Implementation& impl : implementations_) {
       if (!impl.decided) continue;
       collshim::CallFacts facts{collective_,    p_,           step.block_bytes,       mapping_.mapping,
                                 mapping_.nodes, mapping_.ppn, mapping_.oversubscribed};
       case_->describe(facts);
-      collshim::Decision decision = selector_->decide(facts);
       impl.source = impl.model_pick = impl.trials = "";
       impl.trial_calls = 0;
       impl.trial_us = impl.predicted_us = impl.predicted_native_us = 0;
-      const bool model_step = decision.rule_index == collshim::Decision::no_rule && model_ != nullptr &&
-                              selector_->model_decides(collective_);
-      if (p_ > 1 && (selector_->tunes(decision) || model_step)) decision = settle(impl, facts, step, model_step);
+      collshim::CommDecisions decisions;
+      collshim::ShadowSteps steps(context_->comm(), rank_, p_);
+      const collshim::PolicyCall policy_call{
+          facts, 0, mapping_.node_of_rank, [&](collshim::CollectiveSteps& on) {
+            model::ModelCall costed{collective_, p_, step.block_bytes};
+            costed.block_bytes = case_->block_bytes_by_rank();
+            if (const long long element = case_->reduction_element_bytes(); element > 0) costed.element_bytes = element;
+            if (const std::vector<long long> sent = case_->sent_bytes(); !sent.empty())
+              costed.pairs = model::gather_alltoall_pattern(on, sent, step.block_bytes);
+            return costed;
+          }};
+      collshim::Outcome outcome = policy_->decide(decisions, policy_call, steps);
+      if (outcome.verdict) {
+        if (rank_ == 0)
+          std::printf("# %lld bytes: cost model: %s\n", step.bytes, model::verdict_text(*outcome.verdict).c_str());
+        impl.model_pick = outcome.verdict->pick->text();
+        impl.predicted_us = outcome.key->evidence.pick_us;
+        impl.predicted_native_us = outcome.key->evidence.native_us;
+      }
+      // The key's first calls as a job makes them: trial calls, then where the pick left native its
+      // own calls until its second look (not counted as trial calls), and that look's trial calls.
+      double trial_seconds = 0;  // this rank's, summed; the slowest rank's total goes to the CSV
+      while (outcome.decision == nullptr) {
+        const collshim::Trial trial = policy_->trial(*outcome.key);
+        const Implementation trying{.label = trial.choice->text(),
+                                    .choice = trial.choice->algorithm->passes_through ? nullptr : trial.choice};
+        double seconds = 0;
+        bool settled_now = false;
+        check_rc(policy_->run_trial(
+                     *outcome.key, steps, [&] { return call(trying); }, seconds, settled_now),
+                 trying);
+        if (trial.trial_call) {
+          trial_seconds += seconds;
+          ++impl.trial_calls;
+        }
+        outcome = policy_->decide(decisions, policy_call, steps);
+      }
+      const collshim::Decision& decision = *outcome.decision;
+      if (outcome.key != nullptr) {  // settled by the model or online tuning
+        MPI_Allreduce(MPI_IN_PLACE, &trial_seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
+        impl.trial_us = trial_seconds * 1e6;
+        impl.trials = collshim::measured_text(outcome.key->session);
+        impl.source = decision.reason;
+      }
       impl.choice = decision.choice->algorithm->passes_through ? nullptr : decision.choice;
       impl.decision = decision.choice->text();
       if (rank_ == 0)
@@ -428,67 +465,10 @@ class Bench {
     }
   }
 
-  // A size no rule decides (or online tuning re-tunes): the model's verdict and the key's session,
-  // run to the end here.
-  collshim::Decision settle(Implementation& impl, const collshim::CallFacts& facts,
-                            const collshim::bench::SizeStep& step, bool model_step) {
-    namespace model = collshim::model;
-    const AlgorithmChoice* native = selector_->native_choice();
-    std::vector<const AlgorithmChoice*> candidates = selector_->tuning_candidates(facts);
-    model::KeyPlan plan{candidates, collshim::KeySource::online, {}};
-    if (model_step && model::nothing_to_cost(candidates, native) &&
-        selector_->tune_mode() != collshim::TuneMode::online) {
-      plan = {{native}, collshim::KeySource::model_not_costed, {}};
-    } else if (model_step) {
-      model::ModelCall call{collective_, p_, step.block_bytes};
-      call.block_bytes = case_->block_bytes_by_rank();
-      if (const long long element = case_->reduction_element_bytes(); element > 0) call.element_bytes = element;
-      if (const std::vector<long long> sent = case_->sent_bytes(); !sent.empty())
-        call.pairs = model::gather_alltoall_pattern(context_->comm(), sent, step.block_bytes);
-      const model::ModelVerdict verdict = model::agree_on_verdict(
-          context_->comm(),
-          [&] {
-            return model::model_decision(*model_, call, mapping_.node_of_rank, candidates, native, facts.commutative,
-                                         model::candidates_to_rank(selector_->tune_mode()));
-          },
-          selector_->choices(), native);
-      if (rank_ == 0) std::printf("# %lld bytes: cost model: %s\n", step.bytes, model::verdict_text(verdict).c_str());
-      plan = model::plan_key(*selector_, verdict, candidates);
-      impl.model_pick = verdict.pick->text();
-      impl.predicted_us = plan.evidence.pick_us;
-      impl.predicted_native_us = plan.evidence.native_us;
-    }
-    collshim::CommTuning tuning;
-    collshim::CommTuning::Entry& key = tuning.add(collective_, collshim::size_bucket(step.block_bytes), 0,
-                                                  std::move(plan.trial), policy_, plan.source, plan.evidence);
-    double trial_seconds = 0;  // this rank's, summed; the slowest rank's total goes to the CSV
-    // The key's first calls as a job makes them: trial calls, then where the pick left native its own
-    // calls until its second look (not counted as trial calls), and that look's trial calls.
-    while (!key.session.done()) {
-      const AlgorithmChoice& choice = *key.session.current();
-      const Implementation trial{.label = choice.text(),
-                                 .choice = choice.algorithm->passes_through ? nullptr : &choice};
-      const bool trial_call = !key.session.settled();
-      double seconds = 0;
-      check_rc(collshim::run_trial_call(
-                   context_->comm(), key.session, [&] { return call(trial); }, seconds),
-               trial);
-      if (!trial_call) continue;
-      trial_seconds += seconds;
-      ++impl.trial_calls;
-    }
-    MPI_Allreduce(MPI_IN_PLACE, &trial_seconds, 1, MPI_DOUBLE, MPI_MAX, context_->comm());
-    impl.trial_us = trial_seconds * 1e6;
-    impl.trials = collshim::measured_text(key.session);
-    const collshim::Decision decision = collshim::settled_decision(key, native);
-    impl.source = decision.reason;
-    return decision;
-  }
-
   const Options& options_;
-  const collshim::Selector* selector_;           // --rules; null without
-  const collshim::model::ModelSettings* model_;  // COLLSHIM_PLATFORM with --rules; null without
-  collshim::TuningPolicy policy_;                // the shim's, with COLLSHIM_TUNE_RECHECK
+  // --rules: the shim's decision policy (with COLLSHIM_PLATFORM its model, with COLLSHIM_TUNE_RECHECK
+  // its tuning policy); null without.
+  const collshim::DecisionPolicy* policy_;
   const collshim::bench::CaseInfo& info_;
   Collective collective_;
   std::unique_ptr<collshim::bench::BenchCase> case_;
@@ -713,17 +693,16 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  std::unique_ptr<collshim::Selector> selector;
-  std::optional<collshim::model::ModelSettings> model;  // COLLSHIM_PLATFORM: the model decides where no rule does
-  collshim::TuningPolicy policy;
+  // The shim's decision policy: with COLLSHIM_PLATFORM the model decides where no rule does.
+  std::unique_ptr<collshim::DecisionPolicy> policy;
   if (!options.rules.empty()) {
     collshim::EnvironmentSettings settings = collshim::read_process_environment();
     settings.config = options.rules;
-    policy = collshim::tuning_policy(settings);
     std::vector<collshim::RuleDiagnostic> diagnostics;
+    std::vector<std::string> model_errors;
     // The shim's decision under the library this run measures (a rule for another one never matches).
     const collshim::ProcessLibrary library = collshim::process_library(settings.mpi_library);
-    selector = std::make_unique<collshim::Selector>(settings, diagnostics, collshim::JobFacts{library.library});
+    policy = std::make_unique<collshim::DecisionPolicy>(settings, library, diagnostics, model_errors);
     bool fatal = !settings.errors.empty();
     for (const std::string& e : settings.errors) {
       if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());
@@ -732,8 +711,6 @@ int main(int argc, char** argv) {
       fatal |= d.error;
       if (rank == 0) std::fprintf(stderr, "collshim-bench: %s: %s\n", d.error ? "error" : "warning", d.text().c_str());
     }
-    std::vector<std::string> model_errors;
-    model = collshim::model::load_model_settings(settings, library, model_errors);
     for (const std::string& e : model_errors) {
       fatal = true;
       if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", e.c_str());
@@ -744,8 +721,7 @@ int main(int argc, char** argv) {
     }
   }
   {
-    Bench bench(options, *info, std::move(*choices), std::move(notes), selector.get(), model ? &*model : nullptr,
-                policy, MPI_COMM_WORLD);
+    Bench bench(options, *info, std::move(*choices), std::move(notes), policy.get(), MPI_COMM_WORLD);
     status = bench.run() > 0 ? 1 : 0;
   }  // the CommContext frees its communicator before MPI_Finalize
   MPI_Finalize();

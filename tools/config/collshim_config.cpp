@@ -6,7 +6,8 @@
 //                   --nodes 12 [--library NAME[ VERSION]] [--platform FILE [--margin F]] [FILE...]
 //                                      show, rule by rule, which one a call matches and why; with a
 //                                      platform, what the cost model decides where no rule does;
-//                                      an Alltoallv with --pattern NAME as collshim-bench sends it
+//                                      an Alltoallv with --pattern NAME as collshim-bench sends it;
+//                                      --json: all of it as one JSON object
 // --library: the MPI library the call runs on, as COLLSHIM_MPI_LIBRARY names it (default: the one
 // collshim-config runs on).
 //   collshim-config list [--collective NAME]
@@ -29,10 +30,9 @@
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
-#include "model/model_settings.hpp"
-#include "model/model_step.hpp"
+#include "decide/decision_policy.hpp"
+#include "profile/report.hpp"  // json_string
 #include "selector/environment_impl.hpp"
-#include "selector/selector.hpp"
 
 using namespace collshim;
 
@@ -79,18 +79,11 @@ void explain(const Selector& selector, const CallFacts& facts) {
   }
 }
 
-// Where no rule decides and a platform is given: the cost model's decision, as the shim makes it on
-// the first call of the key (before any confirmation), with every candidate's prediction.
-void explain_model(const Selector& selector, const model::ModelSettings& settings, const CallFacts& facts,
-                   const model::ModelCall& call) {
-  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
-  std::vector<int> node_of_rank(facts.procs);
-  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
-  // Every candidate costed whole, to list them all (the shim costs only those that may win).
-  const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
-  const model::ModelVerdict verdict =
-      model::model_decision(settings, call, node_of_rank, candidates, selector.native_choice(), facts.commutative,
-                            std::numeric_limits<std::size_t>::max());
+// Where no rule decides and a platform is given: the cost model's decision and what a job's key then
+// runs, from the shim's own decision policy (one process standing for rank 0 of the call), with
+// every candidate's prediction.
+void explain_model(const Selector& selector, const model::ModelSettings& settings, const Outcome& outcome) {
+  const model::ModelVerdict& verdict = *outcome.costed;
   std::cout << "cost model: platform " << settings.platform_file << " (" << settings.platform.name << "), library "
             << settings.library_name << ", margin " << settings.margin * 100 << "%\n";
   const bool native_costed = verdict.why_native.empty();
@@ -105,8 +98,8 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     if (native_costed) std::cout << ", " << verdict.native_us / c.us << "x native";
     std::cout << "\n";
   }
-  // What a job's key would try: the same plan as the shim's (plan_key).
-  const model::KeyPlan plan = model::plan_key(selector, verdict, candidates);
+  // What a job's key would try: its session's candidates.
+  const std::vector<const AlgorithmChoice*>& trial = outcome.key->session.candidates();
   std::cout << "=> " << verdict.pick->text();
   if (!native_costed)
     std::cout << " (the model never leaves native on its own word here)";
@@ -114,13 +107,75 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
     std::cout << (verdict.pick == selector.native_choice()
                       ? " (model, kept native: no candidate beats it by the margin)"
                       : " (model)");
-  if (plan.trial.size() > 1) {
+  if (trial.size() > 1) {
     std::cout << "; in a job, timed calls of";
-    for (std::size_t i = 0; i < plan.trial.size(); ++i)
-      std::cout << (i == 0 ? " " : i + 1 == plan.trial.size() ? " and " : ", ") << plan.trial[i]->text();
+    for (std::size_t i = 0; i < trial.size(); ++i)
+      std::cout << (i == 0 ? " " : i + 1 == trial.size() ? " and " : ", ") << trial[i]->text();
     std::cout << " decide first";
   }
   std::cout << "\n";
+}
+
+// `values`, already JSON, as a JSON array.
+std::string json_array(const std::vector<std::string>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+  return out + "]";
+}
+
+std::string json_optional(const std::string& text) { return text.empty() ? "null" : json_string(text); }
+
+// explain --json: the call's facts, each rule tried and why it matched or not, the rules' decision,
+// and where the model decides its verdict, predictions and the key's trial plan, as one object.
+std::string explain_json(const Selector& selector, const CallFacts& facts, const std::string& mapping,
+                         const std::string& pattern, std::uint64_t seed, const Outcome& outcome,
+                         const model::ModelSettings* model) {
+  std::vector<std::string> rules;
+  const Decision decision = selector.decide(facts, [&](const Rule& rule, bool matched) {
+    rules.push_back(fmt::format(R"({{"where": {}, "when": {}, "use": {}, "matched": {}, "why_not": {}}})",
+                                json_string(rule.where.text()), json_string(rule.when.text()),
+                                json_string(rule.use.text()), matched ? "true" : "false",
+                                matched ? "null" : json_string(rule.when.mismatch(facts, selector.job()))));
+  });
+  std::string out = fmt::format(
+      "{{\n  \"format\": \"collshim-explain\",\n  \"version\": 1,\n"
+      "  \"call\": {{\"collective\": {}, \"procs\": {}, \"block_bytes\": {}, \"mapping\": {}, \"nodes\": {}, "
+      "\"ppn\": {}, \"oversubscribed\": {}, \"commutative\": {}, \"floating_point\": {}, \"pattern\": {}, "
+      "\"seed\": {}, \"mpi_library\": {}}},\n  \"rules\": {},\n",
+      json_string(std::string(collective_name(facts.collective))), facts.procs, facts.block_bytes, json_string(mapping),
+      facts.nodes, facts.ppn, facts.oversubscribed, facts.commutative, facts.order_changes_rounding,
+      json_optional(pattern), seed, json_string(selector.job().library.text()), json_array(rules));
+  const bool substituted = decision.choice != decision.requested;
+  out += fmt::format(
+      "  \"decision\": {{\"requested\": {}, \"runs\": {}, \"needs\": {}, \"reason\": {}, \"rule\": {}, "
+      "\"passes_through\": {}}},\n",
+      json_string(decision.requested->text()), json_string(decision.choice->text()),
+      substituted ? json_string(decision.substitution) : "null", json_string(decision.reason),
+      decision.rule_index >= 0 ? json_string(selector.rules().rules()[decision.rule_index].where.text()) : "null",
+      decision.choice->algorithm->passes_through);
+  if (outcome.key == nullptr || model == nullptr) return out + "  \"model\": null\n}\n";
+  // The model's step, as a job's first call of the key takes it.
+  std::vector<std::string> trial, predictions;
+  for (const AlgorithmChoice* choice : outcome.key->session.candidates()) trial.push_back(json_string(choice->text()));
+  std::string native = "null";
+  if (outcome.costed) {
+    const model::ModelVerdict& v = *outcome.costed;
+    for (const model::CandidateCost& c : v.ranked)
+      predictions.push_back(fmt::format(R"({{"algorithm": {}, "us": {:.3f}, "approximated": {}}})",
+                                        json_string(c.choice->text()), c.us, c.approximated));
+    native = fmt::format(R"({{"algorithm": {}, "costed": {}, "us": {:.3f}, "at_least": {}, "why_not": {}}})",
+                         json_optional(v.native_algorithm), v.why_native.empty(), v.native_us, v.native_at_least,
+                         json_optional(v.why_native));
+  }
+  return out +
+         fmt::format(
+             "  \"model\": {{\"platform_file\": {}, \"platform\": {}, \"library\": {}, \"margin\": {}, "
+             "\"native\": {}, \"predictions\": {}, \"pick\": {}, \"trial\": {}, \"runs\": {}, \"reason\": {}}}\n}}\n",
+             json_string(model->platform_file), json_string(model->platform.name), json_string(model->library_name),
+             model->margin, native, json_array(predictions),
+             outcome.costed ? json_string(outcome.costed->pick->text()) : json_string("native"), json_array(trial),
+             outcome.decision ? json_string(outcome.decision->choice->text()) : "null",
+             outcome.decision ? json_string(outcome.decision->reason) : "null");
 }
 
 // The library rules see: --library's, else the one this program runs on (MPI allows asking before
@@ -303,6 +358,10 @@ int main(int argc, char** argv) {
       ->add_option("--tune", tune_text, "as COLLSHIM_TUNE with --platform: which timed calls a job's key would run")
       ->check(CLI::IsMember({"off", "confirm", "online"}))
       ->capture_default_str();
+  bool json = false;
+  explain_command->add_flag("--json", json,
+                            "print one JSON object (format collshim-explain): the call, every rule tried and why, "
+                            "the decision, and with --platform the model's verdict, predictions and trial plan");
   std::string exclude;
   explain_command->add_option("--exclude", exclude,
                               "as COLLSHIM_TUNE_EXCLUDE: leave out the candidates whose spec contains any of these "
@@ -384,12 +443,27 @@ int main(int argc, char** argv) {
   settings.tune_exclude = as_job.tune_exclude;
   const std::optional<ProcessLibrary> library = library_of(library_name);
   if (!library) return 2;
-  const Selector selector(settings, load(explain_files, diagnostics), diagnostics, {library->library});
-  if (print_diagnostics(diagnostics)) return 1;
   std::vector<std::string> errors;
-  const std::optional<model::ModelSettings> model = model::load_model_settings(settings, *library, errors);
+  DecisionPolicy policy(settings, load(explain_files, diagnostics), *library, diagnostics, errors);
+  if (print_diagnostics(diagnostics)) return 1;
   for (const std::string& error : errors) std::cerr << "collshim-config: error: " << error << "\n";
   if (!errors.empty()) return 1;
+  policy.rank_every_candidate();  // to list every candidate's prediction; the pick and plan are the same
+  const Selector& selector = policy.selector();
+
+  // The job's decision of this call's first call, through the shim's policy: the model's verdict and
+  // the key's plan where the model decides.
+  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
+  std::vector<int> node_of_rank(facts.procs);
+  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
+  CommDecisions decisions;
+  SoloSteps steps(facts.procs);
+  const Outcome outcome =
+      policy.decide(decisions, {facts, 0, node_of_rank, [&](CollectiveSteps&) { return call.call; }}, steps);
+  if (json) {
+    std::cout << explain_json(selector, facts, mapping_text, pattern, seed, outcome, policy.model());
+    return 0;
+  }
 
   std::cout << "call: " << collective_text;
   if (!pattern.empty())
@@ -398,8 +472,10 @@ int main(int argc, char** argv) {
             << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
             << "; MPI library " << library->library.text() << "\n";
   explain(selector, facts);
-  const Decision decision = selector.decide(facts);
-  if (model && decision.rule_index == Decision::no_rule && facts.procs > 1 && selector.model_decides(facts.collective))
-    explain_model(selector, *model, facts, call.call);
+  if (outcome.costed) {
+    explain_model(selector, *policy.model(), outcome);
+  } else if (outcome.key != nullptr && policy.model() != nullptr) {
+    std::cout << "=> native (only native may run for this call: the cost model has nothing to cost)\n";
+  }
   return 0;
 }

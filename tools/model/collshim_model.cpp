@@ -25,7 +25,10 @@
 #include "model/host_file.hpp"
 #include "model/library_decisions.hpp"
 #include "model/native_decision.hpp"
+#include "profile/json_writer.hpp"
+#include "selector/environment.hpp"
 #include "selector/mapping.hpp"
+#include "decide/online_tuning.hpp"
 #include "selector/rule_table.hpp"
 #include "selector/tuning_candidates.hpp"
 
@@ -42,6 +45,7 @@ struct PredictOptions {
   std::vector<std::string> sizes{"8", "1KiB", "64KiB"};
   std::vector<std::string> algorithms;
   bool csv = false;
+  bool json = false;
   bool after_barrier = false;
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
@@ -103,7 +107,7 @@ int run_predict(const PredictOptions& options) {
   try {
     platform = model::load_platform(options.platform);
   } catch (const model::PlatformError& e) {
-    std::cerr << "collshim-model: " << e.what() << "\n";
+    for (const Diagnostic& problem : e.problems()) std::cerr << "collshim-model: " << problem.text() << "\n";
     return 2;
   }
   std::vector<AlgorithmChoice> choices;
@@ -133,6 +137,28 @@ int run_predict(const PredictOptions& options) {
   }
 
   std::set<std::string> not_costed_said;  // each reason once
+  const bool table = !options.csv && !options.json;
+  // --json: the header's facts per process count, every row per size, the notes.
+  using Layout = JsonWriter::Layout;
+  JsonWriter json;
+  std::vector<std::string> notes;
+  const auto note = [&](const std::string& text) {
+    std::cerr << "collshim-model: note: " << text << "\n";
+    notes.push_back(text);
+  };
+  if (options.json) {
+    json.begin_object()
+        .member("format", "collshim-model-predict")
+        .member("version", 1)
+        .member("platform", platform.name)
+        .member("collective", options.collective)
+        .member("pattern", *collective == Collective::alltoallv ? options.pattern : std::string())
+        .member("after_barrier", options.after_barrier);
+    json.key("natives").begin_array(Layout::one_line);
+    for (const auto& [name, tables] : natives) json.value(model::native_label(name));
+    json.end_array();
+    json.key("predictions").begin_array();
+  }
   std::ofstream steps;
   if (!options.steps_csv.empty()) {
     steps.open(options.steps_csv);
@@ -191,7 +217,18 @@ int run_predict(const PredictOptions& options) {
       const auto& rule = choice.algorithm->eligible;
       if (!rule || rule(p, choice.params)) eligible.push_back(&choice);
     }
-    if (!options.csv) {
+    if (options.json) {
+      json.begin_object()
+          .member("procs", p)
+          .member("nodes", placement.nodes)
+          .member("ppn", placement.ppn)
+          .member("mapping", mapping_text);
+      json.key("algorithms").begin_array(Layout::one_line);
+      for (const AlgorithmChoice* choice : eligible) json.value(choice->text());
+      json.end_array();
+      json.key("sizes").begin_array();
+    }
+    if (table) {
       std::printf(
           "# collshim-model: %s%s, p = %d (%d nodes x %d, %s), platform %s; predicted microseconds per call%s\n",
           options.collective.c_str(), patterned ? (" (" + options.pattern + ")").c_str() : "", p, placement.nodes,
@@ -218,7 +255,11 @@ int run_predict(const PredictOptions& options) {
       if (!destinations.empty()) block_bytes = bytes * sending_pairs / (static_cast<long long>(p) * p);
       double best = -1;
       std::string best_name;
-      if (!options.csv) std::printf("%10lld", bytes);
+      if (table) std::printf("%10lld", bytes);
+      if (options.json) {
+        json.begin_object().member("bytes", bytes).member("block_bytes", block_bytes);
+        json.key("rows").begin_array();
+      }
       // The rows of this size: collshim's algorithms, then each library's own decision, costed by
       // its stand-in (library_decisions.hpp; not costed where it has none).
       struct Row {
@@ -240,8 +281,7 @@ int run_predict(const PredictOptions& options) {
         }
         Row row{model::native_label(name), nullptr, model::native_decision(*tables, *collective, facts)};
         if (row.decision->stand_in.empty() && not_costed_said.insert(row.label + ": " + row.decision->why_not).second)
-          std::cerr << "collshim-model: note: " << row.label << " from " << bytes
-                    << " B: not costed: " << row.decision->why_not << "\n";
+          note(row.label + " from " + std::to_string(bytes) + " B: not costed: " + row.decision->why_not);
         rows.push_back(std::move(row));
       }
       for (const Row& row : rows) {
@@ -250,11 +290,16 @@ int run_predict(const PredictOptions& options) {
             row.choice ? model::predict_algorithm(platform, call, node_of_rank, *row.choice, start_us)
                        : model::predict_library(platform, call, node_of_rank, *row.decision, start_us);
         if (!costed) {
-          if (!options.csv) std::printf(" %*s", column_width(row.label), "n/a");
+          if (table) std::printf(" %*s", column_width(row.label), "n/a");
+          if (options.json) {
+            json.begin_object(Layout::one_line).member("algorithm", row.label).key("predicted_us").null();
+            if (row.decision) json.member("library_algorithm", row.decision->library_algorithm);
+            if (row.decision) json.member("not_costed", row.decision->why_not);
+            json.end_object();
+          }
           continue;
         }
-        if (!costed->note.empty() && not_costed_said.insert(row.label + ": rounded").second)
-          std::cerr << "collshim-model: note: " << costed->note << "\n";
+        if (!costed->note.empty() && not_costed_said.insert(row.label + ": rounded").second) note(costed->note);
         const model::Prediction& prediction = costed->prediction;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string library_algorithm = row.decision ? row.decision->library_algorithm : "";
@@ -264,8 +309,15 @@ int run_predict(const PredictOptions& options) {
                       mapping_text.c_str(), bytes, bench::csv_field(row.label).c_str(), prediction.us,
                       prediction.approximated ? 1 : 0, seconds, placement.nodes, block_bytes,
                       bench::csv_field(library_algorithm).c_str());
-        } else {
+        } else if (table) {
           std::printf(" %*.2f%s", column_width(row.label) - 1, prediction.us, prediction.approximated ? "~" : " ");
+        } else {
+          json.begin_object(Layout::one_line)
+              .member("algorithm", row.label)
+              .member("predicted_us", prediction.us)
+              .member("approximated", prediction.approximated);
+          if (row.decision) json.member("library_algorithm", library_algorithm);
+          json.end_object();
         }
         for (std::size_t i = 0; steps.is_open() && i < prediction.steps.size(); ++i) {
           const model::StepPrediction& step = prediction.steps[i];
@@ -274,16 +326,49 @@ int run_predict(const PredictOptions& options) {
         }
         if (best < 0 || prediction.us < best) best = prediction.us, best_name = row.label;
       }
-      if (!options.csv) std::printf("  %s\n", best_name.c_str());
+      if (table) std::printf("  %s\n", best_name.c_str());
+      if (options.json) {
+        json.end_array().key("best");
+        best < 0 ? json.null() : json.value(best_name);
+        json.end_object();
+      }
     }
+    if (options.json) json.end_array().end_object();
   }
-  if (!options.csv) {
+  if (options.json) {
+    json.end_array().key("notes").begin_array();
+    for (const std::string& text : notes) json.value(text);
+    std::fputs(json.end_array().end_object().text().c_str(), stdout);
+  }
+  if (table) {
     std::printf("# ~: contains an opaque phase (library collective or shared memory), costed approximately\n");
     if (!natives.empty())
       std::printf(
           "# native:LIBRARY: the library's own decision, costed by a stand-in schedule with its messages "
           "(--csv names it per size); n/a: not modelled there\n");
   }
+  return 0;
+}
+
+// The constants that scripts need, from the code that uses them (bench/sim reads them instead of
+// copying them).
+int run_constants() {
+  const TuningPolicy policy;
+  const EnvironmentSettings settings;
+  JsonWriter json;
+  json.begin_object().member("format", "collshim-constants").member("version", 1);
+  json.key("online_tuning")
+      .begin_object()
+      .member("warmup_calls", policy.warmup_calls)
+      .member("timed_calls", policy.timed_calls)
+      .member("drop_factor", policy.drop_factor)
+      .member("first_margin", policy.first_margin)
+      .member("timed_seconds", policy.timed_seconds)
+      .member("max_timed_calls", policy.max_timed_calls)
+      .member("recheck_after_calls", policy.recheck_after_calls)
+      .end_object();
+  json.key("model").begin_object().member("margin", settings.model_margin).end_object();
+  std::fputs(json.end_object().text().c_str(), stdout);
   return 0;
 }
 
@@ -339,13 +424,24 @@ int main(int argc, char** argv) {
                    "ompi-5.0 and mpich-4 their node-aware algorithms; default: the placement's). SMPI on a "
                    "platform with a host per core shows them 1")
       ->check(CLI::PositiveNumber);
-  predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
+  CLI::Option* csv =
+      predict_command->add_flag("--csv", predict.csv, "one CSV row per prediction, with the time the model took");
+  predict_command
+      ->add_flag("--json", predict.json,
+                 "one JSON object (collshim-model-predict, version 1): per process count the placement, per size "
+                 "every row and the winner, and the notes")
+      ->excludes(csv);
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
                             "under smpi/barrier:mpich measures: the barrier's skew counts");
   predict_command->add_option("--steps", predict.steps_csv,
                               "also write every prediction step by step to this CSV file (per step: the longest "
                               "any rank spent in it, that rank, whether an opaque phase)");
+  CLI::App* constants_command = app.add_subcommand(
+      "constants", "the constants scripts need (the online tuning policy, the model's margin), as JSON");
+  bool constants_json = true;  // JSON is the only form; the flag says so on the command line
+  constants_command->add_flag("--json", constants_json, "JSON (the only form)");
   CLI11_PARSE(app, argc, argv);
+  if (constants_command->parsed()) return run_constants();
   return run_predict(predict);
 }

@@ -181,7 +181,8 @@ int run_calibration(const SweepOptions& options) {
   try {
     model::parse_platform(output.description(), options.output);
   } catch (const model::PlatformError& e) {
-    fail(std::string("the description collshim-bench printed does not read back, nothing written: ") + e.what());
+    for (const Diagnostic& problem : e.problems())  // a line each, as every YAML reader's problems
+      fail("the description collshim-bench printed does not read back, nothing written: " + problem.text());
     return 1;
   }
   if (const std::string why = partial.commit(output.description()); !why.empty()) {

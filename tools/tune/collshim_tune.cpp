@@ -222,12 +222,13 @@ int run_plot(const std::vector<std::string>& inputs, const std::vector<std::stri
 }
 
 int run_verify(const std::string& table, const std::vector<std::string>& measured, collshim::tune::SweepOptions& sweep,
-               const std::string& output, double threshold) {
+               const std::string& output, double threshold, bool json) {
   collshim::tune::CsvReadResult read;
   std::vector<std::string> inputs = measured;
   if (measured.empty()) {
     sweep.rules = table;
     sweep.output = output;
+    sweep.progress_on_stderr = json;
     if (const int status = collshim::tune::run_sweep(sweep); status != 0) return status;
     inputs = {output};
   }
@@ -265,7 +266,8 @@ int run_verify(const std::string& table, const std::vector<std::string>& measure
   }
   const auto result = collshim::tune::verify_table(read.measurements, decide, threshold);
   for (const std::string& error : result.errors) std::cerr << "collshim-tune: error: " << error << "\n";
-  std::cout << collshim::tune::verify_report(result, threshold);
+  std::cout << (json ? collshim::tune::verify_json(result, threshold)
+                     : collshim::tune::verify_report(result, threshold));
   if (!result.errors.empty() || result.cells.empty()) return 1;
   return result.below > 0 ? 1 : 0;
 }
@@ -330,6 +332,10 @@ int main(int argc, char** argv) {
   verify_command->add_option("-o,--output", verify_output, "CSV of the verification run")->capture_default_str();
   verify_command->add_option("--threshold", threshold, "fail when a cell's speedup over native is below this")
       ->capture_default_str();
+  bool verify_as_json = false;
+  verify_command->add_flag("--json", verify_as_json,
+                           "write the cells and the summary as one JSON object (collshim-tune-verify, version 1) "
+                           "instead of the table");
 
   // collshim-bench --calibrate's own defaults: sizes to 1 MiB, 100 timed steps (fewer for large sizes).
   collshim::tune::SweepOptions calibrate;
@@ -409,7 +415,7 @@ int main(int argc, char** argv) {
       std::cerr << "collshim-tune: error: verify needs either -- LAUNCHER... or --measured FILE.csv\n";
       return 2;
     }
-    return run_verify(table, measured, verify, verify_output, threshold);
+    return run_verify(table, measured, verify, verify_output, threshold, verify_as_json);
   }
   return 2;
 }

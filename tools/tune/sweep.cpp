@@ -178,12 +178,13 @@ int run_sweep(const SweepOptions& options) {
       long long from = min_bytes;
       if (const auto at = done.find(key); at != done.end()) from = at->second * 2;
       while (from < min_bytes) from *= 2;
-      std::cout << "collshim-tune: " << collective << (variant.empty() ? "" : " (" + variant + ")");
+      std::ostream& progress = options.progress_on_stderr ? std::cerr : std::cout;
+      progress << "collshim-tune: " << collective << (variant.empty() ? "" : " (" + variant + ")");
       if (from > max_bytes) {
-        std::cout << ": already measured up to " << done[key] << " bytes in " << options.output << "\n";
+        progress << ": already measured up to " << done[key] << " bytes in " << options.output << "\n";
         continue;
       }
-      std::cout << ": " << from << " to " << max_bytes << " bytes\n" << std::flush;
+      progress << ": " << from << " to " << max_bytes << " bytes\n" << std::flush;
 
       std::vector<std::string> argv = {"--csv",
                                        "--collective",

@@ -22,6 +22,7 @@ struct SweepOptions {
   std::string rules;                         // verify: the rule table ("collshim" row), with only native beside it
   std::vector<std::string> bench_arguments;  // passed through (e.g. --verify-limit under SMPI)
   std::string output;                        // CSV appended to
+  bool progress_on_stderr = false;           // verify --json: standard output is the JSON alone
 };
 
 // Runs argv (found on PATH), handing each line of its standard output to `on_line`. Returns its exit

@@ -1,5 +1,7 @@
 #include "verification.hpp"
 
+#include "profile/json_writer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -130,7 +132,7 @@ VerifyResult verify_table(const std::vector<Measurement>& measurements, const De
   for (const VerifiedCell& cell : result.cells) {
     log_sum += std::log(cell.speedup);
     if (cell.speedup < threshold) ++result.below;
-    if (cell.table_us <= 1.05 * cell.best_us) ++result.within_5_percent;
+    if (cell.table_us <= within_best_factor * cell.best_us) ++result.within_5_percent;
     if (result.worst == nullptr || cell.speedup < result.worst->speedup) result.worst = &cell;
   }
   if (!result.cells.empty()) result.geometric_mean = std::exp(log_sum / static_cast<double>(result.cells.size()));
@@ -165,6 +167,56 @@ std::string verify_report(const VerifyResult& result, double threshold) {
   if (result.unmeasured > 0)
     text += std::to_string(result.unmeasured) + " cell(s) left out: the table's decision was not measured there\n";
   return text;
+}
+
+std::string verify_json(const VerifyResult& result, double threshold) {
+  using Layout = JsonWriter::Layout;
+  JsonWriter json;
+  json.begin_object()
+      .member("format", "collshim-tune-verify")
+      .member("version", 1)
+      .member("threshold", threshold)
+      .member("within_best_factor", within_best_factor);
+  json.key("cells").begin_array();
+  int worst = -1;
+  for (std::size_t i = 0; i < result.cells.size(); ++i) {
+    const VerifiedCell& c = result.cells[i];
+    if (&c == result.worst) worst = static_cast<int>(i);
+    json.begin_object(Layout::one_line)
+        .member("platform", c.platform)
+        .member("library", c.library)
+        .member("collective", collective_name(c.collective))
+        .member("variant", c.variant)
+        .member("procs", c.procs)
+        .member("nodes", c.nodes)
+        .member("ppn", c.ppn)
+        .member("mapping", mapping_name(c.mapping))
+        .member("block_bytes", c.block_bytes)
+        .member("decision", c.decision)
+        .member("native_us", c.native_us)
+        .member("table_us", c.table_us)
+        .member("speedup", c.speedup)
+        .member("below_threshold", c.speedup < threshold)
+        .member("measured_speedup", c.measured_speedup)
+        .member("best", c.best)
+        .member("best_us", c.best_us)
+        .end_object();
+  }
+  json.end_array();
+  json.key("summary")
+      .begin_object()
+      .member("cells", result.cells.size())
+      .member("geometric_mean_speedup", result.geometric_mean)
+      .member("within_best", result.within_5_percent)
+      .member("below_threshold", result.below)
+      .member("unmeasured", result.unmeasured);
+  json.key("worst_cell");
+  worst < 0 ? json.null() : json.value(worst);
+  json.end_object();
+  json.key("errors").begin_array();
+  for (const std::string& error : result.errors) json.value(error);
+  json.end_array();
+  return json.end_object().text();
 }
 
 }  // namespace collshim::tune

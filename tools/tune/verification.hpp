@@ -15,6 +15,9 @@
 
 namespace collshim::tune {
 
+// A cell counts as within reach of its best when the table's time is at most this times the best.
+inline constexpr double within_best_factor = 1.05;
+
 struct VerifiedCell {
   std::string platform, variant;
   std::string library;  // whose native and rules: MpiLibrary::text() ("ompi 4.1.4", "smpi-ompi 3.32")
@@ -38,7 +41,7 @@ struct VerifyResult {
   double geometric_mean = 1;        // of the speedups
   const VerifiedCell* worst = nullptr;
   int below = 0;             // speedup below the threshold
-  int within_5_percent = 0;  // table_us <= 1.05 best_us
+  int within_5_percent = 0;  // table_us <= within_best_factor * best_us
   std::vector<std::string> errors;
 };
 
@@ -51,5 +54,8 @@ VerifyResult verify_table(const std::vector<Measurement>& measurements, const De
 
 // The per-cell table and the summary lines.
 std::string verify_report(const VerifyResult& result, double threshold);
+// The same as one JSON object (verify --json): every cell with its figures, the summary, the
+// errors; worst_cell is an index into cells (null without cells).
+std::string verify_json(const VerifyResult& result, double threshold);
 
 }  // namespace collshim::tune

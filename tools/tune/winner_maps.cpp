@@ -1,5 +1,7 @@
 #include "winner_maps.hpp"
 
+#include "profile/json_writer.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,15 +11,6 @@
 
 namespace collshim::tune {
 namespace {
-
-std::string json_string(const std::string& text) {
-  std::string quoted = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') quoted += '\\';
-    quoted += ch;
-  }
-  return quoted + "\"";
-}
 
 // Letters, digits, '-', '_' and '.': safe in a file name.
 std::string file_part(const std::string& text) {
@@ -87,35 +80,33 @@ std::vector<WinnerMap> winner_maps(const std::vector<Measurement>& measurements)
 }
 
 std::string winner_maps_json(const std::vector<WinnerMap>& maps) {
-  std::string json = "[";
-  for (std::size_t i = 0; i < maps.size(); ++i) {
-    const WinnerMap& map = maps[i];
-    json += i ? ",\n" : "\n";
-    json += "{\"title\": " + json_string(map.title) + ", \"file\": " + json_string(map.file) +
-            ", \"speedup_title\": " + json_string(map.speedup_title) + ", \"procs\": [";
-    for (std::size_t j = 0; j < map.procs.size(); ++j) json += (j ? ", " : "") + std::to_string(map.procs[j]);
-    json += "], \"block_bytes\": [";
-    for (std::size_t j = 0; j < map.block_bytes.size(); ++j)
-      json += (j ? ", " : "") + std::to_string(map.block_bytes[j]);
-    json += "], \"winner\": [";
-    for (std::size_t r = 0; r < map.winner.size(); ++r) {
-      json += r ? ", [" : "[";
-      for (std::size_t c = 0; c < map.winner[r].size(); ++c) json += (c ? ", " : "") + json_string(map.winner[r][c]);
-      json += "]";
+  using Layout = JsonWriter::Layout;
+  JsonWriter json(0);  // a map a line
+  json.begin_array();
+  for (const WinnerMap& map : maps) {
+    json.begin_object(Layout::one_line)
+        .member("title", map.title)
+        .member("file", map.file)
+        .member("speedup_title", map.speedup_title);
+    json.key("procs").begin_array(Layout::one_line);
+    for (const int procs : map.procs) json.value(procs);
+    json.end_array().key("block_bytes").begin_array(Layout::one_line);
+    for (const long long bytes : map.block_bytes) json.value(bytes);
+    json.end_array().key("winner").begin_array(Layout::one_line);
+    for (const auto& row : map.winner) {
+      json.begin_array(Layout::one_line);
+      for (const std::string& winner : row) json.value(winner);
+      json.end_array();
     }
-    json += "], \"speedup\": [";
-    for (std::size_t r = 0; r < map.speedup.size(); ++r) {
-      json += r ? ", [" : "[";
-      for (std::size_t c = 0; c < map.speedup[r].size(); ++c) {
-        char number[32];
-        std::snprintf(number, sizeof number, "%.6g", map.speedup[r][c].value_or(0));
-        json += (c ? ", " : "") + (map.speedup[r][c] ? std::string(number) : std::string("null"));
-      }
-      json += "]";
+    json.end_array().key("speedup").begin_array(Layout::one_line);
+    for (const auto& row : map.speedup) {
+      json.begin_array(Layout::one_line);
+      for (const std::optional<double>& speedup : row) speedup ? json.significant(*speedup, 6) : json.null();
+      json.end_array();
     }
-    json += "]}";
+    json.end_array().end_object();
   }
-  return json + "\n]\n";
+  return json.end_array().text();
 }
 
 }  // namespace collshim::tune

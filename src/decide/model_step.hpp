@@ -1,35 +1,33 @@
 #pragma once
-// The cost model's step of a decision, as the shim and collshim-bench --rules take it: the data the
-// ranks hold together (an Alltoallv's pattern), the verdict agreed by all ranks, and what the key's
-// session then tries.
+// The cost model's step of a decision (decision_policy.hpp): the data the ranks hold together (an
+// Alltoallv's pattern), the verdict agreed by all ranks, and what the key's session then tries.
 //
 // The model's decision made once per communicator and key: one rank costs the candidates and one
 // broadcast on the shadow communicator gives every rank the same verdict, so that all run the same
 // algorithm (the ranks' own predictions could differ only if their inputs did, but p ranks costing
 // the same call would also take p times the CPU). A failure of the model on the costing rank becomes
 // a verdict of native with the reason, never an exception on one rank and a hang on the others.
-#include <mpi.h>
-
 #include <deque>
 #include <functional>
 
+#include "decide/collective_steps.hpp"
+#include "decide/online_tuning.hpp"
 #include "model/model_decision.hpp"
-#include "selector/online_tuning.hpp"
 #include "selector/selector.hpp"
 
 namespace collshim::model {
 
-// Collective over `comm`: rank 0 calls `compute`; every rank returns its verdict, with the choices
+// Collective over `steps`: rank 0 calls `compute`; every rank returns its verdict, with the choices
 // mapped to the entries of `choices` (the same table on every rank, as the selector interns it) and
 // the ranked list cut to its first few.
-ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>& compute,
+ModelVerdict agree_on_verdict(CollectiveSteps& steps, const std::function<ModelVerdict()>& compute,
                               const std::deque<AlgorithmChoice>& choices, const AlgorithmChoice* native);
 
-// An Alltoallv's pattern, on rank 0 of `comm` (collective): every rank's bytes to each destination
+// An Alltoallv's pattern, on rank 0 of `steps` (collective): every rank's bytes to each destination
 // (p entries) gathered. Elsewhere, and beyond max_gathered_procs ranks, uniform (every pair holding
 // `average_bytes`): p² counts on one rank would not fit.
 inline constexpr int max_gathered_procs = 4096;
-AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes,
+AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector<long long>& sent_bytes,
                                        long long average_bytes);
 
 // What a key's session tries once the model has spoken, by COLLSHIM_TUNE:

@@ -1,4 +1,4 @@
-#include "selector/online_tuning.hpp"
+#include "decide/online_tuning.hpp"
 
 #include <spdlog/fmt/fmt.h>
 

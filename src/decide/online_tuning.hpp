@@ -2,9 +2,9 @@
 // Online tuning (COLLSHIM_TUNE=online, docs/rules-and-tuning.md): a communicator's first calls of each
 // (collective, size bucket, operation properties) try the tuning candidates in one order that every
 // rank knows, a few calls each, and the fastest runs the rest of the job. Only the state machine is
-// here, free of MPI: run_trial_call (trial_call.hpp) times each trial from a barrier and agrees on
-// its time (the slowest rank's, one PMPI_Allreduce(MAX) on the shadow), so every rank advances the
-// same way and locks the same choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
+// here, free of MPI: DecisionPolicy::run_trial (decision_policy.hpp) has each trial timed from a
+// barrier and its time agreed (the slowest rank's, CollectiveSteps::time_trial), so every rank
+// advances the same way and locks the same choice. What was learned becomes rules at MPI_Finalize (learned_rules_yaml).
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -74,6 +74,8 @@ class TuningSession {
   bool rechecked() const { return rechecked_; }
 
   const AlgorithmChoice* best() const { return candidates_[best_]; }
+  // The candidates of the current trial (the first, or the second look's), in the order they run.
+  const std::vector<const AlgorithmChoice*>& candidates() const { return candidates_; }
   double best_seconds() const { return best_seconds_; }
   // The first candidate's (native's, as tuning_candidates() lists it first) time; 0 if it was never timed.
   double first_candidate_seconds() const { return first_seconds_; }

@@ -1,7 +1,7 @@
 #pragma once
 // Per-communicator cache of decisions: p and the mapping are fixed for a communicator, so a decision
 // depends only on (collective, block_bytes) and, for reductions, the operation's properties
-// (a small number: see entry_points.cpp). Direct-mapped and fixed-size, so a hit costs a few
+// (a small number: ReductionProperty, decision_policy.hpp). Direct-mapped and fixed-size, so a hit costs a few
 // compares and nothing is ever allocated.
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "model/model_step.hpp"
+#include "decide/model_step.hpp"
 
 #include <algorithm>
 #include <array>
@@ -49,12 +49,10 @@ PackedVerdict pack(const ModelVerdict& verdict, const AlgorithmChoice* native) {
 
 }  // namespace
 
-ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>& compute,
+ModelVerdict agree_on_verdict(CollectiveSteps& steps, const std::function<ModelVerdict()>& compute,
                               const std::deque<AlgorithmChoice>& choices, const AlgorithmChoice* native) {
-  int rank = 0;
-  PMPI_Comm_rank(comm, &rank);
   PackedVerdict packed;
-  if (rank == 0) {
+  if (steps.rank() == 0) {
     try {
       packed = pack(compute(), native);
     } catch (const std::exception& e) {
@@ -62,7 +60,7 @@ ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>
       copy_text(packed.why_native, std::string("the cost model failed: ") + e.what());
     }
   }
-  PMPI_Bcast(&packed, sizeof packed, MPI_BYTE, 0, comm);
+  steps.broadcast(&packed, sizeof packed, 0);
   ModelVerdict verdict;
   const auto choice = [&](int id) { return id >= 0 && id < static_cast<int>(choices.size()) ? &choices[id] : native; };
   verdict.pick = choice(packed.pick_id);
@@ -75,16 +73,13 @@ ModelVerdict agree_on_verdict(MPI_Comm comm, const std::function<ModelVerdict()>
   return verdict;
 }
 
-AlltoallBlocks gather_alltoall_pattern(MPI_Comm comm, const std::vector<long long>& sent_bytes,
+AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector<long long>& sent_bytes,
                                        long long average_bytes) {
-  int rank = 0, p = 0;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &p);
+  const int p = steps.size();
   AlltoallBlocks pattern{average_bytes, {}};
   if (p > max_gathered_procs || static_cast<int>(sent_bytes.size()) != p) return pattern;
-  std::vector<long long> all(rank == 0 ? static_cast<std::size_t>(p) * p : 0);
-  PMPI_Gather(sent_bytes.data(), p, MPI_LONG_LONG, all.data(), p, MPI_LONG_LONG, 0, comm);
-  return rank == 0 ? alltoall_blocks(all, p) : pattern;
+  const std::vector<long long> all = steps.gather(sent_bytes);
+  return steps.rank() == 0 ? alltoall_blocks(all, p) : pattern;
 }
 
 bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native) {

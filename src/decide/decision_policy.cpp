@@ -1,0 +1,164 @@
+#include "decide/decision_policy.hpp"
+
+#include <limits>
+
+#include "model/model_settings.hpp"
+#include "profile/profile.hpp"  // size_bucket: the key of a session
+
+namespace collshim {
+
+std::string properties_text(int properties) {
+  std::string text;
+  if (properties & non_commutative) text += ", non-commutative operation";
+  if (properties & rounding_depends_on_order) text += ", floating-point data";
+  return text;
+}
+
+CallFacts call_facts(Collective collective, int procs, const CommMapping& mapping, long long block_bytes,
+                     int properties) {
+  return {collective,
+          procs,
+          block_bytes,
+          mapping.mapping,
+          mapping.nodes,
+          mapping.ppn,
+          mapping.oversubscribed,
+          (properties & non_commutative) == 0,
+          (properties & rounding_depends_on_order) != 0};
+}
+
+DecisionPolicy::DecisionPolicy(const EnvironmentSettings& settings, const ProcessLibrary& library,
+                               std::vector<RuleDiagnostic>& diagnostics, std::vector<std::string>& model_errors)
+    : selector_(settings, diagnostics, JobFacts{library.library}),
+      model_(model::load_model_settings(settings, library, model_errors)),
+      tuning_(collshim::tuning_policy(settings)) {}
+
+DecisionPolicy::DecisionPolicy(const EnvironmentSettings& settings, RuleTable rules, const ProcessLibrary& library,
+                               std::vector<RuleDiagnostic>& diagnostics, std::vector<std::string>& model_errors)
+    : selector_(settings, std::move(rules), diagnostics, JobFacts{library.library}),
+      model_(model::load_model_settings(settings, library, model_errors)),
+      tuning_(collshim::tuning_policy(settings)) {}
+
+DecisionPolicy::DecisionPolicy(const EnvironmentSettings& settings, RuleTable rules,
+                               std::optional<model::ModelSettings> model, std::vector<RuleDiagnostic>& diagnostics,
+                               JobFacts job)
+    : selector_(settings, std::move(rules), diagnostics, std::move(job)),
+      model_(std::move(model)),
+      tuning_(collshim::tuning_policy(settings)) {}
+
+long long DecisionPolicy::agreed_block_bytes(CommDecisions& comm, const CallFacts& facts, CollectiveSteps& steps,
+                                             long long received_bytes, int root) const {
+  const int p = facts.procs;
+  const SizeAgreement agreement = collective_info(facts.collective).size_agreement;
+  // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
+  // average block over the whole exchange, total bytes / p^2, from one 8-byte sum on the shadow
+  // communicator (a latency-bound O(log p) step). Only paid when some rule of the collective that
+  // tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and
+  // the report buckets the call by this rank's own average received block.
+  if (agreement == SizeAgreement::local) {
+    if (size_must_be_agreed(comm, facts)) return steps.sum(received_bytes) / (static_cast<long long>(p) * p);
+  }
+  // Root-only counts (Gatherv, Scatterv): the root's total, broadcast (8 bytes) when some rule tests
+  // block_bytes; otherwise the decision ignores the size, and the report buckets the root's calls
+  // by the average block and the others' by their own block (received_bytes is then that block).
+  if (agreement == SizeAgreement::root) {
+    long long total_bytes = received_bytes;
+    if (size_must_be_agreed(comm, facts)) {
+      steps.broadcast(&total_bytes, sizeof total_bytes, root);
+    } else if (steps.rank() != root) {
+      return received_bytes;
+    }
+    return total_bytes / p;
+  }
+  // Reductions: the vector (count x type size), the same on every rank.
+  if (collective_info(facts.collective).shape == CallShape::reduction) return received_bytes;
+  // Global: every rank holds the same counts, so every rank computes the same size.
+  return received_bytes / p;
+}
+
+// The session that settles a key no forcing variable fixed, on its communicator: created on the key's
+// first call. Online tuning without a platform tries every candidate. With one (COLLSHIM_PLATFORM)
+// the model costs them first and the session holds what plan_key says: its pick alone
+// (COLLSHIM_TUNE=off), native and its best three (confirm), or native and its best few in predicted
+// order (online). Where the model cannot cost native, it never leaves native on its own word.
+CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
+                                               Outcome& outcome) const {
+  const CallFacts& facts = call.facts;
+  const int bucket = size_bucket(facts.block_bytes);
+  if (CommTuning::Entry* known = comm.tuning.find(facts.collective, bucket, call.properties)) return *known;
+  std::vector<const AlgorithmChoice*> candidates = selector_.tuning_candidates(facts);
+  const AlgorithmChoice* native = selector_.native_choice();
+  if (!model_ || !selector_.model_decides(facts.collective))
+    return comm.tuning.add(facts.collective, bucket, call.properties, std::move(candidates), tuning_);
+
+  // Nothing but native may run (e.g. floating-point sums without reordering): nothing to cost.
+  if (model::nothing_to_cost(candidates, native) && selector_.tune_mode() != TuneMode::online) {
+    outcome.settled_now = true;
+    return comm.tuning.add(facts.collective, bucket, call.properties, {native}, tuning_, KeySource::model_not_costed);
+  }
+  // The model costs whole only the candidates that may be its pick or among the few the key's trial
+  // calls need (plan_key).
+  const std::size_t ranked_exactly = rank_every_candidate_ ? std::numeric_limits<std::size_t>::max()
+                                                           : model::candidates_to_rank(selector_.tune_mode());
+  const model::ModelCall model_call = call.model_call(steps);
+  model::ModelVerdict verdict = model::agree_on_verdict(
+      steps,
+      [&] {
+        outcome.costed = model::model_decision(*model_, model_call, call.node_of_rank, candidates, native,
+                                               facts.commutative, ranked_exactly);
+        return *outcome.costed;
+      },
+      selector_.choices(), native);
+  if (log_)
+    log_->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective), facts.procs,
+                bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
+  model::KeyPlan plan = model::plan_key(selector_, verdict, candidates);
+  outcome.verdict = std::move(verdict);
+  CommTuning::Entry& key = comm.tuning.add(facts.collective, bucket, call.properties, std::move(plan.trial), tuning_,
+                                           plan.source, plan.evidence);
+  outcome.settled_now = key.session.done();  // the model's pick alone, or nothing else to try
+  return key;
+}
+
+Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps) const {
+  const CallFacts& facts = call.facts;
+  Outcome outcome;
+  Decision decision = selector_.decide(facts);
+  const bool model_step = decision.rule_index == Decision::no_rule && selector_.model_decides(facts.collective);
+  if (facts.procs > 1 && (selector_.tunes(decision) || model_step)) {
+    CommTuning::Entry& key = key_session(comm, call, steps, outcome);
+    outcome.key = &key;
+    if (!key.session.done()) return outcome;
+    decision = settled_decision(key, selector_.native_choice());
+  }
+  if (decision.choice != decision.requested && log_) {
+    log_->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead", mpi_function_name(facts.collective),
+                decision.requested->text(), facts.procs, properties_text(call.properties), decision.substitution,
+                decision.choice->text());
+  }
+  comm.cache.store(facts.collective, facts.block_bytes, decision, call.properties);
+  outcome.decision = comm.cache.find(facts.collective, facts.block_bytes, call.properties);
+  return outcome;
+}
+
+Trial DecisionPolicy::trial(const CommTuning::Entry& key) const {
+  const TuningSession& session = key.session;
+  // Settled, with the pick's second look pending: the pick's own call, not a trial.
+  const bool settled = session.settled();
+  return {session.current(),
+          settled ? settled_decision(key, selector_.native_choice()).rule_index : Decision::tuning_trial,
+          session.next_call_timed(), !settled};
+}
+
+int DecisionPolicy::run_trial(CommTuning::Entry& key, CollectiveSteps& steps, const std::function<int()>& run,
+                              double& own_seconds, bool& settled_now) const {
+  const bool settled = key.session.settled();
+  int rc = 0;
+  const double agreed = steps.time_trial(key.session.next_call_timed(), run, rc, own_seconds);
+  key.session.finish_call(agreed);
+  // Newly settled: by the first trial (the pick runs until its second look), or by the second look.
+  settled_now = key.session.settled() && !settled;
+  return rc;
+}
+
+}  // namespace collshim
