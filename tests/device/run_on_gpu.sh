@@ -23,7 +23,8 @@ ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:v
 build=${BUILD:-/tmp/collshim-gpu-build}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOLLSHIM_FORTRAN_TESTS=OFF -DCOLLSHIM_CUDA_TESTS=ON \
   ${CLI11_PREFIX:+-DCMAKE_PREFIX_PATH=$CLI11_PREFIX} >"$out/cmake.txt"
-cmake --build "$build" -j"$(nproc)" --target collshim device_buffers >"$out/build.txt"
+# mpi_test_matrix writes the tests (tests/test_cases.json) for ctest; it builds collshim-config.
+cmake --build "$build" -j"$(nproc)" --target collshim device_buffers mpi_test_matrix >"$out/build.txt"
 # CUDA's runtime library, for device_buffers --cuda to open.
 export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ctest --test-dir "$build" -L cuda --output-on-failure | tee "$out/ctest_cuda.txt"

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the MPI test matrix (tests/mpi_matrix.json) as a ctest include file.
+"""Writes the MPI test matrix (tests/mpi_matrix.json) and the other tests (tests/test_cases.json) as a
+ctest include file.
 
 The matrix names test choices (process counts, placements, parameter variants, expectations); the
 algorithms come from the registry, through the built `collshim-config list --json`, so a newly
@@ -7,9 +8,10 @@ registered algorithm runs in the equivalence tests without an edit in tests/. Ru
 `mpi_test_matrix` target of tests/CMakeLists.txt), as gtest_discover_tests runs a built test program:
 ctest reads the file this writes through the directory's TEST_INCLUDE_FILES.
 
-usage: generate_mpi_tests.py MATRIX CONTEXT OUTPUT
-CONTEXT (written by CMake): the runner, the shim, the programs' paths, collshim-config's path, the MPI
-flavour, the largest process count and the tests' environment.
+usage: generate_mpi_tests.py MATRIX CASES CONTEXT OUTPUT
+CONTEXT (written by CMake): the runner, the shim, the programs' and tools' paths (by target name),
+the source and build directories, collshim-config's path, the MPI flavour, the build's flags, the
+largest process count and the MPI tests' environment.
 """
 import hashlib
 import json
@@ -20,10 +22,13 @@ import sys
 
 
 def bracket(text):
-    """A CMake bracket argument holding `text` unchanged."""
+    """A CMake bracket argument holding `text` unchanged (CMake drops a newline just after the opening
+    bracket, so one leading newline is written twice)."""
     level = 1
     while f"]{'=' * level}]" in text:
         level += 1
+    if text.startswith("\n"):
+        text = "\n" + text
     return f"[{'=' * level}[{text}]{'=' * level}]"
 
 
@@ -34,7 +39,7 @@ def safe_name(spec):
 
 def fill(template, values):
     """`template` with each {key} of `values` replaced; other braces (regex counts) stay."""
-    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+    return re.sub(r"\{([\w-]+)\}", lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
 
 
 class Registry:
@@ -58,7 +63,8 @@ class Registry:
 
 
 class Writer:
-    """add_mpi_test as tests/CMakeLists.txt had it: the runner under a timeout, label mpi."""
+    """Each test as ctest's add_test and set_tests_properties; an MPI test (`add`) is the runner under
+    a timeout, label mpi, with the MPI launcher's environment."""
 
     def __init__(self, context):
         self.context = context
@@ -66,37 +72,54 @@ class Writer:
         self.names = set()
         self.tests = []
 
-    def add(self, name, np, args, timeout=240, rotate=False, labels=("mpi",)):
-        if np > self.context["max_procs"]:
+    def add(self, name, np, args, timeout=240, rotate=False, labels=("mpi",), properties=None):
+        command = [self.context["runner"], "--np", str(np), "--timeout", str(timeout)] + args
+        properties = dict(properties or {}, TIMEOUT=timeout + 30, LABELS=list(labels),
+                          ENVIRONMENT=self.context["environment"])
+        self.add_command(name, np, command, properties, rotate)
+
+    def add_command(self, name, np, command, properties, rotate=False):
+        """A test of any command; none above the largest process count."""
+        if np is not None and np > self.context["max_procs"]:
             return
         if name in self.names:
             sys.exit(f"generate_mpi_tests.py: test {name} made twice")
         self.names.add(name)
-        self.tests.append((name, np, args, timeout, rotate, labels))
+        self.tests.append((name, np, command, properties, rotate))
 
     def write(self):
         """The tests, less those ROTATE leaves out: under MPICH (its suite stops at 4 ranks, and 3 and 4
         ranks oversubscribe 2 cores, where its busy-polling ranks crawl) a family of tests (one choice,
         its name without the p) that runs at both 3 and 4 ranks runs at one of them: the name picks
-        which, so every choice still runs oversubscribed once. A family at only one of them keeps it."""
+        which, so every choice still runs oversubscribed once. A family at only one of them keeps it.
+        A test needing a fixture that no test sets up (its setup above the largest p) is left out."""
         families = {}
         for name, np, *_ in self.tests:
             families.setdefault(re.sub(r"\.np[0-9]+$", "", name), set()).add(np)
-        for name, np, args, timeout, rotate, labels in self.tests:
+        fixtures = {f for *_, properties, _ in self.tests for f in properties.get("FIXTURES_SETUP", [])}
+        for name, np, command, properties, rotate in self.tests:
             family = re.sub(r"\.np[0-9]+$", "", name)
             if rotate and self.context["flavour"] == "mpich" and np in (3, 4) and {3, 4} <= families[family]:
                 wanted = 4 if hashlib.md5(family.encode()).hexdigest()[0] in "02468ace" else 3
                 if np != wanted:
                     continue
-            self.emit(name, np, args, timeout, labels)
+            if not set(properties.get("FIXTURES_REQUIRED", [])) <= fixtures:
+                continue
+            self.emit(name, command, properties)
         return self.lines
 
-    def emit(self, name, np, args, timeout, labels):
-        command = [self.context["runner"], "--np", str(np), "--timeout", str(timeout)] + args
+    def emit(self, name, command, properties):
         self.lines.append("add_test(" + " ".join(bracket(a) for a in [name] + command) + ")")
-        self.lines.append(
-            f"set_tests_properties({bracket(name)} PROPERTIES TIMEOUT {timeout + 30} LABELS {bracket(';'.join(labels))}"
-            f" ENVIRONMENT {bracket(';'.join(self.context['environment']))})")
+        values = []
+        for key, value in properties.items():
+            if isinstance(value, list):  # a list property (LABELS, ENVIRONMENT, FIXTURES_*)
+                value = ";".join(value)
+            elif isinstance(value, str):  # one value (a regular expression): its ';' are not separators
+                value = value.replace(";", "\\;")
+            if isinstance(value, bool):
+                value = "TRUE" if value else "FALSE"
+            values.append(f"{key} {value}" if isinstance(value, int) else f"{key} {bracket(value)}")
+        self.lines.append(f"set_tests_properties({bracket(name)} PROPERTIES {' '.join(values)})")
 
 
 def procs_of(block, matrix):
@@ -253,6 +276,123 @@ def add_failure_policy(block, matrix, registry, writer, context):
                        timeout=block.get("timeout", 240))
 
 
+# The other tests (tests/test_cases.json): one entry per test or family, no registry needed.
+
+def is_choice(value):
+    return isinstance(value, dict) and "else" in value
+
+
+def chosen(value, flags):
+    """A value that differs by build, {"mpich": A, "else": B}: the first key that is a flag of this
+    build (its MPI flavour, sanitize, fortran, cuda) picks, else `else`; anything else is itself."""
+    if is_choice(value):
+        return next((v for key, v in value.items() if key in flags), value["else"])
+    return value
+
+
+def applies(case, flags):
+    """`when`: flags that must all hold (`!flag`: must not)."""
+    return all((flag[1:] not in flags) if flag.startswith("!") else (flag in flags) for flag in case.get("when", []))
+
+
+def filled(item, values, flags):
+    """Templates filled and build choices made; a choice inside a list (a list) is spliced into it."""
+    item = chosen(item, flags)
+    if isinstance(item, str):
+        return fill(item, values)
+    if isinstance(item, list):
+        out = []
+        for part in item:
+            if is_choice(part):
+                out += filled(part, values, flags)
+            else:
+                out.append(filled(part, values, flags))
+        return out
+    return item
+
+
+def case_rows(case, flags):
+    """The values of each test of an entry: the product of its `for` lists (each a list of value
+    sets), every p of `procs`; one test when it has neither."""
+    rows = [{}]
+    for group in case.get("for", []):
+        rows = [dict(row, **values) for row in rows for values in chosen(group, flags)]
+    procs = chosen(case.get("procs"), flags)
+    if procs is not None:
+        rows = [dict(row, np=np) for np in procs for row in rows]
+    elif "np" in case:
+        rows = [dict(row, np=case["np"]) for row in rows]
+    return rows
+
+
+def runner_args(case, values, flags):
+    """An MPI test's options to run_mpi_test.sh, from the entry's fields."""
+    def f(key, default):
+        return filled(case.get(key, default), values, flags)
+
+    args = ["--preload", f("preload", "")] if "preload" in case else []
+    for assignment in f("env", []):
+        args += ["--env", assignment]
+    if case.get("expect_failure"):
+        args.append("--expect-failure")
+    for count, regex in f("expect_lines", []):
+        args += ["--expect-lines", str(count), regex]
+    for regex in f("expect", []):
+        args += ["--expect-output", regex]
+    for regex in f("forbid", []):
+        args += ["--forbid-output", regex]
+    return args + ["--"] + f("run", [])
+
+
+PROPERTIES = {"timeout": "TIMEOUT", "pass": "PASS_REGULAR_EXPRESSION", "fail": "FAIL_REGULAR_EXPRESSION",
+              "will_fail": "WILL_FAIL", "fixtures_setup": "FIXTURES_SETUP", "fixtures_required": "FIXTURES_REQUIRED"}
+
+
+COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels"} | set(PROPERTIES)
+RUN_FIELDS = {"run", "preload", "env", "expect", "forbid", "expect_lines", "expect_failure"}
+COMMAND_FIELDS = {"command", "mpi"}
+
+
+def check_case(case):
+    """An entry is an MPI test (`run`) or a command (`command`), with only the fields of its kind: a
+    misspelt field would otherwise drop a check unseen."""
+    kind = RUN_FIELDS if "run" in case else COMMAND_FIELDS
+    unknown = set(case) - COMMON_FIELDS - kind
+    if ("run" in case) == ("command" in case) or unknown:
+        sys.exit(f"generate_mpi_tests.py: test_cases entry {case.get('name')}: needs one of run and command; "
+                 f"fields not known for its kind: {sorted(unknown)}")
+
+
+def add_cases(cases, context, writer):
+    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values."""
+    flags = set(context["flags"])
+    for name, text in cases.get("files", {}).items():
+        with open(os.path.join(context["paths"]["tests_build"], name), "w") as f:
+            f.write("".join(text))
+    base = dict(context["paths"], **context["programs"])
+    for case in cases["cases"]:
+        check_case(case)
+        if not applies(case, flags):
+            continue
+        for row in case_rows(case, flags):
+            values = {**base, **{k: chosen(v, flags) for k, v in case.get("values", {}).items()}, **row}
+            values = {k: filled(v, values, flags) for k, v in values.items()}  # values made of values
+            name = fill(case["name"], values)
+            properties = {PROPERTIES[k]: filled(v, values, flags) for k, v in case.items() if k in PROPERTIES}
+            labels = filled(case.get("labels", []), values, flags)
+            if "run" in case:
+                properties.pop("TIMEOUT", None)
+                writer.add(name, values["np"], runner_args(case, values, flags), timeout=case.get("timeout", 240),
+                           labels=["mpi"] + labels, properties=properties)
+                continue
+            if case.get("mpi"):
+                labels = ["mpi"] + labels
+                properties["ENVIRONMENT"] = context["environment"]
+            if labels:
+                properties["LABELS"] = labels
+            writer.add_command(name, values.get("np"), filled(case["command"], values, flags), properties)
+
+
 KINDS = {"forced": add_forced, "cells": add_cells, "hierarchical_placements": add_hierarchical_placements,
          "rotating_placements": add_rotating_placements, "failure_policy": add_failure_policy}
 
@@ -273,13 +413,14 @@ def specs_needed(matrix):
 
 
 def main():
-    matrix_file, context_file, output = sys.argv[1:4]
+    matrix_file, cases_file, context_file, output = sys.argv[1:5]
     with open(matrix_file) as f:
         matrix = json.load(f)
     with open(context_file) as f:
         context = json.load(f)
     context["max_procs"] = int(context["max_procs"])
     context["environment"] = [e for e in context["environment"].split(";") if e]
+    context["flags"] = [f for f in context["flags"].split(";") if f]
     probe = Registry(context["tool"], [])
     needed = specs_needed(matrix)
     for collective, info in probe.collectives.items():
@@ -298,7 +439,9 @@ def main():
         if context["flavour"] in block.get("skip_flavours", []):
             continue
         KINDS[block["kind"]](block, matrix, registry, writer, context)
-    text = "# Generated by tests/mpi/generate_mpi_tests.py from tests/mpi_matrix.json: do not edit.\n"
+    with open(cases_file) as f:
+        add_cases(json.load(f), context, writer)
+    text = "# Generated by tests/mpi/generate_mpi_tests.py from tests/mpi_matrix.json and tests/test_cases.json: do not edit.\n"
     text += "\n".join(writer.write()) + "\n"
     with open(output, "w") as f:
         f.write(text)
