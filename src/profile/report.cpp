@@ -47,24 +47,6 @@ TuningCost tuning_cost(const std::vector<MergedRow>& rows) {
 
 }  // namespace
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank) {
   auto order = [](const ProfileKey& k) {
     return std::tuple(k.comm_size, k.collective, k.bucket, k.choice_id, k.rule_index);

@@ -50,10 +50,6 @@ std::vector<MergedUnhandled> merge_unhandled(const std::vector<std::vector<Unhan
 
 std::string format_text_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names,
                                const std::vector<MergedUnhandled>& unhandled = {});
-// `text` as a JSON string, quoted and escaped: what every JSON the project writes is made of
-// (the report here, collshim-config explain --json), with fmt::format.
-std::string json_string(const std::string& text);
-
 std::string format_json_report(const ReportHeader& header, const std::vector<MergedRow>& rows, const ReportNames& names,
                                const std::vector<MergedUnhandled>& unhandled = {});
 

@@ -17,8 +17,8 @@
 //                                      is not eligible and what runs instead (the MPI tests read it)
 // FILE "default" (or no FILE for explain) is the shipped rule table.
 #include <CLI/CLI.hpp>
-#include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <iomanip>
@@ -31,7 +31,7 @@
 #include "alltoallv_model_call.hpp"
 #include "bench_case.hpp"
 #include "decide/decision_policy.hpp"
-#include "profile/report.hpp"  // json_string
+#include "profile/json_writer.hpp"
 #include "selector/environment_impl.hpp"
 
 using namespace collshim;
@@ -116,66 +116,101 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
   std::cout << "\n";
 }
 
-// `values`, already JSON, as a JSON array.
-std::string json_array(const std::vector<std::string>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
-  return out + "]";
+// A text member that is null when empty.
+void optional_member(JsonWriter& json, std::string_view name, const std::string& text) {
+  json.key(name);
+  if (text.empty())
+    json.null();
+  else
+    json.value(text);
 }
-
-std::string json_optional(const std::string& text) { return text.empty() ? "null" : json_string(text); }
 
 // explain --json: the call's facts, each rule tried and why it matched or not, the rules' decision,
 // and where the model decides its verdict, predictions and the key's trial plan, as one object.
 std::string explain_json(const Selector& selector, const CallFacts& facts, const std::string& mapping,
                          const std::string& pattern, std::uint64_t seed, const Outcome& outcome,
                          const model::ModelSettings* model) {
-  std::vector<std::string> rules;
+  using Layout = JsonWriter::Layout;
+  JsonWriter json;
+  json.begin_object().member("format", "collshim-explain").member("version", 1);
+  json.key("call").begin_object(Layout::one_line);
+  json.member("collective", collective_name(facts.collective))
+      .member("procs", facts.procs)
+      .member("block_bytes", facts.block_bytes)
+      .member("mapping", mapping)
+      .member("nodes", facts.nodes)
+      .member("ppn", facts.ppn)
+      .member("oversubscribed", facts.oversubscribed)
+      .member("commutative", facts.commutative)
+      .member("floating_point", facts.order_changes_rounding);
+  optional_member(json, "pattern", pattern);
+  json.member("seed", seed).member("mpi_library", selector.job().library.text()).end_object();
+  json.key("rules").begin_array();
   const Decision decision = selector.decide(facts, [&](const Rule& rule, bool matched) {
-    rules.push_back(fmt::format(R"({{"where": {}, "when": {}, "use": {}, "matched": {}, "why_not": {}}})",
-                                json_string(rule.where.text()), json_string(rule.when.text()),
-                                json_string(rule.use.text()), matched ? "true" : "false",
-                                matched ? "null" : json_string(rule.when.mismatch(facts, selector.job()))));
+    json.begin_object(Layout::one_line)
+        .member("where", rule.where.text())
+        .member("when", rule.when.text())
+        .member("use", rule.use.text())
+        .member("matched", matched)
+        .key("why_not");
+    if (matched)
+      json.null();
+    else
+      json.value(rule.when.mismatch(facts, selector.job()));
+    json.end_object();
   });
-  std::string out = fmt::format(
-      "{{\n  \"format\": \"collshim-explain\",\n  \"version\": 1,\n"
-      "  \"call\": {{\"collective\": {}, \"procs\": {}, \"block_bytes\": {}, \"mapping\": {}, \"nodes\": {}, "
-      "\"ppn\": {}, \"oversubscribed\": {}, \"commutative\": {}, \"floating_point\": {}, \"pattern\": {}, "
-      "\"seed\": {}, \"mpi_library\": {}}},\n  \"rules\": {},\n",
-      json_string(std::string(collective_name(facts.collective))), facts.procs, facts.block_bytes, json_string(mapping),
-      facts.nodes, facts.ppn, facts.oversubscribed, facts.commutative, facts.order_changes_rounding,
-      json_optional(pattern), seed, json_string(selector.job().library.text()), json_array(rules));
-  const bool substituted = decision.choice != decision.requested;
-  out += fmt::format(
-      "  \"decision\": {{\"requested\": {}, \"runs\": {}, \"needs\": {}, \"reason\": {}, \"rule\": {}, "
-      "\"passes_through\": {}}},\n",
-      json_string(decision.requested->text()), json_string(decision.choice->text()),
-      substituted ? json_string(decision.substitution) : "null", json_string(decision.reason),
-      decision.rule_index >= 0 ? json_string(selector.rules().rules()[decision.rule_index].where.text()) : "null",
-      decision.choice->algorithm->passes_through);
-  if (outcome.key == nullptr || model == nullptr) return out + "  \"model\": null\n}\n";
+  json.end_array();
+  json.key("decision").begin_object(Layout::one_line);
+  json.member("requested", decision.requested->text()).member("runs", decision.choice->text());
+  json.key("needs");
+  if (decision.choice != decision.requested)
+    json.value(decision.substitution);
+  else
+    json.null();
+  json.member("reason", decision.reason).key("rule");
+  if (decision.rule_index >= 0)
+    json.value(selector.rules().rules()[decision.rule_index].where.text());
+  else
+    json.null();
+  json.member("passes_through", decision.choice->algorithm->passes_through).end_object();
+  json.key("model");
+  if (outcome.key == nullptr || model == nullptr) return json.null().end_object().text();
   // The model's step, as a job's first call of the key takes it.
-  std::vector<std::string> trial, predictions;
-  for (const AlgorithmChoice* choice : outcome.key->session.candidates()) trial.push_back(json_string(choice->text()));
-  std::string native = "null";
+  json.begin_object(Layout::one_line)
+      .member("platform_file", model->platform_file)
+      .member("platform", model->platform.name)
+      .member("library", model->library_name)
+      .member("margin", model->margin)
+      .key("native");
   if (outcome.costed) {
     const model::ModelVerdict& v = *outcome.costed;
-    for (const model::CandidateCost& c : v.ranked)
-      predictions.push_back(fmt::format(R"({{"algorithm": {}, "us": {:.3f}, "approximated": {}}})",
-                                        json_string(c.choice->text()), c.us, c.approximated));
-    native = fmt::format(R"({{"algorithm": {}, "costed": {}, "us": {:.3f}, "at_least": {}, "why_not": {}}})",
-                         json_optional(v.native_algorithm), v.why_native.empty(), v.native_us, v.native_at_least,
-                         json_optional(v.why_native));
+    json.begin_object(Layout::one_line);
+    optional_member(json, "algorithm", v.native_algorithm);
+    json.member("costed", v.why_native.empty()).key("us").fixed(v.native_us, 3).member("at_least", v.native_at_least);
+    optional_member(json, "why_not", v.why_native);
+    json.end_object();
+  } else {
+    json.null();
   }
-  return out +
-         fmt::format(
-             "  \"model\": {{\"platform_file\": {}, \"platform\": {}, \"library\": {}, \"margin\": {}, "
-             "\"native\": {}, \"predictions\": {}, \"pick\": {}, \"trial\": {}, \"runs\": {}, \"reason\": {}}}\n}}\n",
-             json_string(model->platform_file), json_string(model->platform.name), json_string(model->library_name),
-             model->margin, native, json_array(predictions),
-             outcome.costed ? json_string(outcome.costed->pick->text()) : json_string("native"), json_array(trial),
-             outcome.decision ? json_string(outcome.decision->choice->text()) : "null",
-             outcome.decision ? json_string(outcome.decision->reason) : "null");
+  json.key("predictions").begin_array(Layout::one_line);
+  if (outcome.costed) {
+    for (const model::CandidateCost& c : outcome.costed->ranked)
+      json.begin_object(Layout::one_line)
+          .member("algorithm", c.choice->text())
+          .key("us")
+          .fixed(c.us, 3)
+          .member("approximated", c.approximated)
+          .end_object();
+  }
+  json.end_array().member("pick", outcome.costed ? outcome.costed->pick->text() : std::string("native"));
+  json.key("trial").begin_array(Layout::one_line);
+  for (const AlgorithmChoice* choice : outcome.key->session.candidates()) json.value(choice->text());
+  json.end_array();
+  if (outcome.decision)
+    json.member("runs", outcome.decision->choice->text()).member("reason", outcome.decision->reason);
+  else
+    json.key("runs").null().key("reason").null();
+  return json.end_object().end_object().text();
 }
 
 // The library rules see: --library's, else the one this program runs on (MPI allows asking before
@@ -205,71 +240,65 @@ void list_algorithms(const CollectiveInfo& info) {
   }
 }
 
-std::string json_text(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-// One choice's facts as the MPI tests need them: its canonical text (as logged), the process counts
-// up to 128 where it is not eligible, what runs then, and whether a non-commutative operation makes
-// it fall back.
-std::string choice_json(const AlgorithmChoice& choice) {
+// One choice's facts as the MPI tests need them, as members of the object `json` is in: its canonical
+// text (as logged), the process counts up to 128 where it is not eligible, what runs then, and
+// whether a non-commutative operation makes it fall back.
+void choice_members(JsonWriter& json, const AlgorithmChoice& choice) {
   const Algorithm& algorithm = *choice.algorithm;
-  std::string ineligible;
+  json.member("spec", choice.text()).member("name", algorithm.name);
+  json.key("ineligible_procs").begin_array(JsonWriter::Layout::one_line);
   for (int p = 1; algorithm.eligible && p <= 128; ++p) {
-    if (!algorithm.eligible(p, choice.params)) ineligible += (ineligible.empty() ? "" : ", ") + std::to_string(p);
+    if (!algorithm.eligible(p, choice.params)) json.value(p);
   }
-  const bool needs_commutative = algorithm.needs_commutative && algorithm.needs_commutative(choice.params);
-  return fmt::format(
-      "\"spec\": {}, \"name\": {}, \"ineligible_procs\": [{}], \"needs_commutative\": {}, \"fallback\": {}, "
-      "\"eligibility\": {}",
-      json_text(choice.text()), json_text(algorithm.name), ineligible, needs_commutative ? "true" : "false",
-      json_text(algorithm.fallback), json_text(algorithm.eligibility));
+  json.end_array()
+      .member("needs_commutative", algorithm.needs_commutative && algorithm.needs_commutative(choice.params))
+      .member("fallback", algorithm.fallback)
+      .member("eligibility", algorithm.eligibility);
 }
 
 // `list --json`: every collective's algorithms in registry order, each with its default choice's
 // facts, parameters and properties, then each of `specs` (COLLECTIVE=SPEC) the same way. Returns
 // the exit status.
 int list_algorithms_json(const std::vector<std::string>& specs) {
-  std::string out = "{\"collectives\": [";
+  using Layout = JsonWriter::Layout;
+  JsonWriter json;
+  json.begin_object().key("collectives").begin_array();
   for (const CollectiveInfo& info : collectives) {
-    out += fmt::format("{}\n  {{\"name\": {}, \"mpi_function\": {}, \"forcing_variable\": {}, \"algorithms\": [",
-                       &info == collectives.data() ? "" : ",", json_text(info.name), json_text(info.mpi_function),
-                       json_text(info.forcing_variable));
-    bool first = true;
+    json.begin_object()
+        .member("name", info.name)
+        .member("mpi_function", info.mpi_function)
+        .member("forcing_variable", info.forcing_variable);
+    json.key("algorithms").begin_array();
     for (const Algorithm& algorithm : algorithms()) {
       if (!algorithm.supports(info.collective)) continue;
-      const AlgorithmChoice choice = *make_choice(algorithm.name, {}, info.collective).choice;
-      std::string params;
+      json.begin_object(Layout::one_line);
+      choice_members(json, *make_choice(algorithm.name, {}, info.collective).choice);
+      json.member("summary", algorithm.summary)
+          .member("passes_through", algorithm.passes_through)
+          .member("node_aware", static_cast<bool>(algorithm.one_rank_per_node_runs_as));
+      json.key("params").begin_array(Layout::one_line);
       for (const ParamSpec& param : algorithm.params) {
+        json.begin_object(Layout::one_line)
+            .member("name", param.name)
+            .member("expected", param.expected)
+            .member("default", param.default_value);
         // A parameter that names algorithms (hierarchical's inter=): the registry's names it accepts.
-        std::string names;
+        json.key("accepts_algorithms").begin_array(Layout::one_line);
+        std::vector<std::string> names;
         for (const Algorithm& named : algorithms()) {
           const std::string name(named.name);
-          if (param.accepts(name) && names.find(json_text(name)) == std::string::npos)
-            names += (names.empty() ? "" : ", ") + json_text(name);
+          if (param.accepts(name) && std::find(names.begin(), names.end(), name) == names.end()) {
+            names.push_back(name);
+            json.value(name);
+          }
         }
-        params += fmt::format("{}{{\"name\": {}, \"expected\": {}, \"default\": {}, \"accepts_algorithms\": [{}]}}",
-                              params.empty() ? "" : ", ", json_text(param.name), json_text(param.expected),
-                              json_text(param.default_value), names);
+        json.end_array().end_object();
       }
-      out += fmt::format(
-          "{}\n    {{{}, \"summary\": {}, \"passes_through\": {}, \"node_aware\": {}, \"params\": [{}]}}",
-          first ? "" : ",", choice_json(choice), json_text(algorithm.summary),
-          algorithm.passes_through ? "true" : "false", algorithm.one_rank_per_node_runs_as ? "true" : "false", params);
-      first = false;
+      json.end_array().end_object();
     }
-    out += "]}";
+    json.end_array().end_object();
   }
-  out += "],\n\"specs\": [";
+  json.end_array().key("specs").begin_array();
   for (const std::string& spec : specs) {
     const auto equals = spec.find('=');
     const auto collective = find_collective(spec.substr(0, equals == std::string::npos ? 0 : equals));
@@ -283,11 +312,13 @@ int list_algorithms_json(const std::vector<std::string>& specs) {
       std::cerr << "collshim-config: error: --spec " << spec << ": " << parsed.error << "\n";
       return 2;
     }
-    out += fmt::format("{}\n  {{\"collective\": {}, \"given\": {}, {}}}", &spec == specs.data() ? "" : ",",
-                       json_text(collective_name(*collective)), json_text(spec.substr(equals + 1)),
-                       choice_json(*parsed.choice));
+    json.begin_object(Layout::one_line)
+        .member("collective", collective_name(*collective))
+        .member("given", spec.substr(equals + 1));
+    choice_members(json, *parsed.choice);
+    json.end_object();
   }
-  std::cout << out << "]}\n";
+  std::cout << json.end_array().end_object().text();
   return 0;
 }
 
