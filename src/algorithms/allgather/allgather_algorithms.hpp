@@ -1,5 +1,5 @@
 #pragma once
-// BlockSchedule generators of the allgather family, one per file.
+// What the allgather family's generators share (one generator per file).
 #include "algorithms/engine/registry.hpp"
 #include "algorithms/engine/block_schedule.hpp"
 
@@ -11,11 +11,7 @@ inline int wrap_rank(long long value, int p) {
   return static_cast<int>(m < 0 ? m + p : m);
 }
 
+// Generators that other code calls besides the registry; the rest are declared in registry.cpp.
 BlockSchedule ring_schedule(int p, int rank, const Params& params);
-BlockSchedule recursive_multiplying_schedule(int p, int rank, const Params& params);
-BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& params);   // p even
-BlockSchedule recursive_doubling_schedule(int p, int rank, const Params& params);  // p a power of two
-BlockSchedule bruck_schedule(int p, int rank, const Params& params);               // params: radix
-BlockSchedule sparbit_schedule(int p, int rank, const Params& params);             // params: coalesce
 
 }  // namespace collshim

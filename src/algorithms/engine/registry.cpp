@@ -17,6 +17,14 @@
 
 namespace collshim {
 
+// Generators that nothing but this table calls are declared here, next to their entries, rather
+// than in their folder's header; a declaration that does not match its definition fails to link.
+BlockSchedule recursive_multiplying_schedule(int p, int rank, const Params& params);
+BlockSchedule neighbor_exchange_schedule(int p, int rank, const Params& params);
+BlockSchedule recursive_doubling_schedule(int p, int rank, const Params& params);
+BlockSchedule bruck_schedule(int p, int rank, const Params& params);
+BlockSchedule sparbit_schedule(int p, int rank, const Params& params);
+
 using enum Collective;
 
 namespace {
