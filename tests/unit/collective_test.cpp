@@ -44,7 +44,12 @@ TEST(Collectives, MpiFunctionAndForcingVariableFollowTheName) {
 }
 
 TEST(Collectives, NamesForMessages) {
-  EXPECT_EQ(collective_names(), "allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv or alltoall");
+  // Every name of the table, in table order, the last after "or".
+  std::string expected;
+  for (const CollectiveInfo& info : collectives)
+    expected += (expected.empty() ? "" : &info == &collectives.back() ? " or " : ", ") + std::string(info.name);
+  EXPECT_EQ(collective_names(), expected);
+  EXPECT_EQ(collective_names().rfind("allgather, allgatherv, alltoallv, allreduce, ", 0), 0u) << collective_names();
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a"}), "a");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{"a", "b"}), "a or b");
   EXPECT_EQ(alternatives_text(std::vector<std::string>{}), "");

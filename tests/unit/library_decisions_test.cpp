@@ -47,8 +47,13 @@ TEST(LibraryDecisions, EveryShippedFileParsesAndCoversEveryCollective) {
     EXPECT_EQ(tables->name(), name);
     EXPECT_FALSE(tables->description().empty()) << name;
     EXPECT_FALSE(tables->source().empty()) << name;
-    for (const CollectiveInfo& info : collectives)
-      EXPECT_TRUE(tables->covers(info.collective)) << name << " " << info.name;
+    // The collectives the shipped files were written for. A collective added to the table later
+    // reads as "<file> has no decision for <collective>" in a file that does not name it (the cost
+    // model then has no native baseline for it; RulesFirstMatchNestedListsAlgorithmsAndLabels checks
+    // the reason) until someone models it there.
+    using enum Collective;
+    for (const Collective collective : {allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv, alltoall})
+      EXPECT_TRUE(tables->covers(collective)) << name << " " << collective_name(collective);
   }
   EXPECT_EQ(library_decisions("ompi-4.0"), nullptr);
   EXPECT_EQ(library_decisions_alias("ompi"), "smpi-3.32-ompi");

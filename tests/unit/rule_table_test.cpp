@@ -159,8 +159,7 @@ TEST(RuleTable, ReorderIsABooleanOfAllreduceRules) {
 
 TEST(RuleTable, UnknownCollective) {
   expect_error(head + "  - collective: reduce\n    use: ring\n", 3, 17,
-               "unknown collective 'reduce', expected allgather, allgatherv, alltoallv, allreduce, gatherv, scatterv "
-               "or alltoall");
+               "unknown collective 'reduce', expected " + collective_names());
 }
 
 TEST(RuleTable, MissingUse) {
