@@ -1,5 +1,6 @@
-// A minimal PMPI tool, as mpiP or Score-P are: it defines the seven collectives and MPI_Init,
-// MPI_Init_thread and MPI_Finalize, counts each call and hands it to PMPI_*. Preloaded after the
+// A minimal PMPI tool, as mpiP or Score-P are: it defines every collective of the entry-point table
+// (src/intercept/entry_point_table.hpp, the int form of each row) and MPI_Init, MPI_Init_thread and
+// MPI_Finalize, counts each call and hands it to PMPI_*. Preloaded after the
 // shim (LD_PRELOAD=libcollshim.so:libcounting_tool.so), it must see every call the shim passes on,
 // never the shim's own traffic, and its MPI_Init/MPI_Finalize must run. At MPI_Finalize every rank
 // prints its counts.
@@ -12,12 +13,25 @@
 
 #include <unistd.h>
 
+#include "intercept/entry_point_table.hpp"
+
 namespace {
 
-enum Counted { allgather, allgatherv, alltoall, alltoallv, allreduce, gatherv, scatterv, init, finalize, kinds };
-constexpr std::array<const char*, kinds> names{"MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
-                                               "MPI_Alltoallv", "MPI_Allreduce",  "MPI_Gatherv",
-                                               "MPI_Scatterv",  "MPI_Init",       "MPI_Finalize"};
+// The collectives in table order, then MPI_Init and MPI_Finalize.
+enum Counted {
+#define COUNTING_TOOL_KIND(Name, ...) Name,
+  COLLSHIM_COLLECTIVES(COUNTING_TOOL_KIND, -)
+#undef COUNTING_TOOL_KIND
+      init,
+  finalize,
+  kinds
+};
+constexpr std::array<const char*, kinds> names{
+#define COUNTING_TOOL_NAME(Name, ...) "MPI_" #Name,
+    COLLSHIM_COLLECTIVES(COUNTING_TOOL_NAME, -)
+#undef COUNTING_TOOL_NAME
+        "MPI_Init",
+    "MPI_Finalize"};
 std::array<std::atomic<long>, kinds> counts{};
 
 }  // namespace
@@ -46,35 +60,10 @@ TOOL_EXPORT int MPI_Finalize() {
   if (write(STDOUT_FILENO, line.data(), line.size()) < 0) return PMPI_Finalize();
   return PMPI_Finalize();
 }
-TOOL_EXPORT int MPI_Allgather(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm c) {
-  ++counts[allgather];
-  return PMPI_Allgather(sb, sc, st, rb, rc, rt, c);
-}
-TOOL_EXPORT int MPI_Allgatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int* rc, const int* d,
-                               MPI_Datatype rt, MPI_Comm c) {
-  ++counts[allgatherv];
-  return PMPI_Allgatherv(sb, sc, st, rb, rc, d, rt, c);
-}
-TOOL_EXPORT int MPI_Alltoall(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm c) {
-  ++counts[alltoall];
-  return PMPI_Alltoall(sb, sc, st, rb, rc, rt, c);
-}
-TOOL_EXPORT int MPI_Alltoallv(const void* sb, const int* sc, const int* sd, MPI_Datatype st, void* rb, const int* rc,
-                              const int* rd, MPI_Datatype rt, MPI_Comm c) {
-  ++counts[alltoallv];
-  return PMPI_Alltoallv(sb, sc, sd, st, rb, rc, rd, rt, c);
-}
-TOOL_EXPORT int MPI_Allreduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  ++counts[allreduce];
-  return PMPI_Allreduce(sb, rb, n, t, op, c);
-}
-TOOL_EXPORT int MPI_Gatherv(const void* sb, int sc, MPI_Datatype st, void* rb, const int* rc, const int* d,
-                            MPI_Datatype rt, int root, MPI_Comm c) {
-  ++counts[gatherv];
-  return PMPI_Gatherv(sb, sc, st, rb, rc, d, rt, root, c);
-}
-TOOL_EXPORT int MPI_Scatterv(const void* sb, const int* sc, const int* d, MPI_Datatype st, void* rb, int rc,
-                             MPI_Datatype rt, int root, MPI_Comm c) {
-  ++counts[scatterv];
-  return PMPI_Scatterv(sb, sc, d, st, rb, rc, rt, root, c);
-}
+#define COUNTING_TOOL_FUNCTION(Name, lower, UPPER, parameters, ...)  \
+  TOOL_EXPORT int MPI_##Name(COLLSHIM_PARAMETERS(int, parameters)) { \
+    ++counts[Name];                                                  \
+    return PMPI_##Name(COLLSHIM_ARGUMENT_NAMES(parameters));         \
+  }
+COLLSHIM_COLLECTIVES(COUNTING_TOOL_FUNCTION, -)
+#undef COUNTING_TOOL_FUNCTION

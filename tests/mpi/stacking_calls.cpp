@@ -1,10 +1,13 @@
-// Known calls for the stacking test: each of the seven collectives `repeats` times (argument 1,
-// default 3) on MPI_COMM_WORLD, 16 ints per block.
+// Known calls for the stacking test: every collective of the entry-point table
+// (every_collective.hpp) `repeats` times (argument 1, default 3) on MPI_COMM_WORLD, 16 ints per
+// block.
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+
+#include "every_collective.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -13,17 +16,12 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int n = 16;
-  std::vector<int> mine(n, rank), all(static_cast<std::size_t>(n) * p), out(all.size(), rank), counts(p, n), displs(p);
+  std::vector<int> send(static_cast<std::size_t>(n) * p, rank), recv(send.size()), counts(p, n), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = i * n;
+  const every_collective::Arguments a{n, send.data(), recv.data(), counts.data(), displs.data(), MPI_COMM_WORLD, 0};
+  const std::vector<every_collective::Function> functions = every_collective::blocking();
   for (int i = 0; i < repeats; ++i) {
-    MPI_Allgather(mine.data(), n, MPI_INT, all.data(), n, MPI_INT, MPI_COMM_WORLD);
-    MPI_Allgatherv(mine.data(), n, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD);
-    MPI_Alltoall(out.data(), n, MPI_INT, all.data(), n, MPI_INT, MPI_COMM_WORLD);
-    MPI_Alltoallv(out.data(), counts.data(), displs.data(), MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT,
-                  MPI_COMM_WORLD);
-    MPI_Allreduce(mine.data(), all.data(), n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Gatherv(mine.data(), n, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Scatterv(out.data(), counts.data(), displs.data(), MPI_INT, mine.data(), n, MPI_INT, 0, MPI_COMM_WORLD);
+    for (const every_collective::Function& f : functions) f.call(a, nullptr);
   }
   if (rank == 0) std::printf("stacking_calls: %d calls of each collective\n", repeats);
   MPI_Finalize();
