@@ -10,6 +10,7 @@
 
 #include "decide/decision_policy.hpp"
 #include "selector/environment_impl.hpp"
+#include "test_platforms.hpp"
 
 namespace collshim {
 namespace {
@@ -121,15 +122,7 @@ RuleTable rules_of(const std::string& rules) {
   return table;
 }
 
-model::Platform two_level_platform() {
-  model::Platform platform;
-  platform.name = "test";
-  platform.shm.overhead_us = 0.5;
-  platform.shm.transfer = {{1, 0.2, 10.0}};
-  platform.net.overhead_us = 1.5;
-  platform.net.transfer = {{1, 3.0, 5.0}};
-  return platform;
-}
+using test::two_level_platform;
 
 // The model over that platform, the library running `stand_in` (empty: a library not known).
 model::ModelSettings model_of(const std::string& stand_in, double margin) {

@@ -10,19 +10,12 @@
 #include "model/cost/model_decision.hpp"
 #include "decide/model_step.hpp"
 #include "selector/environment_impl.hpp"
+#include "test_platforms.hpp"
 
 namespace collshim::model {
 namespace {
 
-Platform two_level_platform() {
-  Platform platform;
-  platform.name = "test";
-  platform.shm.overhead_us = 0.5;
-  platform.shm.transfer = {{1, 0.2, 10.0}};
-  platform.net.overhead_us = 1.5;
-  platform.net.transfer = {{1, 3.0, 5.0}};
-  return platform;
-}
+using test::two_level_platform;
 
 // A library that runs `stand_in` (a collshim Allgather spec) for every Allgather.
 LibraryDecision library_running_its(const std::string& stand_in) {
