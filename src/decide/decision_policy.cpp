@@ -141,6 +141,59 @@ Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, Coll
   return outcome;
 }
 
+Decision DecisionPolicy::decide_nonblocking(CommDecisions& comm, const PolicyCall& call,
+                                            bool settled_by_blocking_calls) const {
+  const CallFacts& facts = call.facts;
+  if (const Decision* known = comm.nonblocking_cache.find(facts.collective, facts.block_bytes, call.properties);
+      known != nullptr && !settled_by_blocking_calls)
+    return *known;
+  const auto nonblocking = [&](Decision decision) {
+    const AlgorithmChoice* form = selector_.nonblocking_form(*decision.choice);
+    if (form != decision.choice) {
+      decision.substitution = "a form that runs nonblocking";
+      decision.choice = form;
+    }
+    return decision;
+  };
+  const int bucket = size_bucket(facts.block_bytes);
+  if (settled_by_blocking_calls) {
+    if (const Decision* settled = comm.cache.find(facts.collective, facts.block_bytes, call.properties))
+      return nonblocking(*settled);
+    if (const CommTuning::Entry* key = comm.tuning.find(facts.collective, bucket, call.properties);
+        key != nullptr && key->session.settled())
+      return nonblocking(settled_decision(*key, selector_.native_choice()));
+  }
+  Decision decision = selector_.decide(facts);
+  const bool model_step = decision.rule_index == Decision::no_rule && selector_.model_decides(facts.collective);
+  if (facts.procs > 1 && (selector_.tunes(decision) || model_step)) {
+    const std::array<int, 3> key{static_cast<int>(facts.collective), bucket, call.properties};
+    if (const auto known = comm.nonblocking_picks.find(key); known != comm.nonblocking_picks.end()) {
+      decision = known->second;
+    } else {
+      const AlgorithmChoice* native = selector_.native_choice();
+      decision = {native, native, "online tuning times blocking calls only", Decision::no_rule};
+      if (model_ && model_step) {
+        const std::vector<const AlgorithmChoice*> candidates = selector_.tuning_candidates(facts);
+        if (!model::nothing_to_cost(candidates, native)) {
+          SoloSteps alone(facts.procs);
+          const model::ModelVerdict verdict = model::model_decision(*model_, call.model_call(alone), call.node_of_rank,
+                                                                    candidates, native, facts.commutative);
+          decision = {verdict.pick, verdict.pick, "model's pick, not confirmed (nonblocking)",
+                      verdict.pick == native ? Decision::model_kept_native : Decision::model_pick};
+          if (log_)
+            log_->debug("{}: p={} block {}: cost model (nonblocking): {}; picks {}",
+                        mpi_function_name(facts.collective), facts.procs, bucket_text(bucket),
+                        model::verdict_text(verdict), verdict.pick->text());
+        }
+      }
+      comm.nonblocking_picks.emplace(key, decision);
+    }
+  }
+  decision = nonblocking(decision);
+  comm.nonblocking_cache.store(facts.collective, facts.block_bytes, decision, call.properties);
+  return decision;
+}
+
 Trial DecisionPolicy::trial(const CommTuning::Entry& key) const {
   const TuningSession& session = key.session;
   // Settled, with the pick's second look pending: the pick's own call, not a trial.

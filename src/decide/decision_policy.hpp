@@ -8,6 +8,7 @@
 #include <spdlog/logger.h>
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -32,6 +33,11 @@ struct CommDecisions {
   // Per collective, whether its decisions here depend on the size (0: not known yet, 1: no, 2: yes):
   // the ranks agree on a rank-local size only where they do.
   std::array<std::uint8_t, collective_count> size_dependence{};
+  // Nonblocking and persistent calls' decisions (decide_nonblocking): by size, and the cost model's
+  // picks by size bucket, so that each bucket is costed once. Touched only by those calls, which
+  // decide in the same order on every rank.
+  DecisionCache nonblocking_cache;
+  std::map<std::array<int, 3>, Decision> nonblocking_picks;  // (collective, bucket, properties)
 };
 
 // What a reduction's decision depends on besides its size (the intercept reads them from the call's
@@ -134,6 +140,16 @@ class DecisionPolicy {
   // the key settled with this call.
   int run_trial(CommTuning::Entry& key, CollectiveSteps& steps, const std::function<int()>& run, double& own_seconds,
                 bool& settled_now) const;
+
+  // The decision of a nonblocking or persistent call, from what this rank knows alone: a start never
+  // waits for other ranks, so there are no trial calls, no size agreement here (the caller agrees
+  // first where it must) and no model broadcast. In order: the key's decision as a blocking call
+  // settled it (where `settled_by_blocking_calls`: only where every rank decides at the same point
+  // of its calls on the communicator, which a decision made during progress is not), the forcing
+  // variable and the rules, else the cost model's pick costed here (every rank costs the same call
+  // the same way; an Alltoallv as uniform at its average block), else native. Then the choice's
+  // nonblocking form (Selector::nonblocking_form). `call.model_call` is given SoloSteps.
+  Decision decide_nonblocking(CommDecisions& comm, const PolicyCall& call, bool settled_by_blocking_calls) const;
 
   // Whether some rank's buffers of a call about to run one of the shim's algorithms are device
   // memory (`mine`: this rank's): every rank must take the same path, and then the call passes

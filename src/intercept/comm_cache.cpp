@@ -52,6 +52,14 @@ void CommCache::release_predefined_states() {
   }
 }
 
+NonblockingLane::NonblockingLane(MPI_Comm shadow) {
+  if (PMPI_Comm_dup(shadow, &comm) != MPI_SUCCESS) comm = MPI_COMM_NULL;
+}
+
+NonblockingLane::~NonblockingLane() {
+  if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
+}
+
 CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
   void* value = nullptr;
   int found = 0;
@@ -73,6 +81,13 @@ CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
     recent_state_ = state;
   }
   return state;
+}
+
+CommState* CommCache::existing(MPI_Comm comm) const {
+  void* value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, keyval_, &value, &found) != MPI_SUCCESS || !found) return nullptr;
+  return static_cast<CommState*>(value);
 }
 
 long CommCache::live_states() { return live_state_count.load(); }

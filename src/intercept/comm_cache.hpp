@@ -11,15 +11,33 @@
 
 namespace collshim {
 
+// The communicator's nonblocking and persistent collectives (entry_points.cpp's operations): they
+// run on `lane`, a second dup, so that nothing they do there can meet a blocking call's traffic on
+// the shadow. There the library's collectives they run go in start order (the ranks may get to them
+// in any order otherwise), and their schedules' messages take tags apart (step_tag), each run
+// `tag_slot` a different range. Each run of an operation takes a ticket when it starts, in program
+// order, the same on every rank; runs act on the lane in ticket order (`turn`).
+struct NonblockingLane {
+  explicit NonblockingLane(MPI_Comm shadow);
+  ~NonblockingLane();
+  NonblockingLane(const NonblockingLane&) = delete;
+  NonblockingLane& operator=(const NonblockingLane&) = delete;
+
+  MPI_Comm comm = MPI_COMM_NULL;  // MPI_COMM_NULL if the dup failed: every such call passes through
+  unsigned long long next_ticket = 0;
+  unsigned long long turn = 0;
+};
+
 struct CommState {
   CommState(MPI_Comm shadow, const ProcessPlacement& placement)
-      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)) {
+      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)), lane(context.comm()) {
     context.set_node_of_rank(mapping.node_of_rank);
   }
   CommContext context;
   CommMapping mapping;
   CommDecisions decisions;            // the cache, and the keys the model or online tuning settles here
   bool device_memory_logged = false;  // the debug log says once that device buffers passed through
+  NonblockingLane lane;
 };
 
 class CommCache {
@@ -33,6 +51,8 @@ class CommCache {
   // one allgather of node ids). Returns nullptr if the dup fails (the caller passes the call through).
   // Only for intracommunicators: recent() relies on it.
   CommState* state(MPI_Comm comm, const ProcessPlacement& placement);
+  // The state of `comm` if it has one already, else nullptr: never collective (a nonblocking call's).
+  CommState* existing(MPI_Comm comm) const;
 
   // The state of `comm` if state() returned it last: a repeated call on the same communicator then
   // skips the attribute lookup (PMPI_Comm_get_attr is a hash lookup, ~140 instructions in Open MPI

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <concepts>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "intercept/entry_point_table.hpp"
 #include "intercept/call_arguments.hpp"
 #include "intercept/large_count.hpp"
+#include "intercept/nonblocking_requests.hpp"
 #include "intercept/runtime.hpp"
 #include "decide/shadow_steps.hpp"
 
@@ -50,6 +53,11 @@ void look_up_next(Function& next, const char* name, const void* own) {
 #define COLLSHIM_NEXT_FUNCTION(Name, Shape, parameters, arguments) \
   int next_##Name parameters { return next_mpi.Name arguments; }
 COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_NEXT_FUNCTION)
+#undef COLLSHIM_NEXT_FUNCTION
+// The library's nonblocking forms, where a nonblocking or persistent operation runs the library's.
+#define COLLSHIM_NEXT_FUNCTION(Name, Shape, parameters, shape_arguments, arguments, ...) \
+  int next_##Name parameters { return next_mpi.Name arguments; }
+COLLSHIM_NONBLOCKING_ENTRY_POINTS(COLLSHIM_NEXT_FUNCTION)
 #undef COLLSHIM_NEXT_FUNCTION
 
 bool counts_valid(const int* counts, int p) {
@@ -133,16 +141,20 @@ long long agreed_block_bytes(const Runtime& runtime, CommState& state, long long
 // What run_collective() needs of a collective: a struct holding one call's arguments, with
 // clang-format off
 template <typename Entry>
-concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, const AlgorithmChoice& choice,
-                                   CommContext& context, DeviceMemory& memory) {
+concept CallShape = requires(const Entry& entry, int p, const AlgorithmChoice& choice, CommContext& context,
+                             DeviceMemory& memory) {
   { Entry::collective } -> std::convertible_to<Collective>;  // its row in the collective table
   { entry.arguments_usable(p) } -> std::same_as<bool>;  // false: the MPI library gets the call (and reports errors)
   { entry.received_bytes(p) } -> std::same_as<long long>;  // bytes this rank receives (rooted: root's total, others' own)
-  { entry.pass_through(comm) } -> std::same_as<int>;       // the PMPI_* call with the user's arguments
   { entry.run(choice, context) } -> std::same_as<int>;     // the decided algorithm
   // Whether a buffer this rank's part of the call reads or writes is device memory (buffers with no
   // data to move, and MPI_IN_PLACE, are not asked about).
   { entry.device_buffers(memory, p) } -> std::same_as<bool>;
+};
+// A blocking call: its shape, with the library's function for it.
+template <typename Entry>
+concept CollectiveEntry = CallShape<Entry> && requires(const Entry& entry, MPI_Comm comm) {
+  { entry.pass_through(comm) } -> std::same_as<int>;       // the PMPI_* call with the user's arguments
 };
 // clang-format on
 // (Not formatted: clang-format 14 breaks the requirement lines apart.)
@@ -150,8 +162,9 @@ concept CollectiveEntry = requires(const Entry& entry, int p, MPI_Comm comm, con
 // The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
 // where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the
 // ranks together know (gathered on rank 0 of the shadow through `steps`: collective).
-template <CollectiveEntry Entry>
-model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long long block_bytes) {
+template <CallShape Entry>
+model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long long block_bytes,
+                            bool gather_pattern = true) {
   const int p = steps.size();
   model::ModelCall call;
   call.collective = Entry::collective;
@@ -162,6 +175,7 @@ model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long lon
   if constexpr (requires { entry.call.sendbuf; }) call.in_place = entry.call.sendbuf == MPI_IN_PLACE;
   if constexpr (requires { entry.call.op; }) call.builtin_op = predefined_operation(entry.call.op);
   if constexpr (requires { entry.sent_bytes(p); }) {
+    if (!gather_pattern) return call;
     call.pairs = model::gather_alltoall_pattern(steps, entry.sent_bytes(p), block_bytes);
     // Every pair holding the same bytes: the uniform call, costed by its symmetry.
     if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
@@ -482,6 +496,196 @@ struct ScattervEntry {
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
+// A nonblocking or persistent call's decision (DecisionPolicy::decide_nonblocking), its data as the
+// model costs it without gathering anything (an Alltoallv as uniform at its average block).
+template <CallShape Entry>
+Decision decide_nonblocking(Runtime& runtime, CommState& state, const Entry& entry, long long block_bytes,
+                            int properties, bool settled_by_blocking_calls) {
+  const PolicyCall call{call_facts(Entry::collective, state.context.size(), state.mapping, block_bytes, properties),
+                        properties, state.mapping.node_of_rank,
+                        [&](CollectiveSteps& alone) { return model_call(entry, alone, block_bytes, false); }};
+  return runtime.policy.decide_nonblocking(state.decisions, call, settled_by_blocking_calls);
+}
+
+// ---- Nonblocking and persistent collectives ----------------------------------------------------
+
+// A nonblocking or persistent call the shim runs: decided from what this rank knows alone
+// (DecisionPolicy::decide_nonblocking), or, where the ranks must agree first (a size only the
+// ranks together know, a device-memory vote), after an MPI_Iallreduce on the shadow that is its
+// first step. It runs on the communicator's lane (NonblockingLane): a schedule of the registry
+// (ScheduleRun), or the library's nonblocking call (`library`: the user's arguments on another
+// communicator) where the decision is native or device memory is involved. A persistent operation
+// decides at its first start (at MPI_*_init where no agreement is needed) and keeps the decision;
+// its buffers are read at each start.
+template <CallShape Entry, typename LibraryCall>
+class CollectiveOperation final : public Operation {
+ public:
+  CollectiveOperation(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry, LibraryCall library,
+                      const char* function, bool persistent, long long block_bytes, int properties,
+                      std::optional<Decision> decision)
+      : runtime_(runtime),
+        comm_(comm),
+        state_(state),
+        entry_(entry),
+        library_(std::move(library)),
+        function_(function),
+        persistent_(persistent),
+        block_bytes_(block_bytes),
+        properties_(properties),
+        decision_(std::move(decision)) {}
+  ~CollectiveOperation() override {
+    // Freed while running (MPI_Request_free of an active request, then MPI_Finalize): let it end.
+    if (phase_ == Phase::agreeing) PMPI_Wait(&agreement_request_, MPI_STATUS_IGNORE);
+    if (phase_ == Phase::native) PMPI_Wait(&native_request_, MPI_STATUS_IGNORE);
+  }
+  CollectiveOperation(const CollectiveOperation&) = delete;
+  CollectiveOperation& operator=(const CollectiveOperation&) = delete;
+
+  void start() override {
+    error_ = MPI_SUCCESS;
+    ticket_ = state_.lane.next_ticket++;
+    started_at_ = runtime_.profile ? PMPI_Wtime() : 0.0;
+    phase_ = Phase::waiting_turn;
+    if (decision_) return;
+    // (A persistent operation's decision holds for all its starts: its arguments are fixed at
+    // MPI_*_init.) The agreement: this rank's size (Alltoallv: its received bytes; a rooted call: the root's
+    // total, 0 elsewhere) and device-memory vote, summed.
+    const int p = state_.context.size();
+    const SizeAgreement agreement = collective_info(Entry::collective).size_agreement;
+    const long long received = entry_.received_bytes(p);
+    int root = 0;
+    if constexpr (requires { entry_.call.root; }) root = entry_.call.root;
+    agreement_[0] = agreement == SizeAgreement::root && state_.context.rank() != root ? 0 : received;
+    agreement_[1] = runtime_.device_checks && entry_.device_buffers(runtime_.device, p) ? 1 : 0;
+    const int rc = PMPI_Iallreduce(MPI_IN_PLACE, agreement_.data(), 2, MPI_LONG_LONG, MPI_SUM, state_.context.comm(),
+                                   &agreement_request_);
+    if (rc != MPI_SUCCESS) return finish(rc);
+    phase_ = Phase::agreeing;
+  }
+
+  bool progress() override {
+    if (phase_ == Phase::agreeing && !agreed()) return false;
+    if (phase_ == Phase::waiting_turn) {
+      if (state_.lane.turn != ticket_) return false;  // an earlier run of this communicator acts first
+      ++state_.lane.turn;
+      act();
+    }
+    if (phase_ == Phase::native) {
+      int flag = 0;
+      MPI_Status status;
+      const int rc = PMPI_Test(&native_request_, &flag, &status);
+      if (rc != MPI_SUCCESS) return finish(rc), true;
+      if (!flag) return false;
+      finish(MPI_SUCCESS);
+    }
+    if (phase_ == Phase::schedule) {
+      if (!run_->progress()) return false;
+      finish(run_->error());
+    }
+    return phase_ == Phase::done;
+  }
+
+  int error() const override { return error_; }
+  MPI_Comm comm() const override { return comm_; }
+
+ private:
+  enum class Phase : std::uint8_t { agreeing, waiting_turn, native, schedule, done };
+
+  bool agreed() {
+    int flag = 0;
+    const int rc = PMPI_Test(&agreement_request_, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      finish(rc);
+      return false;
+    }
+    if (!flag) return false;
+    const int p = state_.context.size();
+    const SizeAgreement agreement = collective_info(Entry::collective).size_agreement;
+    if (agreement == SizeAgreement::local) block_bytes_ = agreement_[0] / (static_cast<long long>(p) * p);
+    if (agreement == SizeAgreement::root) block_bytes_ = agreement_[0] / p;
+    device_ = agreement_[1] > 0;
+    // Decided during progress, where a blocking call's settled keys could differ between ranks (they
+    // reach this point at different calls): rules, forcing and the model's pick only.
+    decision_ = decide_nonblocking(runtime_, state_, entry_, block_bytes_, properties_, false);
+    phase_ = Phase::waiting_turn;
+    return true;
+  }
+  void act() {
+    const Decision& decision = *decision_;
+    if (runtime_.log->should_log(spdlog::level::debug)) log_started(decision);
+    if (device_ || decision.choice->algorithm->passes_through) {
+      const int rc = library_(state_.lane.comm, &native_request_);
+      if (rc != MPI_SUCCESS) return finish(rc);
+      phase_ = Phase::native;
+      return;
+    }
+    AlgorithmState* algorithm = nullptr;
+    int rc = state_.context.state(*decision.choice, algorithm);
+    if (rc == MPI_SUCCESS)
+      rc = make_layout(entry_.call, state_.context.size(), state_.context.rank(), layout_storage_, layout_);
+    if (rc != MPI_SUCCESS) return finish(rc);
+    const Schedule* schedule = &algorithm->schedule_for(layout_);
+    if (!algorithm->keeps_schedules()) {
+      own_schedule_ = *schedule;
+      schedule = &own_schedule_;
+    }
+    const int slot = static_cast<int>(ticket_ % static_cast<unsigned long long>(runtime_.nonblocking_tag_slots)) + 1;
+    run_ = std::make_unique<ScheduleRun>(*schedule, layout_, engine_, state_.lane.comm, slot * tags_per_schedule);
+    run_->start();
+    phase_ = Phase::schedule;
+  }
+
+  [[gnu::noinline, gnu::cold]] void log_started(const Decision& decision) const {
+    runtime_.log->debug(
+        "{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({}{})", function_, state_.context.size(),
+        block_bytes_, mapping_name(state_.mapping.mapping), state_.mapping.nodes,
+        device_ ? "native" : decision.choice->text(), device_ ? "device memory" : decision.reason,
+        *decision.substitution != '\0' && !device_
+            ? std::string("; ") + decision.requested->text() + " is blocking-only, running " + decision.choice->text()
+            : std::string());
+  }
+
+  void finish(int rc) {
+    error_ = rc;
+    phase_ = Phase::done;
+    if (runtime_.profile && decision_) {
+      const int choice = device_ ? runtime_.policy.selector().native_choice()->id : decision_->choice->id;
+      const ProfileKey key{state_.context.size(),
+                           static_cast<int>(Entry::collective),
+                           choice,
+                           device_ ? Decision::device_memory : decision_->rule_index,
+                           size_bucket(block_bytes_),
+                           static_cast<int>(form())};
+      runtime_.profile->record(key, entry_.received_bytes(state_.context.size()), PMPI_Wtime() - started_at_);
+    }
+  }
+  CallForm form() const { return persistent_ ? CallForm::persistent : CallForm::nonblocking; }
+
+  Runtime& runtime_;
+  MPI_Comm comm_;
+  CommState& state_;
+  Entry entry_;
+  LibraryCall library_;
+  const char* function_;
+  bool persistent_;
+  long long block_bytes_;
+  int properties_;
+  std::optional<Decision> decision_;
+  bool device_ = false;
+  Phase phase_ = Phase::done;
+  int error_ = MPI_SUCCESS;
+  unsigned long long ticket_ = 0;
+  double started_at_ = 0;
+  std::array<long long, 2> agreement_{};
+  MPI_Request agreement_request_ = MPI_REQUEST_NULL;
+  MPI_Request native_request_ = MPI_REQUEST_NULL;
+  LayoutStorage layout_storage_;
+  CallLayout layout_;
+  EngineStorage engine_;
+  Schedule own_schedule_;
+  std::unique_ptr<ScheduleRun> run_;
+};
+
 // This rank in `comm`: from the communicator's state when the shim has it at hand (its shadow is a
 // dup, so the ranks are the same), otherwise asked of MPI. Only read once look_up_comm() accepted
 // the communicator.
@@ -506,6 +710,11 @@ struct Intercepted : Shape {
 // loads and a tail call; this is out of line, so the fast path does not pay for its stack frame.
 template <typename Shape, auto library, typename... Args>
 [[gnu::noinline]] int intercept(Runtime* runtime, MPI_Comm comm, Args... args) {
+  if (OperationTable::running()) {  // nonblocking operations advance in every call the shim intercepts
+    OperationTable& table = OperationTable::instance();
+    const auto lock = table.lock();
+    table.progress();
+  }
   Intercepted<Shape, library, Args...> entry(args...);
   if constexpr (requires { entry.rank; }) entry.rank = rank_in(*runtime, comm);
   return run_collective(*runtime, comm, entry);
@@ -525,6 +734,69 @@ template <typename Shape, typename... Args>
     if (entry.arguments_usable(p)) bytes = entry.received_bytes(p);
   }
   runtime.profile->count_unhandled(static_cast<int>(function), bytes);
+}
+
+// A nonblocking or persistent call. The shim runs it where the communicator already has its state
+// (made by a blocking call on it, or at MPI_Init for MPI_COMM_WORLD: making one is collective and
+// would block) and its arguments are usable; otherwise the library gets it, counted for the report.
+// Decided here where every rank knows the size alone; a nonblocking call decided native then goes
+// to the library unwrapped. Otherwise the operation agrees first (CollectiveOperation).
+template <typename Shape, typename LibraryCall, typename PassOn, typename... Args>
+[[gnu::noinline]] int start_collective(Runtime& runtime, UnhandledFunction function, const char* name, bool persistent,
+                                       MPI_Comm comm, MPI_Request* request, LibraryCall library, PassOn pass_on,
+                                       Args... args) {
+  constexpr Collective collective = Shape::collective;
+  const auto unhandled = [&] {
+    if (runtime.profile) count_unhandled<Shape>(runtime, function, comm, args...);
+    return pass_on();
+  };
+  if (runtime.nonblocking_native || runtime.nonblocking_tag_slots == 0) return unhandled();
+  OperationTable& table = OperationTable::instance();
+  auto lock = table.lock();
+  if (OperationTable::running()) table.progress();
+  CommState* state = runtime.comms.existing(comm);
+  Shape entry(args...);
+  const int p = state != nullptr ? state->context.size() : 0;
+  if constexpr (requires { entry.rank; }) entry.rank = state != nullptr ? state->context.rank() : MPI_PROC_NULL;
+  if (state == nullptr || state->lane.comm == MPI_COMM_NULL || !entry.arguments_usable(p)) {
+    lock.unlock();
+    return unhandled();
+  }
+  int properties = 0;
+  if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
+  const CallFacts facts = call_facts(collective, p, state->mapping, 0, properties);
+  const SizeAgreement agreement = collective_info(collective).size_agreement;
+  const bool agree =
+      runtime.device_checks || ((agreement == SizeAgreement::local || agreement == SizeAgreement::root) &&
+                                runtime.policy.size_must_be_agreed(state->decisions, facts));
+  std::optional<Decision> decision;
+  long long block_bytes = 0;
+  if (!agree) {
+    int root = 0;
+    if constexpr (requires { entry.call.root; }) root = entry.call.root;
+    SoloSteps alone(p);  // asked nothing: no agreement is needed
+    block_bytes = runtime.policy.agreed_block_bytes(state->decisions, facts, alone, entry.received_bytes(p), root);
+    decision = decide_nonblocking(runtime, *state, entry, block_bytes, properties, true);
+    if (!persistent && decision->choice->algorithm->passes_through) {
+      if (runtime.log->should_log(spdlog::level::debug))
+        runtime.log->debug("{}: p={} block_bytes={} algorithm=native ({}); the library's own nonblocking call", name, p,
+                           block_bytes, decision->reason);
+      if (runtime.profile) {
+        const ProfileKey key{p,
+                             static_cast<int>(collective),
+                             decision->choice->id,
+                             decision->rule_index,
+                             size_bucket(block_bytes),
+                             static_cast<int>(CallForm::nonblocking)};
+        runtime.profile->record(key, entry.received_bytes(p), 0.0);
+      }
+      lock.unlock();
+      return pass_on();
+    }
+  }
+  auto operation = std::make_unique<CollectiveOperation<Shape, LibraryCall>>(
+      runtime, comm, *state, entry, std::move(library), name, persistent, block_bytes, properties, decision);
+  return table.add(std::move(operation), persistent, request);
 }
 
 // MPI_COMM_NULL is reported by the shim itself, as MPI_ERR_COMM through MPI_COMM_WORLD's error
@@ -577,13 +849,24 @@ COLLSHIM_EXPORT int MPI_Finalize() {
   }
 COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
-#define COLLSHIM_UNHANDLED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments)                \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                              \
-    if (Runtime* runtime = Runtime::active(); runtime != nullptr && runtime->profile)                      \
-      count_unhandled<Shape>(*runtime, UnhandledFunction::Name, comm, COLLSHIM_ARGUMENTS shape_arguments); \
-    return next_mpi.Name arguments;                                                                        \
+// Every nonblocking and persistent form: run by the shim (start_collective), or passed straight on
+// where nothing can route it to an algorithm and there is no report (Runtime::started_forms_pass).
+// `library` is the operation's way to the library's nonblocking form (the user's arguments on the
+// communicator's lane), `pass_on` the call unchanged.
+#define COLLSHIM_STARTED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments, form, nonblocking_name) \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                     \
+    Runtime* runtime = Runtime::active();                                                                         \
+    if (runtime == nullptr || runtime->started_forms_pass(Shape::collective)) return next_mpi.Name arguments;     \
+    if (comm == MPI_COMM_NULL) return null_communicator_error();                                                  \
+    return start_collective<Shape>(                                                                               \
+        *runtime, UnhandledFunction::Name, "MPI_" #Name, CallForm::form == CallForm::persistent, comm, request,   \
+        [=](MPI_Comm lane, MPI_Request* started) {                                                                \
+          const MPI_Comm comm = lane;                                                                             \
+          return next_##nonblocking_name(COLLSHIM_ARGUMENTS shape_arguments, started);                            \
+        },                                                                                                        \
+        [=] { return next_mpi.Name arguments; }, COLLSHIM_ARGUMENTS shape_arguments);                             \
   }
-COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_ENTRY_POINT)
+COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_STARTED_ENTRY_POINT)
 
 // Runs when the library is loaded, before the program's main.
 [[gnu::constructor]] static void collshim_look_up_next_functions() {

@@ -225,6 +225,11 @@ void Runtime::start() {
   }
   if (first_rank_with_error == INT_MAX) {
     runtime->placement = detect_process_placement(settings.topology);
+    runtime->nonblocking_native = settings.nonblocking_native;
+    void* tag_ub = nullptr;
+    int found = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+    if (found) runtime->nonblocking_tag_slots = std::max(0, *static_cast<int*>(tag_ub) / tags_per_schedule - 1);
     current_runtime = std::move(runtime);
     active_ = current_runtime.get();
     const Selector& selector = current_runtime->policy.selector();
@@ -243,6 +248,9 @@ void Runtime::start() {
           "margin {:.0f}%",
           mode, model->platform_file, model->platform.name, model->library_name, model->margin * 100);
     }
+    // MPI_COMM_WORLD's state now, while every rank is here: a nonblocking call can only use a state
+    // that exists (making one is collective), and many programs use only MPI_COMM_WORLD.
+    if (!settings.nonblocking_native) current_runtime->comms.state(MPI_COMM_WORLD, current_runtime->placement);
     if (current_runtime->device_checks) {
       const std::string found = current_runtime->device.runtimes();
       current_runtime->log->info(

@@ -32,6 +32,10 @@ class Runtime {
   // True when every `collective` call passes straight through: nothing can route it to an algorithm
   // (Selector::always_native) and there is no report to count it for.
   bool passes_through(Collective collective) const { return passes_through_[static_cast<int>(collective)]; }
+  // The same for the nonblocking and persistent forms, which COLLSHIM_NONBLOCKING=native also sends on.
+  bool started_forms_pass(Collective collective) const {
+    return passes_through(collective) || (nonblocking_native && !profile);
+  }
 
   // Online tuning or the cost model settled a key on a communicator: logged, and kept for
   // COLLSHIM_TUNE_OUT; a key settled again (its pick's second look) replaces what it kept. Any thread.
@@ -53,6 +57,10 @@ class Runtime {
   std::shared_ptr<spdlog::logger> log;
   std::unique_ptr<Profile> profile;  // only with COLLSHIM_REPORT
   std::string report_target;         // "stderr" or a path; ".json" means JSON
+  bool nonblocking_native = false;   // COLLSHIM_NONBLOCKING=native
+  // Tag ranges a communicator's nonblocking operations can use at once (step_tag), from MPI_TAG_UB;
+  // 0: none (a library with only the guaranteed 32767), and they all pass through.
+  int nonblocking_tag_slots = 0;
 
  private:
   void write_report();

@@ -1,5 +1,7 @@
 #include "profile/profile.hpp"
 
+#include <cctype>
+
 #include <bit>
 #include <cstdint>
 
@@ -17,6 +19,25 @@ std::string bucket_text(int bucket) {
     return std::to_string(1LL << (power % 10)) + units[power / 10];
   };
   return size(bucket) + "-" + size(bucket + 1);
+}
+
+std::string form_function_name(std::string_view mpi_function, CallForm form) {
+  std::string name(mpi_function);
+  if (form == CallForm::persistent) return name + "_init";
+  if (form == CallForm::nonblocking && name.starts_with("MPI_") && name.size() > 4) {
+    name[4] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[4])));
+    name.insert(4, "I");
+  }
+  return name;
+}
+
+const char* form_name(CallForm form) {
+  switch (form) {
+    case CallForm::blocking: return "blocking";
+    case CallForm::nonblocking: return "nonblocking";
+    case CallForm::persistent: return "persistent";
+  }
+  return "blocking";
 }
 
 void Profile::record(const ProfileKey& key, long long bytes, double seconds) {

@@ -5,11 +5,18 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/engine/registry.hpp"
 
 namespace collshim {
+
+// How a call came: MPI_Allgather, MPI_Iallgather or MPI_Allgather_init (and MPI_Start).
+enum class CallForm : int { blocking = 0, nonblocking = 1, persistent = 2 };
+// "MPI_Allgather", "MPI_Iallgather", "MPI_Allgather_init" for a collective's MPI name.
+std::string form_function_name(std::string_view mpi_function, CallForm form);
+const char* form_name(CallForm form);  // "blocking", "nonblocking", "persistent"
 
 struct ProfileKey {
   int comm_size = 0;
@@ -17,6 +24,7 @@ struct ProfileKey {
   int choice_id = 0;   // AlgorithmChoice::id in the selector's table (same on every rank)
   int rule_index = 0;  // Decision::rule_index: a rule's index, or Decision::no_rule / forced_rule
   int bucket = 0;      // -1 for 0 bytes, else floor(log2(block_bytes))
+  int form = 0;        // CallForm; a nonblocking or persistent call's time runs from its start to its completion
   bool operator==(const ProfileKey&) const = default;
 };
 

@@ -1,5 +1,7 @@
 #include "profile/report.hpp"
 
+#include <cctype>
+
 #include "profile/json_writer.hpp"
 
 #include "selector/selector.hpp"  // Decision::no_rule, forced_rule: what a key's rule_index can say
@@ -47,9 +49,23 @@ TuningCost tuning_cost(const std::vector<MergedRow>& rows) {
 
 }  // namespace
 
+namespace {
+
+// A row's collective as the text report names it: "Allgather", and the nonblocking and persistent
+// forms by their MPI names without the prefix, in the same case ("iallgather", "allgather_init").
+std::string row_collective(const ProfileKey& key) {
+  const auto collective = static_cast<Collective>(key.collective);
+  if (key.form == static_cast<int>(CallForm::blocking)) return std::string(collective_name(collective));
+  std::string name = form_function_name(mpi_function_name(collective), static_cast<CallForm>(key.form)).substr(4);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+}  // namespace
+
 std::vector<MergedRow> merge_rows(const std::vector<std::vector<ProfileRow>>& per_rank) {
   auto order = [](const ProfileKey& k) {
-    return std::tuple(k.comm_size, k.collective, k.bucket, k.choice_id, k.rule_index);
+    return std::tuple(k.comm_size, k.collective, k.form, k.bucket, k.choice_id, k.rule_index);
   };
   std::map<decltype(order(ProfileKey{})), MergedRow> merged;
   for (const auto& rows : per_rank) {
@@ -98,8 +114,7 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
                                            "calls", "bytes",      "time total s", "time max s"};
   std::vector<std::vector<std::string>> table;
   for (const MergedRow& r : rows) {
-    table.push_back({std::to_string(r.key.comm_size),
-                     std::string(collective_name(static_cast<Collective>(r.key.collective))), bucket_text(r.key.bucket),
+    table.push_back({std::to_string(r.key.comm_size), row_collective(r.key), bucket_text(r.key.bucket),
                      choice_name(r.key.choice_id, names), rule_name(r.key.rule_index, names),
                      std::to_string(r.calls_max), std::to_string(r.bytes), fmt::format("{:.6f}", r.seconds_total),
                      fmt::format("{:.6f}", r.seconds_max)});
@@ -132,7 +147,10 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
       "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
       "time: inside the calls, summed over ranks and the largest single rank\n";
   if (!unhandled.empty()) {
-    out += "passed through, not handled (nonblocking and persistent collectives go to the MPI library as they are):\n";
+    out +=
+        "passed through, not handled (nonblocking and persistent calls on a communicator the shim has no state for "
+        "yet, with arguments it does not take, or with COLLSHIM_NONBLOCKING=native, go to the MPI library as they "
+        "are):\n";
     std::size_t name_width = 0;
     for (const MergedUnhandled& u : unhandled) name_width = std::max(name_width, u.function.size());
     for (const MergedUnhandled& u : unhandled)
@@ -162,6 +180,7 @@ std::string format_json_report(const ReportHeader& h, const std::vector<MergedRo
     out.begin_object(Layout::one_line)
         .member("comm_size", r.key.comm_size)
         .member("collective", collective_name(static_cast<Collective>(r.key.collective)))
+        .member("form", form_name(static_cast<CallForm>(r.key.form)))
         .member("algorithm", choice_name(r.key.choice_id, names))
         .member("rule", rule_name(r.key.rule_index, names))
         .member("bucket_low_bytes", r.key.bucket < 0 ? 0 : (1LL << r.key.bucket))

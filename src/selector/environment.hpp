@@ -47,6 +47,7 @@ struct EnvironmentSettings {
   std::vector<std::string> tune_exclude;
   std::optional<std::string> tune_out;  // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
   bool allreduce_reorder = false;       // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
+  bool nonblocking_native = false;      // COLLSHIM_NONBLOCKING=native: nonblocking and persistent forms pass through
   std::vector<std::string> errors;      // each names the variable and its value
   std::vector<std::string> warnings;
 

@@ -33,6 +33,16 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 ": expected 1 (floating-point reductions may run in another order) or 0");
     }
   }
+  if (const char* nonblocking = lookup("COLLSHIM_NONBLOCKING")) {
+    const std::string value = nonblocking;
+    if (value == "native") {
+      settings.nonblocking_native = true;
+    } else if (value != "shim" && !value.empty()) {
+      settings.errors.push_back("COLLSHIM_NONBLOCKING=" + value +
+                                ": expected shim (nonblocking and persistent collectives decided like blocking "
+                                "ones) or native (all passed to the MPI library)");
+    }
+  }
   if (const char* platform = lookup("COLLSHIM_PLATFORM")) {
     settings.platform = platform;
     if (settings.platform->empty())

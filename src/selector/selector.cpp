@@ -124,11 +124,19 @@ const AlgorithmChoice* Selector::intern(const AlgorithmChoice& choice) {
   choices_.push_back(std::move(copy));
   const AlgorithmChoice* interned = &choices_.back();
   fallback_.push_back(nullptr);
+  nonblocking_.push_back(interned);
   if (!interned->algorithm->fallback.empty()) {
     // The fallback runs with its default parameters; resolve it now so decide() never allocates.
     const Collective any = interned->algorithm->collectives.front();
     const AlgorithmChoice* fallback = intern(*make_choice(interned->algorithm->fallback, {}, any).choice);
     fallback_[interned->id] = fallback;
+  }
+  const Algorithm& algorithm = *interned->algorithm;
+  if (algorithm.blocking_only && !algorithm.blocking_only(interned->params).empty()) {
+    const Collective any = algorithm.collectives.front();
+    const SpecParseResult parsed = parse_algorithm_spec(algorithm.nonblocking_fallback(interned->params), any);
+    const AlgorithmChoice* fallback = intern(*parsed.choice);  // the registry's own text: always valid
+    nonblocking_[interned->id] = nonblocking_[fallback->id];
   }
   return interned;
 }

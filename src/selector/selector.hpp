@@ -85,6 +85,11 @@ class Selector {
   // Where every node holds one rank, a node-aware candidate whose flat twin is listed is left out.
   std::vector<const AlgorithmChoice*> tuning_candidates(const CallFacts& facts) const;
 
+  // The choice a nonblocking or persistent call runs in place of `choice` (interned): itself, or
+  // where its algorithm is blocking-only with these parameters (Algorithm::blocking_only), its
+  // nonblocking fallback.
+  const AlgorithmChoice* nonblocking_form(const AlgorithmChoice& choice) const { return nonblocking_[choice.id]; }
+
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const AlgorithmChoice* native_choice() const { return native_; }
   // Every rule of the files, those for another library included (explanations, reports).
@@ -107,6 +112,7 @@ class Selector {
   std::vector<std::string> rule_reason_;             // "rule at file:line:column"
   std::deque<AlgorithmChoice> choices_;              // deque: pointers stay valid as it grows
   std::vector<const AlgorithmChoice*> fallback_;     // by choice id; null when the algorithm has none
+  std::vector<const AlgorithmChoice*> nonblocking_;  // by choice id: nonblocking_form()
   std::array<const AlgorithmChoice*, collective_count> forced_{};
   std::array<std::string, collective_count> forced_reason_;
   std::array<bool, collective_count> always_native_{};

@@ -74,11 +74,11 @@ long long own_block_bytes(const CallLayout& layout) {
   return (layout.rank == layout.root ? all_blocks_side(layout) : own_block_side(layout)).bytes(layout.rank);
 }
 
-int make_layout(const GathervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const GathervCall& call, int p, int rank, LayoutStorage&, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::gather;
-  layout.p = context.size();
-  layout.rank = context.rank();
+  layout.p = p;
+  layout.rank = rank;
   layout.root = call.root;
   if (layout.rank == call.root) {
     layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.displs, 0);
@@ -92,11 +92,11 @@ int make_layout(const GathervCall& call, const CommContext& context, CallLayout&
   return MPI_SUCCESS;
 }
 
-int make_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const ScattervCall& call, int p, int rank, LayoutStorage&, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::scatter;
-  layout.p = context.size();
-  layout.rank = context.rank();
+  layout.p = p;
+  layout.rank = rank;
   layout.root = call.root;
   if (layout.rank == call.root) {
     layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.displs, 0);
@@ -110,11 +110,11 @@ int make_layout(const ScattervCall& call, const CommContext& context, CallLayout
   return MPI_SUCCESS;
 }
 
-int make_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout) {
+int make_layout(const AllgathervCall& call, int p, int rank, LayoutStorage&, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::allgather;
-  layout.p = context.size();
-  layout.rank = context.rank();
+  layout.p = p;
+  layout.rank = rank;
   layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.displs, call.uniform_count);
   if (call.sendbuf == MPI_IN_PLACE) {
     layout.send = layout.recv;  // the own block's copy is then from a place to itself: nothing
@@ -125,11 +125,11 @@ int make_layout(const AllgathervCall& call, const CommContext& context, CallLayo
   return MPI_SUCCESS;
 }
 
-int make_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout) {
+int make_layout(const AlltoallvCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::alltoall;
-  layout.p = context.size();
-  layout.rank = context.rank();
+  layout.p = p;
+  layout.rank = rank;
   layout.recv = typed_buffer(call.recvbuf, call.recvtype, call.recvcounts, call.rdispls, call.recv_uniform_count);
   if (call.sendbuf != MPI_IN_PLACE) {
     layout.send = typed_buffer(call.sendbuf, call.sendtype, call.sendcounts, call.sdispls, call.send_uniform_count);
@@ -151,32 +151,31 @@ int make_layout(const AlltoallvCall& call, CommContext& context, CallLayout& lay
     span_end = any ? std::max(span_end, end) : end;
     any = true;
   }
-  context.staging.resize(static_cast<std::size_t>(span_end - span_begin));
-  if (any) std::memcpy(context.staging.data(), recv.base + span_begin, context.staging.size());
+  storage.staging.resize(static_cast<std::size_t>(span_end - span_begin));
+  if (any) std::memcpy(storage.staging.data(), recv.base + span_begin, storage.staging.size());
   // The staged copy stands where recvbuf was: block d at base + displacement(d) * extent.
-  layout.send.base = reinterpret_cast<char*>(context.staging.data()) - span_begin;
+  layout.send.base = reinterpret_cast<char*>(storage.staging.data()) - span_begin;
   return MPI_SUCCESS;
 }
 
-int make_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout) {
+int make_layout(const AllreduceCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout) {
   layout = {};
   layout.naming = BlockNaming::reduction;
-  layout.p = context.size();
-  layout.rank = context.rank();
+  layout.p = p;
+  layout.rank = rank;
   layout.op = call.op;
-  const int p = layout.p;
-  context.segment_counts.resize(static_cast<std::size_t>(p));
-  context.segment_displs.resize(static_cast<std::size_t>(p));
+  storage.segment_counts.resize(static_cast<std::size_t>(p));
+  storage.segment_displs.resize(static_cast<std::size_t>(p));
   int displacement = 0;
   for (int b = 0; b < p; ++b) {
-    context.segment_counts[b] = static_cast<int>(segment_elements(call.count, p, b));
-    context.segment_displs[b] = displacement;
-    displacement += context.segment_counts[b];
+    storage.segment_counts[b] = static_cast<int>(segment_elements(call.count, p, b));
+    storage.segment_displs[b] = displacement;
+    displacement += storage.segment_counts[b];
   }
-  layout.recv = typed_buffer(call.recvbuf, call.type, context.segment_counts.data(), context.segment_displs.data(), 0);
+  layout.recv = typed_buffer(call.recvbuf, call.type, storage.segment_counts.data(), storage.segment_displs.data(), 0);
   layout.send = call.sendbuf == MPI_IN_PLACE ? layout.recv
-                                             : typed_buffer(call.sendbuf, call.type, context.segment_counts.data(),
-                                                            context.segment_displs.data(), 0);
+                                             : typed_buffer(call.sendbuf, call.type, storage.segment_counts.data(),
+                                                            storage.segment_displs.data(), 0);
   return MPI_SUCCESS;
 }
 

@@ -15,8 +15,6 @@
 
 namespace collshim {
 
-class CommContext;
-
 // What a block index means, per collective family (schedule.hpp). Every (rank, buffer, block) holds
 // one datum: datum_of() names it, so the checker can tell whether the right data arrived.
 enum class BlockNaming : std::uint8_t {
@@ -131,11 +129,19 @@ int create_blocks_type(const TypedBuffer& buffer, const Blocks& blocks, std::vec
   return rc;
 }
 
-// Layouts of the calls. MPI_IN_PLACE: the allgather's own block is already in recvbuf (its send
-// buffer is recvbuf); the Alltoallv's outgoing blocks are copied to the context's staging buffer
-// first, since receiving overwrites them. Returns an MPI error code.
-int make_layout(const AllgathervCall& call, const CommContext& context, CallLayout& layout);
-int make_layout(const AlltoallvCall& call, CommContext& context, CallLayout& layout);
+// What a layout may point into besides the user's buffers: an in-place Alltoallv's staged outgoing
+// blocks, a reduction's segments. A blocking call uses its communicator's (CommContext); a
+// nonblocking or persistent operation keeps its own until it completes.
+struct LayoutStorage {
+  std::vector<std::byte> staging;
+  std::vector<int> segment_counts, segment_displs;
+};
+
+// Layouts of the calls of `rank` of `p` ranks. MPI_IN_PLACE: the allgather's own block is already
+// in recvbuf (its send buffer is recvbuf); the Alltoallv's outgoing blocks are copied to the
+// storage's staging buffer first, since receiving overwrites them. Returns an MPI error code.
+int make_layout(const AllgathervCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout);
+int make_layout(const AlltoallvCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout);
 // Elements of segment `segment` of a reduction's `count` elements cut into p segments: equal, the
 // first count % p one element longer. Every algorithm, and the cost model, cuts the same way.
 inline long long segment_elements(long long count, int p, int segment) {
@@ -148,13 +154,13 @@ inline long long segments_elements(long long count, int p, long long first, long
 }
 
 // A reduction's vector cut into p segments as equal as possible, in whole elements (the counts and
-// displacements live in the context's storage). MPI_IN_PLACE: the send buffer is recvbuf.
-int make_layout(const AllreduceCall& call, CommContext& context, CallLayout& layout);
+// displacements live in `storage`). MPI_IN_PLACE: the send buffer is recvbuf.
+int make_layout(const AllreduceCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout);
 // Rooted calls: the arguments that mean nothing on this rank (the receive side of a Gatherv's
 // non-root, the send side of a Scatterv's) are left out (empty TypedBuffer), never asked of MPI.
 // MPI_IN_PLACE at the root: its block stays where it is (the other buffer stands in for it).
-int make_layout(const GathervCall& call, const CommContext& context, CallLayout& layout);
-int make_layout(const ScattervCall& call, const CommContext& context, CallLayout& layout);
+int make_layout(const GathervCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout);
+int make_layout(const ScattervCall& call, int p, int rank, LayoutStorage& storage, CallLayout& layout);
 // The bytes of this rank's own block in a rooted call (what it sends or receives).
 long long own_block_bytes(const CallLayout& layout);
 

@@ -103,39 +103,29 @@ CommContext::~CommContext() {
 }
 
 int CommContext::state(const AlgorithmChoice& choice, AlgorithmState*& state) {
-  const auto found = std::ranges::find(states_, &choice, [](const auto& entry) { return entry.first; });
-  if (found != states_.end()) {
-    state = found->second.get();
-    return MPI_SUCCESS;
-  }
+  const auto known = [&] {
+    const std::lock_guard lock(states_mutex_);
+    const auto found = std::ranges::find(states_, &choice, [](const auto& entry) { return entry.first; });
+    return found == states_.end() ? nullptr : found->second.get();
+  };
+  if ((state = known()) != nullptr) return MPI_SUCCESS;
+  // Made unlocked: making may be collective (blocking-only algorithms, on the thread of a blocking call).
   std::unique_ptr<AlgorithmState> made;
   const int rc = make_algorithm_state(choice, *this, made);
   if (rc != MPI_SUCCESS) return rc;  // nothing kept: a later call starts over
+  const std::lock_guard lock(states_mutex_);
+  const auto found = std::ranges::find(states_, &choice, [](const auto& entry) { return entry.first; });
+  if (found != states_.end()) {  // another thread's operation made it meanwhile
+    state = found->second.get();
+    return MPI_SUCCESS;
+  }
   state = made.get();
   states_.emplace_back(&choice, std::move(made));
   return MPI_SUCCESS;
 }
 
 int CommContext::complete_requests(std::span<MPI_Request> pending) {
-  if (statuses_.size() < pending.size()) statuses_.resize(pending.size());
-  const int rc = PMPI_Waitall(static_cast<int>(pending.size()), pending.data(), statuses_.data());
-  if (rc == MPI_SUCCESS) return rc;
-  int error = rc;
-  if (rc == MPI_ERR_IN_STATUS) {
-    const auto statuses = std::span(statuses_).first(pending.size());
-    const auto failed = std::ranges::find_if(statuses, [](const MPI_Status& status) {
-      return status.MPI_ERROR != MPI_SUCCESS && status.MPI_ERROR != MPI_ERR_PENDING;
-    });
-    if (failed != statuses.end()) error = failed->MPI_ERROR;
-  }
-  // Waitall may return as soon as one message fails, leaving the others in flight (MPI_ERR_PENDING),
-  // and the library may keep a failed request allocated. Wait for each one left, then free it.
-  for (MPI_Request& request : pending) {
-    if (request == MPI_REQUEST_NULL) continue;
-    PMPI_Wait(&request, MPI_STATUS_IGNORE);
-    if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
-  }
-  return error;
+  return collshim::complete_requests(pending, statuses_);
 }
 
 }  // namespace collshim

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <unordered_map>
 #include <utility>
@@ -71,6 +72,7 @@ struct EngineStorage {
   std::size_t chunks_used = 0;
   std::unordered_map<std::int64_t, PackedLocation> scratch_blocks;
   std::vector<MPI_Request> requests;
+  std::vector<MPI_Status> statuses;
   std::vector<MPI_Datatype> message_types;  // built for this step, freed after it
   std::vector<int> type_lengths;
   std::vector<MPI_Aint> type_offsets;
@@ -107,8 +109,8 @@ class CommContext {
   int complete_requests(std::span<MPI_Request> pending);
 
   EngineStorage engine;
-  std::vector<std::byte> staging;  // an in-place Alltoallv's outgoing blocks; an algorithm's staging copy
-  std::vector<int> segment_counts, segment_displs;  // a reduction's p segments (make_layout)
+  LayoutStorage layout_storage;    // of the blocking calls (make_layout)
+  std::vector<std::byte> staging;  // an algorithm's staging copy (a hierarchical allgather's)
 
  private:
   MPI_Comm comm_;
@@ -117,6 +119,8 @@ class CommContext {
   std::vector<int> node_of_rank_;
   std::vector<MPI_Status> statuses_;
   std::vector<std::pair<const AlgorithmChoice*, std::unique_ptr<AlgorithmState>>> states_;
+  // A nonblocking operation may make or look up its state while another thread's blocking call does.
+  std::mutex states_mutex_;
 };
 
 }  // namespace collshim

@@ -147,7 +147,9 @@ const std::vector<Algorithm>& algorithms() {
                     .make_schedule = hierarchical_schedule,
                     .symmetry = hierarchical_symmetry,
                     .one_rank_per_node_runs_as = hierarchical_one_rank_per_node,
-                    .make_state = make_hierarchical_state});
+                    .make_state = make_hierarchical_state,
+                    .blocking_only = hierarchical_blocking_only,
+                    .nonblocking_fallback = hierarchical_nonblocking_fallback});
     list.push_back({.name = "linear",
                     .summary = "every Irecv and Isend posted at once, one Waitall",
                     .collectives = {alltoallv, alltoall},
@@ -236,7 +238,9 @@ const std::vector<Algorithm>& algorithms() {
                     .make_schedule = allreduce_hierarchical_schedule,
                     .symmetry = allreduce_hierarchical_symmetry,
                     .one_rank_per_node_runs_as = hierarchical_one_rank_per_node,
-                    .make_state = make_allreduce_hierarchical_state});
+                    .make_state = make_allreduce_hierarchical_state,
+                    .blocking_only = hierarchical_blocking_only,
+                    .nonblocking_fallback = hierarchical_nonblocking_fallback});
     // Gatherv and Scatterv: their states make each call's schedule (root- and count-dependent).
     list.push_back({.name = "linear",
                     .summary = "the root posts all p-1 receives (sends) at once; no forwarding",
@@ -251,7 +255,11 @@ const std::vector<Algorithm>& algorithms() {
                                "delays; built per call in ceil(log2 p) constant-size rounds",
                     .collectives = {gatherv, scatterv},
                     .params = {traff_own_block_param(), traff_linear_above_param()},
-                    .make_state = make_traff_state});
+                    .make_state = make_traff_state,
+                    .blocking_only = [](const Params&) -> std::string_view {
+                      return "its trees are built in a blocking exchange of the counts before the schedule";
+                    },
+                    .nonblocking_fallback = [](const Params&) { return std::string("binomial"); }});
     for (Algorithm& algorithm : list) {
       if (algorithm.make_params) algorithm.params = algorithm.make_params(list);
     }

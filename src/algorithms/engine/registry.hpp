@@ -71,7 +71,13 @@ struct Algorithm {
   // or timing one exchange twice buys nothing, and a duplicate takes a confirmation slot.
   std::function<std::string(const Params& params)> one_rank_per_node_runs_as;
   StateFactory make_state = nullptr;  // null: the state is the schedule alone
-  bool passes_through = false;        // `native`: hand the call to the MPI library unchanged
+  // Why it cannot run as a nonblocking or persistent collective with these parameters, where its
+  // state synchronizes ranks (a node's shared-memory window, a library collective among leaders, a
+  // blocking exchange before the schedule): such a call must never wait for other ranks when it
+  // starts. Empty function or text: it can. Such a call runs `nonblocking_fallback` (spec text).
+  std::function<std::string_view(const Params& params)> blocking_only;
+  std::function<std::string(const Params& params)> nonblocking_fallback;
+  bool passes_through = false;  // `native`: hand the call to the MPI library unchanged
 
   bool supports(Collective collective) const;
   // Whether the shim can run it as a schedule: a registry schedule, or a state that makes one per

@@ -15,7 +15,7 @@ int run_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& 
 template <typename Call>
 int run_call(const Call& call, const AlgorithmChoice& choice, CommContext& context) {
   CallLayout layout;
-  const int rc = make_layout(call, context, layout);
+  const int rc = make_layout(call, context.size(), context.rank(), context.layout_storage, layout);
   return rc != MPI_SUCCESS ? rc : run_algorithm(choice, layout, context);
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <deque>
+#include <span>
 
 #include "algorithms/engine/comm_context.hpp"
 #include "algorithms/engine/local_copy.hpp"
@@ -11,7 +13,62 @@ namespace collshim {
 
 int AlgorithmState::run_phase(int /*id*/, CallLayout& /*call*/, CommContext& /*context*/) { return runs_as_modelled; }
 
-namespace {
+// Completes every request, even when some fail, so that no message still lands in a user's buffer
+// (or reads one) after the step, and no request is left behind. Returns MPI_SUCCESS or the error of
+// the first failed message (not MPI_ERR_IN_STATUS).
+int complete_requests(std::span<MPI_Request> pending, std::vector<MPI_Status>& statuses) {
+  if (pending.empty()) return MPI_SUCCESS;
+  if (statuses.size() < pending.size()) statuses.resize(pending.size());
+  const int rc = PMPI_Waitall(static_cast<int>(pending.size()), pending.data(), statuses.data());
+  if (rc == MPI_SUCCESS) return rc;
+  int error = rc;
+  if (rc == MPI_ERR_IN_STATUS) {
+    const auto done = std::span(statuses).first(pending.size());
+    const auto failed = std::ranges::find_if(done, [](const MPI_Status& status) {
+      return status.MPI_ERROR != MPI_SUCCESS && status.MPI_ERROR != MPI_ERR_PENDING;
+    });
+    if (failed != done.end()) error = failed->MPI_ERROR;
+  }
+  // Waitall may return as soon as one message fails, leaving the others in flight (MPI_ERR_PENDING),
+  // and the library may keep a failed request allocated. Wait for each one left, then free it.
+  for (MPI_Request& request : pending) {
+    if (request == MPI_REQUEST_NULL) continue;
+    PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
+  }
+  return error;
+}
+
+bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, int& first_error) {
+  if (pending.empty()) return true;
+  if (statuses.size() < pending.size()) statuses.resize(pending.size());
+  std::vector<int> indices(pending.size());
+  for (;;) {
+    int completed = 0;
+    const int rc =
+        PMPI_Testsome(static_cast<int>(pending.size()), pending.data(), &completed, indices.data(), statuses.data());
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {  // the library could not test: complete them
+      keep_first_error(first_error, rc);
+      keep_first_error(first_error, complete_requests(pending, statuses));
+      pending.clear();
+      return true;
+    }
+    if (completed == MPI_UNDEFINED) {  // every request complete (null)
+      pending.clear();
+      return true;
+    }
+    if (completed == 0) return false;
+    for (int i = 0; i < completed && rc == MPI_ERR_IN_STATUS; ++i) {
+      if (statuses[i].MPI_ERROR == MPI_SUCCESS) continue;
+      keep_first_error(first_error, statuses[i].MPI_ERROR);
+      MPI_Request& failed = pending[static_cast<std::size_t>(indices[i])];
+      if (failed != MPI_REQUEST_NULL) PMPI_Request_free(&failed);
+    }
+  }
+}
+
+// Named (not anonymous): ScheduleRun keeps a StepRunner.
+namespace step_engine {
 
 // Derived types are limited to int lengths: longer byte runs are split into pieces of this size.
 constexpr long long max_piece_bytes = 1LL << 30;
@@ -22,12 +79,14 @@ struct MessageView {
   MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 
-// Runs one step. Messages are described from the call's layout, posted and completed; types and
-// size headers built for the step are freed at its end.
+// Runs one step: start() does its local work and posts its messages; then either finish_blocking()
+// completes them (a blocking call), or test() is called until it says they are complete (a
+// nonblocking or persistent operation's progress). Types and size headers built for the step are
+// freed at its end.
 class StepRunner {
  public:
-  StepRunner(CallLayout& call, CommContext& context, int tag)
-      : call_(call), context_(context), engine_(context.engine), tag_(tag) {}
+  StepRunner(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag)
+      : call_(call), engine_(engine), comm_(comm), tag_(tag) {}
   ~StepRunner() {
     if (!engine_.message_types.empty()) {
       for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
@@ -38,27 +97,64 @@ class StepRunner {
   StepRunner(const StepRunner&) = delete;
   StepRunner& operator=(const StepRunner&) = delete;
 
-  int run(const Step& step) {
+  // Receives are posted before sends, so that messages find them; except when some receive must
+  // first probe for its size, which the peer's send has to be posted for: then the sends go first,
+  // and the probing receives wait (probes_) until their envelopes arrive.
+  int start(const Step& step) {
     int first_error = MPI_SUCCESS;
     if (!step.copies.empty() || !step.reductions.empty()) first_error = run_local(step);
     engine_.requests.clear();
-    // Receives are posted before sends, so that messages find them; except when some receive must
-    // first probe for its size, which the peer's send has to be posted for.
     const bool probing =
         std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
-    int post_rc = MPI_SUCCESS;
     if (!probing) {
-      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
-      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
+      for (const Transfer& recv : step.recvs) keep_first_error(first_error, post_recv(recv, nullptr));
+      for (const Transfer& send : step.sends) keep_first_error(first_error, post_send(send));
     } else {
-      for (const Transfer& send : step.sends) keep_first_error(post_rc, post_send(send));
-      for (const Transfer& recv : step.recvs) keep_first_error(post_rc, post_recv(recv));
+      for (const Transfer& send : step.sends) keep_first_error(first_error, post_send(send));
+      for (const Transfer& recv : step.recvs) {
+        if (needs_header(recv, call_.rank)) {
+          probes_.push_back(&recv);
+        } else {
+          keep_first_error(first_error, post_recv(recv, nullptr));
+        }
+      }
     }
-    const int complete_rc = engine_.requests.empty() ? MPI_SUCCESS : context_.complete_requests(engine_.requests);
-    keep_first_error(first_error, post_rc);
-    keep_first_error(first_error, complete_rc);
+    return first_error;
+  }
+
+  // Completes the step, waiting. Returns the first error.
+  int finish_blocking() {
+    int first_error = MPI_SUCCESS;
+    for (const Transfer* recv : probes_) {
+      MPI_Status status;
+      const int rc = PMPI_Probe(recv->peer, tag_, comm_, &status);
+      keep_first_error(first_error, rc == MPI_SUCCESS ? post_recv(*recv, &status) : rc);
+    }
+    probes_.clear();
+    keep_first_error(first_error, complete_requests(engine_.requests, engine_.statuses));
     if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
     return first_error;
+  }
+
+  // Advances the step without waiting: true once it is complete (its first error in `first_error`).
+  bool test(int& first_error) {
+    while (!probes_.empty()) {
+      int found = 0;
+      MPI_Status status;
+      const int rc = PMPI_Iprobe(probes_.front()->peer, tag_, comm_, &found, &status);
+      if (rc != MPI_SUCCESS) {
+        keep_first_error(first_error, rc);
+      } else if (!found) {
+        return false;
+      } else {
+        keep_first_error(first_error, post_recv(*probes_.front(), &status));
+      }
+      probes_.pop_front();
+    }
+    if (!test_requests(engine_.requests, engine_.statuses, first_error)) return false;
+    if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
+    headed_.clear();
+    return true;
   }
 
  private:
@@ -167,9 +263,8 @@ class StepRunner {
   int post(bool send, const MessageView& view, int peer) {
     if (view.count == 0) return MPI_SUCCESS;  // both sides know the message is empty and skip it
     engine_.requests.push_back(MPI_REQUEST_NULL);
-    return send
-               ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back())
-               : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, context_.comm(), &engine_.requests.back());
+    return send ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, comm_, &engine_.requests.back())
+                : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, comm_, &engine_.requests.back());
   }
 
   int post_send(const Transfer& send) {
@@ -195,7 +290,8 @@ class StepRunner {
     return rc != MPI_SUCCESS ? rc : post(true, view, send.peer);
   }
 
-  int post_recv(const Transfer& recv) {
+  // `probed`: the envelope of a receive whose size only the message tells (needs_header).
+  int post_recv(const Transfer& recv, const MPI_Status* probed) {
     MessageView view;
     if (!is_packed(recv.region.buffer)) {
       const int rc = describe_typed(recv.region, view);
@@ -212,17 +308,14 @@ class StepRunner {
       return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
     }
     long long bytes = 0;
-    if (needs_header(recv, call_.rank)) {
-      // The peer's send is posted (sends go first in such a step): its envelope will arrive.
-      MPI_Status status;
+    if (probed != nullptr) {
       MPI_Count received = 0;
-      int rc = PMPI_Probe(recv.peer, tag_, context_.comm(), &status);
 #ifdef COLLSHIM_SMPI  // SimGrid 3.32 aborts in MPI_Get_elements_x; a simulated message stays below INT_MAX
       int count = 0;
-      if (rc == MPI_SUCCESS) rc = PMPI_Get_count(&status, MPI_BYTE, &count);
+      const int rc = PMPI_Get_count(probed, MPI_BYTE, &count);
       received = count;
 #else
-      if (rc == MPI_SUCCESS) rc = PMPI_Get_elements_x(&status, MPI_BYTE, &received);
+      const int rc = PMPI_Get_elements_x(probed, MPI_BYTE, &received);
 #endif
       if (rc != MPI_SUCCESS) return rc;
       bytes = received;
@@ -311,7 +404,7 @@ class StepRunner {
         char* target = out.address(to);
         if (elements > 0 && source != target)  // elements <= the call's int count
           keep_first_error(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
-                                                   static_cast<int>(elements), out.type, context_.comm(), call_.rank));
+                                                   static_cast<int>(elements), out.type, comm_, call_.rank));
       });
       return first_error;
     }
@@ -322,7 +415,7 @@ class StepRunner {
   }
 
   int copy_block(Buffer from, std::int64_t source, Buffer to, std::int64_t target) {
-    const MPI_Comm comm = context_.comm();
+    const MPI_Comm comm = comm_;
     if (!is_packed(from) && !is_packed(to)) {
       const TypedBuffer &in = typed(from), &out = typed(to);
       const char* source_address = in.address(source);
@@ -376,13 +469,14 @@ class StepRunner {
   };
 
   CallLayout& call_;
-  CommContext& context_;
   EngineStorage& engine_;
+  MPI_Comm comm_;
   int tag_;
   std::vector<HeadedReceive> headed_;
+  std::deque<const Transfer*> probes_;  // receives still waiting for their envelope
 };
 
-}  // namespace
+}  // namespace step_engine
 
 namespace {
 
@@ -415,14 +509,14 @@ int set_up_temp(const Schedule& schedule, CallLayout& call, EngineStorage& engin
 }  // namespace
 
 int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& context, AlgorithmState& state) {
-  context.engine.start_call();
+  EngineStorage& engine = context.engine;
+  engine.start_call();
   if (schedule.temp_copies > 0) {
-    if (const int rc = set_up_temp(schedule, call, context.engine); rc != MPI_SUCCESS) return rc;
+    if (const int rc = set_up_temp(schedule, call, engine); rc != MPI_SUCCESS) return rc;
   }
   int first_error = MPI_SUCCESS;
   for (std::size_t index = 0; index < schedule.steps.size(); ++index) {
     const Step& step = schedule.steps[index];
-    const int tag = static_cast<int>(index & 0x7fff);  // MPI guarantees tags up to 32767
     if (step.opaque) {
       const int rc = state.run_phase(step.opaque->id, call, context);
       if (rc != AlgorithmState::runs_as_modelled) {
@@ -430,11 +524,58 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
         continue;
       }
     }
-    StepRunner runner(call, context, tag);
-    keep_first_error(first_error, runner.run(step));
+    step_engine::StepRunner runner(call, engine, context.comm(), step_tag(0, index));
+    keep_first_error(first_error, runner.start(step));
+    keep_first_error(first_error, runner.finish_blocking());
   }
-  context.engine.finish_call();
+  engine.finish_call();
   return first_error;
+}
+
+struct ScheduleRun::Current {
+  Current(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag) : runner(call, engine, comm, tag) {}
+  step_engine::StepRunner runner;
+};
+
+ScheduleRun::ScheduleRun(const Schedule& schedule, CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag_base)
+    : schedule_(schedule), call_(call), engine_(engine), comm_(comm), tag_base_(tag_base) {}
+
+ScheduleRun::~ScheduleRun() = default;
+
+void ScheduleRun::start() {
+  engine_.start_call();
+  index_ = 0;
+  error_ = MPI_SUCCESS;
+  current_.reset();
+  done_ = false;
+  if (schedule_.temp_copies > 0) {
+    if (const int rc = set_up_temp(schedule_, call_, engine_); rc != MPI_SUCCESS) {
+      error_ = rc;
+      done_ = true;
+      engine_.finish_call();
+    }
+  }
+}
+
+bool ScheduleRun::progress() {
+  while (!done_) {
+    if (current_) {
+      if (!current_->runner.test(error_)) return false;
+      current_.reset();
+      ++index_;
+    }
+    if (index_ == schedule_.steps.size()) {
+      engine_.finish_call();
+      done_ = true;
+      break;
+    }
+    // Opaque phases are the state's blocking work; an algorithm that has them declares itself
+    // blocking-only for the parameters that run them (Algorithm::blocking_only), so here every step
+    // runs as modelled.
+    current_ = std::make_unique<Current>(call_, engine_, comm_, step_tag(tag_base_, index_));
+    keep_first_error(error_, current_->runner.start(schedule_.steps[index_]));
+  }
+  return true;
 }
 
 }  // namespace collshim

@@ -8,6 +8,8 @@
 #include <mpi.h>
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "algorithms/engine/call_layout.hpp"
 #include "algorithms/engine/schedule.hpp"
@@ -15,6 +17,7 @@
 namespace collshim {
 
 class CommContext;
+struct EngineStorage;
 
 // The failure policy's bookkeeping: remember the first error, go on.
 inline int keep_first_error(int& first, int rc) {
@@ -35,6 +38,9 @@ class AlgorithmState {
   // The schedule of this call. Every rank of the call picks the same one, from what all of them
   // know (p, the node map, counts every rank holds).
   virtual const Schedule& schedule_for(const CallLayout& call) = 0;
+  // Whether every schedule schedule_for() returns stays as it is for the state's life; otherwise a
+  // later call may remake it, and a nonblocking operation keeps a copy.
+  virtual bool keeps_schedules() const { return false; }
   // Runs opaque phase `id` and returns an MPI error code, or runs_as_modelled: the phase declines
   // (all ranks of the phase agree), and the engine posts the step's modelled transfers instead.
   virtual int run_phase(int id, CallLayout& call, CommContext& context);
@@ -46,6 +52,7 @@ class FixedSchedule final : public AlgorithmState {
  public:
   explicit FixedSchedule(Schedule schedule) : schedule_(std::move(schedule)) {}
   const Schedule& schedule_for(const CallLayout&) override { return schedule_; }
+  bool keeps_schedules() const override { return true; }
 
  private:
   Schedule schedule_;
@@ -54,5 +61,46 @@ class FixedSchedule final : public AlgorithmState {
 // Runs every step of `schedule`, handing opaque phases to `state`. Returns MPI_SUCCESS or the
 // first error; the caller raises it on the user's communicator.
 int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& context, AlgorithmState& state);
+
+// The tag of step `index` of a schedule whose messages use tags from `tag_base` on: MPI guarantees
+// tags up to 32767, so a blocking call (base 0) wraps there, which is safe since its steps complete
+// in order. Nonblocking operations outstanding together on one communicator take bases 32768 apart
+// (a multiple of 32768 below the library's MPI_TAG_UB), so their messages never match each other's.
+inline int step_tag(int tag_base, std::size_t index) { return tag_base + static_cast<int>(index & 0x7fff); }
+inline constexpr int tags_per_schedule = 0x8000;
+
+// One schedule run without blocking, for a nonblocking or persistent collective: start() begins it,
+// progress() advances it as far as it can without waiting (posting a step's messages once the
+// previous step's are complete) and says when every step is done. Opaque phases run as modelled:
+// algorithms whose states run them are declared blocking-only. `schedule`, `call` and `engine` stay
+// the operation's until it completes; a persistent operation starts the same run again.
+class ScheduleRun {
+ public:
+  ScheduleRun(const Schedule& schedule, CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag_base);
+  ~ScheduleRun();
+  ScheduleRun(const ScheduleRun&) = delete;
+  ScheduleRun& operator=(const ScheduleRun&) = delete;
+
+  void start();
+  bool progress();                      // true once complete
+  int error() const { return error_; }  // MPI_SUCCESS or the first error, once complete
+
+ private:
+  struct Current;  // the step in flight
+  const Schedule& schedule_;
+  CallLayout& call_;
+  EngineStorage& engine_;
+  MPI_Comm comm_;
+  int tag_base_;
+  std::size_t index_ = 0;
+  int error_ = MPI_SUCCESS;
+  bool done_ = true;
+  std::unique_ptr<Current> current_;
+};
+
+// Completes (waits for) every request of a step, even when some fail; the first failed message's
+// error. test_requests: the same without waiting, true once all are complete (`pending` then empty).
+int complete_requests(std::span<MPI_Request> pending, std::vector<MPI_Status>& statuses);
+bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, int& first_error);
 
 }  // namespace collshim

@@ -17,6 +17,23 @@ Params with_intra(Params params, std::string_view intra) {
   return params;
 }
 
+namespace {
+bool inter_is_native(const Params& params) {
+  const auto inter = params.find("inter");
+  return inter != params.end() && inter->second == "native";
+}
+}  // namespace
+
+std::string_view hierarchical_blocking_only(const Params& params) {
+  if (inter_is_native(params)) return "inter=native: the leaders' part is the MPI library's blocking collective";
+  if (params.at("intra") == "shm") return "intra=shm: the node's shared-memory window synchronizes its ranks";
+  return {};
+}
+
+std::string hierarchical_nonblocking_fallback(const Params& params) {
+  return inter_is_native(params) ? std::string("native") : "hierarchical:inter=" + params.at("inter");
+}
+
 int NodeComms::create(MPI_Comm shadow, const std::vector<int>& node_of_rank, std::unique_ptr<NodeComms>& created) {
   auto comms = std::make_unique<NodeComms>();
   comms->layout = make_node_layout(node_of_rank);

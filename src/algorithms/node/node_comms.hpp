@@ -18,6 +18,12 @@ namespace collshim {
 ParamSpec hierarchical_intra_param();
 // `params` with `intra` set: an intra=shm state keeps the p2p schedule for calls the window cannot serve.
 Params with_intra(Params params, std::string_view intra);
+// Algorithm::blocking_only of the node-aware algorithms: intra=shm synchronizes a node's ranks at
+// its window, and inter=native runs the library's blocking collective among the leaders. Their
+// nonblocking form is the same exchange by messages: intra=p2p, and native for inter=native (the
+// library's own nonblocking collective, as the leaders' part could not run alone).
+std::string_view hierarchical_blocking_only(const Params& params);
+std::string hierarchical_nonblocking_fallback(const Params& params);
 
 // The communicators of a hierarchical call beyond the shadow, made on the first call that needs
 // them (inter=native or intra=shm) and kept in CommContext: the leaders' communicator (rank = node

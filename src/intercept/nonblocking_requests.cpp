@@ -1,0 +1,92 @@
+#include "intercept/nonblocking_requests.hpp"
+
+#include <algorithm>
+
+namespace collshim {
+
+OperationTable& OperationTable::instance() {
+  static OperationTable table;
+  return table;
+}
+
+void set_empty_status(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+}
+
+int OperationTable::add(std::unique_ptr<Operation> operation, bool persistent, MPI_Request* request) {
+  // The handle: a request of the library's that completes nothing (MPI_PROC_NULL) and stays until freed.
+  const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
+  if (rc != MPI_SUCCESS) return rc;
+  Entry& entry = entries_[*request];
+  entry.operation = std::move(operation);
+  entry.persistent = persistent;
+  requests_.fetch_add(1, std::memory_order_relaxed);
+  if (!persistent) start(*request, entry);
+  return MPI_SUCCESS;
+}
+
+OperationTable::Entry* OperationTable::find(MPI_Request request) {
+  if (request == MPI_REQUEST_NULL) return nullptr;
+  const auto found = entries_.find(request);
+  return found == entries_.end() ? nullptr : &found->second;
+}
+
+void OperationTable::start(MPI_Request request, Entry& entry) {
+  entry.active = true;
+  entry.complete = false;
+  entry.operation->start();
+  running_requests_.push_back(request);
+  running_.fetch_add(1, std::memory_order_relaxed);
+  progress();  // what can run at once does: a local step, the first messages
+}
+
+void OperationTable::progress() {
+  // Completed operations leave the list; an operation completing may let a later one act
+  // (decisions in start order), so the pass goes on to the end.
+  std::erase_if(running_requests_, [&](MPI_Request request) {
+    Entry& entry = entries_.at(request);
+    if (!entry.operation->progress()) return false;
+    entry.complete = true;
+    running_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  });
+  std::erase_if(orphans_, [&](const std::unique_ptr<Operation>& operation) {
+    if (!operation->progress()) return false;
+    running_.fetch_sub(1, std::memory_order_relaxed);
+    return true;
+  });
+}
+
+int OperationTable::finish(MPI_Request* request, Entry& entry, MPI_Status* status) {
+  const int rc = entry.operation->error();
+  set_empty_status(status);
+  entry.active = false;
+  if (!entry.persistent) {
+    forget(*request);  // `entry` is gone
+    *request = MPI_REQUEST_NULL;
+  }
+  return rc;
+}
+
+void OperationTable::free(MPI_Request* request, Entry& entry) {
+  if (entry.active && !entry.complete) {
+    // Still running (the application may free an active request): it runs to its end unseen.
+    std::erase(running_requests_, *request);
+    orphans_.push_back(std::move(entry.operation));
+  }
+  forget(*request);
+  *request = MPI_REQUEST_NULL;
+}
+
+void OperationTable::forget(MPI_Request request) {
+  entries_.erase(request);
+  requests_.fetch_sub(1, std::memory_order_relaxed);
+  MPI_Request handle = request;
+  PMPI_Request_free(&handle);
+}
+
+}  // namespace collshim

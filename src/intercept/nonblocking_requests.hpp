@@ -1,0 +1,87 @@
+#pragma once
+// The requests of the nonblocking and persistent collectives the shim runs itself, and their
+// progress. The application gets a real MPI_Request of the library (an inactive persistent receive
+// from MPI_PROC_NULL, which every MPI call accepts and which never completes anything by itself), so
+// that its handle is unique, converts to Fortran and back, and can sit in any request array; the
+// shim's completion calls (completion_entry_points.cpp) recognise it and complete the operation
+// behind it. Every operation advances in every MPI call the shim intercepts (progress()).
+#include <mpi.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace collshim {
+
+// One nonblocking or persistent collective the shim runs (entry_points.cpp makes them).
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  // Begins a run: at the nonblocking call, or at each MPI_Start of a persistent one. Never waits for
+  // other ranks.
+  virtual void start() = 0;
+  // Advances the run as far as it can without waiting; true once it is complete.
+  virtual bool progress() = 0;
+  // The run's result once complete: MPI_SUCCESS or an error code.
+  virtual int error() const = 0;
+  // The user's communicator, whose error handler the run's error goes to.
+  virtual MPI_Comm comm() const = 0;
+};
+
+class OperationTable {
+ public:
+  static OperationTable& instance();
+
+  // Whether any request of the shim exists (then the completion calls look at their requests), and
+  // whether any operation is running (then every intercepted call advances them). Plain loads: the
+  // pass-through of a job that runs none stays a few instructions.
+  static bool holds_requests() { return requests_.load(std::memory_order_relaxed) != 0; }
+  static bool running() { return running_.load(std::memory_order_relaxed) != 0; }
+
+  // The lock every use below needs: operations of several threads share the table. Recursive: a
+  // completion call holds it while an error handler it calls may call MPI again.
+  std::unique_lock<std::recursive_mutex> lock() { return std::unique_lock(mutex_); }
+
+  // A request for `operation`, handed to the application in *request. A nonblocking one starts now;
+  // a persistent one waits for MPI_Start. Returns an MPI error code.
+  int add(std::unique_ptr<Operation> operation, bool persistent, MPI_Request* request);
+
+  struct Entry {
+    std::unique_ptr<Operation> operation;
+    bool persistent = false;
+    bool active = false;    // started and not yet completed by a completion call
+    bool complete = false;  // its run is complete (progress() said so)
+  };
+  // The shim's entry for `request`, or null (MPI_REQUEST_NULL and the library's own requests).
+  Entry* find(MPI_Request request);
+
+  // Advances every running operation once.
+  void progress();
+
+  // MPI_Start of a persistent request of the shim.
+  void start(MPI_Request request, Entry& entry);
+  // What a completion call does with a complete entry: fills `status` (empty, as MPI defines a
+  // collective's; may be MPI_STATUS_IGNORE), and frees a nonblocking request (*request becomes
+  // MPI_REQUEST_NULL) or makes a persistent one inactive. Returns the run's error code.
+  int finish(MPI_Request* request, Entry& entry, MPI_Status* status);
+  // MPI_Request_free of a request of the shim.
+  void free(MPI_Request* request, Entry& entry);
+
+ private:
+  void forget(MPI_Request request);
+
+  std::recursive_mutex mutex_;
+  std::unordered_map<MPI_Request, Entry> entries_;
+  std::vector<MPI_Request> running_requests_;        // in start order: operations decide in that order
+  std::vector<std::unique_ptr<Operation>> orphans_;  // freed while running
+  static inline std::atomic<int> requests_{0};
+  static inline std::atomic<int> running_{0};
+};
+
+// An empty status, as a completed collective's (source and tag "any", no elements, not cancelled);
+// MPI_ERROR is left as it is. MPI_STATUS_IGNORE is allowed.
+void set_empty_status(MPI_Status* status);
+
+}  // namespace collshim
