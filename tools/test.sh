@@ -29,7 +29,7 @@ COLLSHIM_BUILD_DIR="$root/build" bash "$root/tools/build.sh" "$unity" \
 # them one at a time keeps them fast. Each algorithm and variant runs at one of tests/mpi_matrix.json's
 # proc_sets (3 to 5 process counts; together every count of 1-9, 12 and 16): the unit tests check every
 # schedule at every p to 130 without MPI, so the MPI tests stay thin as algorithms are added. At every
-# p, the MPI tests took 1269 s of a 3015 s run here; at the sets about 670 s.
+# p, the MPI tests took 1269 s of a 3015 s run here; at the sets about 650 s (from that run's costs).
 (cd "$root/build" && ctest --output-on-failure -j "$(nproc)" -LE mpi)
 (cd "$root/build" && ctest --output-on-failure -j 1 -L mpi)
 

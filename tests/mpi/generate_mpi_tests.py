@@ -473,7 +473,7 @@ def main():
     registry = Registry(context["tool"], needed)
     writer = Writer(context)
     for block in matrix["blocks"]:
-        if context["flavour"] in block.get("skip_flavours", []):
+        if {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", [])):  # a flavour or flag
             continue
         KINDS[block["kind"]](block, matrix, registry, writer, context)
     with open(cases_file) as f:
