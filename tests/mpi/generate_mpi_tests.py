@@ -90,8 +90,9 @@ class Writer:
     def write(self):
         """The tests, less those ROTATE leaves out: under MPICH (its suite stops at 4 ranks, and 3 and 4
         ranks oversubscribe 2 cores, where its busy-polling ranks crawl) a family of tests (one choice,
-        its name without the p) that runs at both 3 and 4 ranks runs at one of them: the name picks
-        which, so every choice still runs oversubscribed once. A family at only one of them keeps it.
+        its name without the p) runs once, oversubscribed: at 3 or 4 ranks where it has either (the name
+        picks which when it has both), so every choice runs under MPICH once and the smaller p, which
+        Open MPI runs, are not repeated. A family at neither keeps its p.
         A test needing a fixture that no test sets up (its setup above the largest p) is left out."""
         families = {}
         for name, np, *_ in self.tests:
@@ -99,9 +100,11 @@ class Writer:
         fixtures = {f for *_, properties, _ in self.tests for f in properties.get("FIXTURES_SETUP", [])}
         for name, np, command, properties, rotate in self.tests:
             family = re.sub(r"\.np[0-9]+$", "", name)
-            if rotate and self.context["flavour"] == "mpich" and np in (3, 4) and {3, 4} <= families[family]:
-                wanted = 4 if hashlib.md5(family.encode()).hexdigest()[0] in "02468ace" else 3
-                if np != wanted:
+            oversubscribed = families[family] & {3, 4}
+            if rotate and self.context["flavour"] == "mpich" and oversubscribed:
+                if len(oversubscribed) == 2:
+                    oversubscribed = {4 if hashlib.md5(family.encode()).hexdigest()[0] in "02468ace" else 3}
+                if np not in oversubscribed:
                     continue
             if not set(properties.get("FIXTURES_REQUIRED", [])) <= fixtures:
                 continue
@@ -144,6 +147,14 @@ def run_args(context, block, registry, spec, values, expected, extra_env=()):
     return args + ["--", context["programs"][block["program"]]] + [fill(a, values) for a in block.get("program_args", [])]
 
 
+def variant_labels(spec, marker):
+    """Labels of a matrix test: `variant` too where the spec is a parameter variant of an algorithm that
+    also runs plain (`marker` in the spec: a forced block's variants, hierarchical's rotated inter=).
+    A variant differs from its algorithm in the schedule, which the unit tests check at every p; the
+    MPICH and sanitizer stages of tools/test.sh leave variants to the Open MPI stage (-LE variant)."""
+    return ("mpi", "variant") if marker in spec else ("mpi",)
+
+
 def spec_values(registry, collective, spec, np):
     facts = registry.specs[(collective, spec)]
     return {"np": np, "spec": spec, "logged": facts["spec"], "name": facts["name"], "safe": safe_name(spec),
@@ -152,18 +163,37 @@ def spec_values(registry, collective, spec, np):
 
 # Each kind of block: which specs run where (the data says which), the expectations each case takes.
 
+def spec_procs(specs, block, matrix):
+    """The p each of `specs` runs at. By default the sets of the matrix's `proc_sets` in turn (spec i
+    at set i mod n), so each spec runs at a few p, odd and even, and the block at every p of the sets;
+    with only k < n specs, spec i takes every set j with j mod k = i mod k (one spec: every p). A block
+    with `procs` runs every spec at each of those p instead."""
+    if "procs" in block:
+        return {spec: procs_of(block, matrix) for spec in specs}
+    sets = matrix["proc_sets"]["sets"]
+    k = max(1, min(len(sets), len(specs)))
+    return {spec: sorted({np for j, procs in enumerate(sets) if j % k == i % k for np in procs})
+            for i, spec in enumerate(specs)}
+
+
 def forced_specs(block, matrix, registry):
-    """(np, spec) of a `forced` block: every registry algorithm of the collective (but `except`) at
-    every p, forced `native` at `native_procs`, `rotate` groups' variants in turn, `at_procs` specs."""
+    """(np, spec) of a `forced` block: every registry algorithm of the collective (but `except` and
+    `native`) and every variant of its `rotate` groups at the p `spec_procs` gives it; forced `native`
+    at `native_procs`, `at_procs` specs at theirs. With `procs` given, the `rotate` groups' variants
+    instead take turns at each p (`per_p` of a group at a time)."""
     collective = block["collective"]
     plain = [a["name"] for a in registry.algorithms(collective) if a["name"] not in block.get("except", {})]
+    flat = [name for name in plain if name != "native"]
+    if "procs" not in block:
+        flat += [spec for group in block.get("rotate", []) for spec in group["specs"]]
+    where = spec_procs(flat, block, matrix)
+    every = sorted({np for procs in where.values() for np in procs} | set(procs_of(block, matrix)))
     cells = []
-    for index, np in enumerate(procs_of(block, matrix)):
-        for name in plain:
-            if name == "native" and np not in block.get("native_procs", []):
-                continue
-            cells.append((np, name))
-        for group in block.get("rotate", []):
+    for index, np in enumerate(every):
+        if "native" in plain and np in block.get("native_procs", []):
+            cells.append((np, "native"))
+        cells += [(np, spec) for spec in flat if np in where[spec]]
+        for group in block.get("rotate", []) if "procs" in block else []:
             specs = group["specs"]
             for turn in range(group.get("per_p", 1)):
                 cells.append((np, specs[(index + turn) % len(specs)]))
@@ -191,7 +221,7 @@ def add_forced(block, matrix, registry, writer, context):
         if np > 1 and facts["needs_commutative"]:
             expected += expectations(expect.get("non_commutative", []), values)
         writer.add(fill(block["name"], values), np, run_args(context, block, registry, spec, values, expected),
-                   rotate=True)
+                   rotate=True, labels=variant_labels(spec, ":"))
 
 
 def add_cells(block, matrix, registry, writer, context):
@@ -214,19 +244,23 @@ def add_cells(block, matrix, registry, writer, context):
 
 
 def add_hierarchical_placements(block, matrix, registry, writer, context):
-    """Hierarchical at every p on the real placement and, at `faked_procs`, on two faked placements
-    per p in turn; two of every three (p, placement) cells also run intra=shm and an `inter` of the
-    registry (every algorithm its `inter` accepts but the default), in turn, with p2p and shm."""
+    """Hierarchical on the real placement at `real_procs` (default: every p) and, at `faked_procs`, on
+    two faked placements per p in turn; two of every three (p, placement) cells also run intra=shm and
+    an `inter` of the registry (every algorithm its `inter` accepts but the default), in turn, with
+    p2p and shm."""
     collective = block["collective"]
     hierarchical = registry.algorithm(collective, "hierarchical")
     inter_param = next(p for p in hierarchical["params"] if p["name"] == "inter")
     inters = [name for name in inter_param["accepts_algorithms"] if name != inter_param["default"]]
     faked_procs = block["faked_procs"]
+    real_procs = block.get("real_procs", procs_of(block, matrix))
     cell = rotation = 0
     for np in procs_of(block, matrix):
         faked_index = faked_procs.index(np) if np in faked_procs else -1
         for placement_index, placement in enumerate(block["placements"], start=1):
             if placement != "real" and (faked_index < 0 or (placement_index + faked_index) % 3 != 1):
+                continue
+            if placement == "real" and np not in real_procs:
                 continue
             topology = [] if placement == "real" else [f"COLLSHIM_TOPOLOGY=nodes={placement['nodes']},mapping={placement['mapping']}"]
             placement_name = "real" if placement == "real" else f"{placement['mapping']}{placement['nodes']}"
@@ -245,7 +279,8 @@ def add_hierarchical_placements(block, matrix, registry, writer, context):
                 values["logged"] = "native \\(one process" if np == 1 else spec + " "
                 expected = expectations(block["expect"]["runs"], values)
                 writer.add(fill(block["name"], values), np,
-                           run_args(context, block, registry, spec, values, expected, topology), rotate=True)
+                           run_args(context, block, registry, spec, values, expected, topology), rotate=True,
+                           labels=variant_labels(spec, "inter="))
 
 
 def add_rotating_placements(block, matrix, registry, writer, context):
@@ -382,8 +417,10 @@ def add_cases(cases, context, writer):
             labels = filled(case.get("labels", []), values, flags)
             if "run" in case:
                 properties.pop("TIMEOUT", None)
+                # A family Open MPI runs too runs once under MPICH (Writer.write); an MPICH-only one keeps its p.
                 writer.add(name, values["np"], runner_args(case, values, flags), timeout=case.get("timeout", 240),
-                           labels=["mpi"] + labels, properties=properties)
+                           labels=["mpi"] + labels, properties=properties,
+                           rotate="mpich" not in case.get("when", []))
                 continue
             if case.get("mpi"):
                 labels = ["mpi"] + labels
@@ -436,7 +473,7 @@ def main():
     registry = Registry(context["tool"], needed)
     writer = Writer(context)
     for block in matrix["blocks"]:
-        if context["flavour"] in block.get("skip_flavours", []):
+        if {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", [])):  # a flavour or flag
             continue
         KINDS[block["kind"]](block, matrix, registry, writer, context)
     with open(cases_file) as f:
