@@ -312,15 +312,11 @@ contains
     end do
   end subroutine check_ialltoallv
 
-  ! MPI_UNDEFINED, or what MPICH 4.0's Fortran MPI_WAITANY and MPI_TESTANY return for it (they add 1
-  ! to it: pmodels/mpich issue 6402, fixed in MPICH 4.1).
+  ! MPI_UNDEFINED only: under MPICH too, whose own mpi_f08 MPI_Waitany and MPI_Testany (4.0) give
+  ! MPI_UNDEFINED + 1, as its mpif.h ones do (fortran_requests.inc), the shim's replace them.
   logical function undefined_index(idx)
     integer, intent(in) :: idx
-#if COLLSHIM_MPICH_UNDEFINED_INDEX_PLUS_ONE
-    undefined_index = idx == MPI_UNDEFINED .or. idx == MPI_UNDEFINED + 1
-#else
     undefined_index = idx == MPI_UNDEFINED
-#endif
   end function undefined_index
 
   subroutine check(ok, what)
