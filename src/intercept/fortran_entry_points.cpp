@@ -19,8 +19,7 @@
 #include <type_traits>
 
 #include "intercept/entry_point_table.hpp"
-
-#define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
+#include "intercept/fortran_abi.hpp"
 
 // Fortran's MPI_IN_PLACE and MPI_BOTTOM are common blocks in libmpi.so; a Fortran program passes
 // their address. Open MPI exports them under the Fortran compiler's mangling, which configure
@@ -38,21 +37,20 @@ extern char MPI_FORTRAN_BOTTOM __attribute__((weak));
 
 namespace {
 
-bool is_one_of(const void* address, const char* a, const char* b, const char* c, const char* d) {
-  return address != nullptr && (address == a || address == b || address == c || address == d);
-}
+using collshim::fortran::is_sentinel;
+using collshim::fortran::set_error;
 
 // Fortran choice buffers as the C API takes them.
 void* receive_buffer(void* buffer) {
-  if (is_one_of(buffer, &mpi_fortran_bottom_, &mpi_fortran_bottom, &mpi_fortran_bottom__, &MPI_FORTRAN_BOTTOM)) {
+  if (is_sentinel(buffer, &mpi_fortran_bottom_, &mpi_fortran_bottom, &mpi_fortran_bottom__, &MPI_FORTRAN_BOTTOM)) {
     return MPI_BOTTOM;
   }
   return buffer;
 }
 
 const void* send_buffer(const void* buffer) {
-  if (is_one_of(buffer, &mpi_fortran_in_place_, &mpi_fortran_in_place, &mpi_fortran_in_place__,
-                &MPI_FORTRAN_IN_PLACE)) {
+  if (is_sentinel(buffer, &mpi_fortran_in_place_, &mpi_fortran_in_place, &mpi_fortran_in_place__,
+                  &MPI_FORTRAN_IN_PLACE)) {
     return MPI_IN_PLACE;
   }
   return receive_buffer(const_cast<void*>(buffer));
@@ -100,10 +98,6 @@ int array_length(MPI_Comm comm) {
     }
     return size;
   }
-}
-
-void set_error(MPI_Fint* ierr, int rc) {
-  if (ierr != nullptr) *ierr = static_cast<MPI_Fint>(rc);
 }
 
 // A count or displacement array of the call on communicator `comm` (a Fortran handle).
@@ -160,21 +154,29 @@ extern "C" void collshim_finalize_f(MPI_Fint* ierr) { set_error(ierr, MPI_Finali
   }
 COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_BINDING)
 
-// The four manglings libmpi_mpifh.so.40 exports (nm -D | grep -i allgather): gfortran's default
-// (name_), -fsecond-underscore (name__), -fno-underscoring (name) and upper case; and Open MPI's
-// internal ompi_name_f, which is the same function in libmpi_mpifh (one address for all five
-// names) and the one `use mpi_f08` calls (libmpi_usempif08's mpi_allgather_f08_ calls
-// ompi_allgather_f, through the dynamic linker), so f08 programs reach the shim as well.
-#define COLLSHIM_FORTRAN_NAMES(lower, upper, target)                            \
-  COLLSHIM_EXPORT __typeof__(target) lower __attribute__((alias(#target)));     \
-  COLLSHIM_EXPORT __typeof__(target) lower##_ __attribute__((alias(#target)));  \
-  COLLSHIM_EXPORT __typeof__(target) lower##__ __attribute__((alias(#target))); \
-  COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));     \
-  COLLSHIM_EXPORT __typeof__(target) o##lower##_f __attribute__((alias(#target)));
+// The nonblocking forms (MPI_IALLGATHER, ...): the same conversions, the C MPI_I<name>, and its
+// request back as a Fortran handle, which the Fortran completion calls
+// (fortran_request_entry_points.cpp) take to the C ones. The count and displacement arrays must
+// live until the request completes: they are the program's own where MPI_Fint is int (gfortran's
+// default INTEGER); a converted copy (an 8-byte INTEGER build) ends with the call, as it does in
+// Open MPI 4.1's own ompi_ialltoallv_f.
+#define COLLSHIM_FORTRAN_NONBLOCKING_BINDING(Name, lower, UPPER, parameters, ...)                                      \
+  extern "C" void collshim_i##lower##_f(COLLSHIM_PARAMETERS(fortran, parameters), MPI_Fint* request, MPI_Fint* ierr) { \
+    MPI_Request c_request = MPI_REQUEST_NULL;                                                                          \
+    const int rc =                                                                                                     \
+        MPI_I##lower(COLLSHIM_EACH(COLLSHIM_FROM_FORTRAN, COLLSHIM_COMMA, -, COLLSHIM_SPLAT parameters), &c_request);  \
+    if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);                                                     \
+    set_error(ierr, rc);                                                                                               \
+  }
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_NONBLOCKING_BINDING)
 
+// Exported under every mangling (fortran_abi.hpp), as aliases of the definitions above.
 COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)
 COLLSHIM_FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, collshim_init_thread_f)
 COLLSHIM_FORTRAN_NAMES(mpi_finalize, MPI_FINALIZE, collshim_finalize_f)
 #define COLLSHIM_FORTRAN_ALIASES(Name, lower, UPPER, ...) \
   COLLSHIM_FORTRAN_NAMES(mpi_##lower, MPI_##UPPER, collshim_##lower##_f)
 COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_ALIASES)
+#define COLLSHIM_FORTRAN_NONBLOCKING_ALIASES(Name, lower, UPPER, ...) \
+  COLLSHIM_FORTRAN_NAMES(mpi_i##lower, MPI_I##UPPER, collshim_i##lower##_f)
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_NONBLOCKING_ALIASES)

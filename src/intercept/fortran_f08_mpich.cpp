@@ -1,4 +1,5 @@
-// The `use mpi_f08` start and end hooks of libcollshim.so, built for MPICH only (see CMakeLists.txt).
+// The `use mpi_f08` hooks of libcollshim.so, built for MPICH only (see CMakeLists.txt): start and
+// end, and the completion calls.
 //
 // MPICH's mpi_f08 collectives reach the C MPI_Allgather, MPI_Allgatherv and MPI_Alltoallv, hence the
 // shim, but its MPI_Init, MPI_Init_thread and MPI_Finalize (mpi_init_f08_ and the others in
@@ -6,9 +7,20 @@
 // and every call would pass through. These replacements do what MPICH's do (null argc and argv;
 // the error code in ierror when it is present) through the C entry points. MPICH's mpif.h and
 // `use mpi` bindings call the C MPI_Init and need nothing.
+//
+// The same holds for its f08 completion calls (mpi_wait_f08_ ... mpi_request_free_f08_ call
+// PMPI_Wait and the rest), which the shim's nonblocking and persistent collectives need: they are
+// defined here as for Open MPI (fortran_requests.hpp), with MPICH's f08 statuses. (They also give
+// 1-based indices where MPICH 4.0.2's own f08 MPI_Waitsome and MPI_Testsome give 0-based ones, and
+// MPI_UNDEFINED where its MPI_Waitany and MPI_Testany give MPI_UNDEFINED + 1.) MPICH's mpif.h and
+// `use mpi` completion calls call the C functions.
 #include <mpi.h>
 
-#define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
+#include <cstddef>
+#include <cstring>
+
+#include "intercept/fortran_abi.hpp"
+#include "intercept/fortran_requests.hpp"
 
 // ierror is optional in mpi_f08: null when the caller leaves it out.
 COLLSHIM_EXPORT void mpi_init_f08_(MPI_Fint* ierror) {
@@ -27,3 +39,35 @@ COLLSHIM_EXPORT void mpi_finalize_f08_(MPI_Fint* ierror) {
   const int rc = MPI_Finalize();
   if (ierror != nullptr) *ierror = static_cast<MPI_Fint>(rc);
 }
+
+namespace {
+
+// MPICH's TYPE(MPI_Status) is MPI_F08_status, laid out as its C MPI_Status (mpi.h says the field
+// order must match), and MPI_STATUS(ES)_IGNORE are objects whose addresses MPI_F08_STATUS(ES)_IGNORE
+// hold. MPICH 4.0.2 has no MPI_Status_c2f08, so the status is copied.
+static_assert(sizeof(MPI_F08_status) == sizeof(MPI_Status) &&
+              offsetof(MPI_F08_status, MPI_SOURCE) == offsetof(MPI_Status, MPI_SOURCE) &&
+              offsetof(MPI_F08_status, MPI_TAG) == offsetof(MPI_Status, MPI_TAG) &&
+              offsetof(MPI_F08_status, MPI_ERROR) == offsetof(MPI_Status, MPI_ERROR));
+
+struct MpichF08Statuses {
+  static constexpr std::size_t status_size = sizeof(MPI_F08_status) / sizeof(MPI_Fint);
+  static bool status_ignored(const MPI_Fint* status) {
+    return status == reinterpret_cast<const MPI_Fint*>(MPI_F08_STATUS_IGNORE);
+  }
+  static bool statuses_ignored(const MPI_Fint* statuses) {
+    return statuses == reinterpret_cast<const MPI_Fint*>(MPI_F08_STATUSES_IGNORE);
+  }
+  static void write_status(const MPI_Status& c_status, MPI_Fint* status) {
+    std::memcpy(status, &c_status, sizeof(MPI_F08_status));
+  }
+};
+
+}  // namespace
+
+COLLSHIM_FORTRAN_REQUEST_CALLS(MpichF08Statuses)
+
+// Under the names libmpichfort exports for them (gfortran's mangling of MPI_Wait_f08 ...).
+#define COLLSHIM_FORTRAN_F08_NAME(lower, UPPER) \
+  COLLSHIM_EXPORT __typeof__(collshim_##lower##_f) mpi_##lower##_f08_ __attribute__((alias("collshim_" #lower "_f")));
+COLLSHIM_FORTRAN_REQUEST_CALL_NAMES(COLLSHIM_FORTRAN_F08_NAME)
