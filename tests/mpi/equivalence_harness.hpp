@@ -5,12 +5,12 @@
 // how the MPI_* run calls: blocking, nonblocking (MPI_I<coll> + MPI_Wait) or persistent (MPI-4's
 // <Coll>_init, then two MPI_Start + MPI_Wait rounds with new data, then MPI_Request_free). The
 // reference is always the blocking PMPI_* call: a library's own persistent collective is not trusted
-// (MPICH 4.0.2's MPI_Allgather_init returns wrong data at 2, 4 and 8 ranks).
+// (MPICH 4.0.2's MPI_Allgather_init returns wrong data at 2, 4 and 8 ranks, and on one-process
+// communicators its Allgatherv_init does, and its Allgather_init aborts in MPI_Start).
 #include <mpi.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
