@@ -1,9 +1,11 @@
 // MPI_Allgather and MPI_Allgatherv through the shim must give the MPI library's own results bit for
 // bit: over contiguous and derived datatypes, send/receive types of equal signature but different
 // layout, MPI_IN_PLACE, zero and large counts, irregular count distributions, non-monotone
-// displacements, and on COMM_WORLD, COMM_SELF and a reordered split communicator.
+// displacements, and on COMM_WORLD, COMM_SELF and a reordered split communicator; in blocking,
+// nonblocking or persistent form (equivalence_harness.hpp), always against the blocking PMPI call.
 //
-// usage: allgather_equivalence [allgather|allgatherv]...   (default: both)
+// usage: allgather_equivalence [--form blocking|nonblocking|persistent] [allgather|allgatherv]...
+//        (default: blocking, both collectives)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +17,8 @@
 using namespace equivalence;
 
 namespace {
+
+Form form = Form::blocking;  // of the MPI_* calls (--form)
 
 struct CommCase {
   std::string name;
@@ -38,22 +42,32 @@ void run_allgather(MPI_Comm comm, const std::string& comm_name, MPI_Datatype sen
   const MPI_Aint recv_extent = extent_of(recv_type);
   const std::size_t block_bytes = static_cast<std::size_t>(count) * recv_extent;
   std::vector<unsigned char> send(static_cast<std::size_t>(send_count) * extent_of(send_type) + 1);
-  fill_pattern(send, rank, salt);
-  std::vector<unsigned char> expected(block_bytes * p + 8, 0xA5), actual(expected.size(), 0xA5);
-  if (in_place) {
-    // The own block is already in place; holes get the same bytes in both buffers.
-    std::vector<unsigned char> own(block_bytes);
-    fill_pattern(own, rank, salt);
-    std::memcpy(expected.data() + block_bytes * rank, own.data(), block_bytes);
-    std::memcpy(actual.data() + block_bytes * rank, own.data(), block_bytes);
-  }
+  std::vector<unsigned char> expected(block_bytes * p + 8), actual(expected.size()), own(block_bytes);
   const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
-  PMPI_Allgather(sendbuf, send_count, send_type, expected.data(), count, recv_type, comm);
-  MPI_Allgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm);
-  tally.check(
-      expected == actual,
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    if (in_place) {
+      // The own block is already in place; holes get the same bytes in both buffers.
+      fill_pattern(own, rank, round_salt(salt, round));
+      std::copy(own.begin(), own.end(), expected.begin() + block_bytes * rank);
+    }
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    PMPI_Allgather(sendbuf, send_count, send_type, expected.data(), count, recv_type, comm);
+  };
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Iallgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm, request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Allgather_init(sendbuf, send_count, send_type, actual.data(), count, recv_type,
+                                                       comm, MPI_INFO_NULL, request));
+    return MPI_Allgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm);
+  };
+  const auto check = [&](int, const std::string& what) { tally.check(expected == actual, what, expected, actual); };
+  run_in_form(
+      form, tally,
       "allgather " + comm_name + " " + label + " count=" + std::to_string(count) + (in_place ? " in_place" : ""),
-      expected, actual);
+      prepare, call, check);
 }
 
 // Block sizes of the irregular distributions used by Traeff et al. and the Sparbit thesis; identical
@@ -95,22 +109,32 @@ void run_call(MPI_Comm comm, const std::string& comm_name, MPI_Datatype type, co
     displs[block] = next;
     next += counts[block];
   }
-  std::vector<unsigned char> send(static_cast<std::size_t>(counts[rank]) * extent + 1);
-  fill_pattern(send, rank, salt);
-  std::vector<unsigned char> expected(static_cast<std::size_t>(next) * extent + 8, 0xA5), actual(expected.size(), 0xA5);
-  if (in_place) {
-    std::memcpy(expected.data() + static_cast<std::size_t>(displs[rank]) * extent, send.data(),
-                static_cast<std::size_t>(counts[rank]) * extent);
-    std::memcpy(actual.data() + static_cast<std::size_t>(displs[rank]) * extent, send.data(),
-                static_cast<std::size_t>(counts[rank]) * extent);
-  }
+  const std::size_t own_bytes = static_cast<std::size_t>(counts[rank]) * extent;
+  const std::size_t own_offset = static_cast<std::size_t>(displs[rank]) * extent;
+  std::vector<unsigned char> send(own_bytes + 1);
+  std::vector<unsigned char> expected(static_cast<std::size_t>(next) * extent + 8), actual(expected.size());
   const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
-  PMPI_Allgatherv(sendbuf, counts[rank], type, expected.data(), counts.data(), displs.data(), type, comm);
-  MPI_Allgatherv(sendbuf, counts[rank], type, actual.data(), counts.data(), displs.data(), type, comm);
-  tally.check(expected == actual,
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    if (in_place) std::copy(send.begin(), send.begin() + own_bytes, expected.begin() + own_offset);
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    PMPI_Allgatherv(sendbuf, counts[rank], type, expected.data(), counts.data(), displs.data(), type, comm);
+  };
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Iallgatherv(sendbuf, counts[rank], type, actual.data(), counts.data(), displs.data(), type, comm,
+                             request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Allgatherv_init(sendbuf, counts[rank], type, actual.data(), counts.data(),
+                                                        displs.data(), type, comm, MPI_INFO_NULL, request));
+    return MPI_Allgatherv(sendbuf, counts[rank], type, actual.data(), counts.data(), displs.data(), type, comm);
+  };
+  const auto check = [&](int, const std::string& what) { tally.check(expected == actual, what, expected, actual); };
+  run_in_form(form, tally,
               "allgatherv " + comm_name + " " + type_name + " " + dist_name + (reversed ? " reversed" : "") +
                   (in_place ? " in_place" : ""),
-              expected, actual);
+              prepare, call, check);
 }
 
 void allgather_cases(const CommCase& comm, const std::vector<TypeCase>& types, Tally& tally) {
@@ -160,6 +184,7 @@ void allgatherv_cases(const CommCase& comm, const std::vector<TypeCase>& types, 
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  form = take_form(argc, argv);
   bool do_allgather = argc < 2, do_allgatherv = argc < 2;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "allgather") do_allgather = true;
@@ -178,7 +203,7 @@ int main(int argc, char** argv) {
   }
   free_types(types);
   MPI_Comm_free(&split);
-  const int status = tally.finish("allgather_equivalence");
+  const int status = tally.finish("allgather_equivalence", form);
   MPI_Finalize();
   return status;
 }

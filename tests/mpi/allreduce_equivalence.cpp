@@ -3,7 +3,10 @@
 // counts, a non-commutative user operation (2x2 matrix products), on MPI_COMM_WORLD and a reordered
 // split communicator, each twice (the engine's storage is reused). All compared byte for byte, holes
 // of the derived type included. Floating-point sums are compared byte for byte too, unless the
-// program runs with --reorder (COLLSHIM_ALLREDUCE_REORDER=1): then within a relative 1e-12.
+// program runs with --reorder (COLLSHIM_ALLREDUCE_REORDER=1): then within a relative 1e-12. In the
+// form `--form` names (blocking, nonblocking, persistent: equivalence_harness.hpp); there the
+// floating-point sums are compared within 1e-12 too (see run_case).
+#include <algorithm>
 #include <mpi.h>
 
 #include <cmath>
@@ -15,6 +18,7 @@
 
 namespace {
 
+using equivalence::Form;
 using equivalence::Tally;
 
 // 2x2 matrices of unsigned ints (wrapping arithmetic): c = a * c, in rank order.
@@ -54,46 +58,60 @@ struct Case {
   bool rounds = false;   // a floating-point sum: compared within a tolerance when reordering is allowed
 };
 
-// Runs one case natively and through the shim; compares the receive buffers.
-void run_case(Tally& tally, MPI_Comm comm, const Case& c, int count, bool in_place, bool reorder, int salt) {
+// Runs one case natively and through the shim, in `form`; compares the receive buffers.
+void run_case(Tally& tally, MPI_Comm comm, const Case& c, int count, bool in_place, bool reorder, int salt, Form form) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Aint lb = 0, extent = 0;
   MPI_Type_get_extent(c.type, &lb, &extent);
   const std::size_t bytes = static_cast<std::size_t>(count > 0 ? count * extent : 0) + 16;
   std::vector<unsigned char> send(bytes), native(bytes), shim(bytes);
-  equivalence::fill_pattern(send, rank, salt);
-  if (c.doubles) {  // ordinary numbers, not NaNs from random bytes
-    auto* values = reinterpret_cast<double*>(send.data());
-    for (std::size_t i = 0; i < bytes / sizeof(double); ++i)
-      values[i] = std::ldexp(1.0 + (i * 7 + rank * 13) % 97, -(int)(i % 40)) / 3.0;
-  }
-  equivalence::fill_pattern(native, rank, salt + 1);
-  shim = native;
-  if (in_place) {
-    native = send;
-    shim = send;
-  }
   const void* send_arg = in_place ? MPI_IN_PLACE : send.data();
-  PMPI_Allreduce(send_arg, native.data(), count, c.type, c.op, comm);
-  MPI_Allreduce(send_arg, shim.data(), count, c.type, c.op, comm);
-  const std::string description = c.name + " count " + std::to_string(count) + (in_place ? " in place" : "");
-  if (c.rounds && reorder) {
-    bool close = true;
-    const auto* a = reinterpret_cast<const double*>(native.data());
-    const auto* b = reinterpret_cast<const double*>(shim.data());
-    const long values = static_cast<long>(count) * extent / static_cast<long>(sizeof(double));
-    for (long i = 0; i < values; ++i) close = close && std::fabs(a[i] - b[i]) <= 1e-12 * std::fabs(a[i]);
-    tally.check(close, description + " (within 1e-12)", native, shim);
-    return;
-  }
-  tally.check(native == shim, description, native, shim);
+  const auto prepare = [&](int round) {
+    equivalence::fill_pattern(send, rank, equivalence::round_salt(salt, round));
+    if (c.doubles) {  // ordinary numbers, not NaNs from random bytes
+      auto* values = reinterpret_cast<double*>(send.data());
+      for (std::size_t i = 0; i < bytes / sizeof(double); ++i)
+        values[i] = std::ldexp(1.0 + (i * 7 + rank * 13 + round) % 97, -(int)(i % 40)) / 3.0;
+    }
+    if (in_place) {
+      std::copy(send.begin(), send.end(), native.begin());
+    } else {
+      equivalence::fill_pattern(native, rank, equivalence::round_salt(salt, round) + 1);
+    }
+    std::copy(native.begin(), native.end(), shim.begin());
+    PMPI_Allreduce(send_arg, native.data(), count, c.type, c.op, comm);
+  };
+  const auto call = [&](Form f, MPI_Request* request) {
+    if (f == Form::nonblocking) return MPI_Iallreduce(send_arg, shim.data(), count, c.type, c.op, comm, request);
+    if (f == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(
+          MPI_Allreduce_init(send_arg, shim.data(), count, c.type, c.op, comm, MPI_INFO_NULL, request));
+    return MPI_Allreduce(send_arg, shim.data(), count, c.type, c.op, comm);
+  };
+  const auto check = [&](int, const std::string& description) {
+    // The library's own nonblocking and persistent sums may combine in another order than its
+    // blocking one (Open MPI 4.1's MPI_Iallreduce does), so a call passed through rounds differently.
+    if (c.rounds && (reorder || form != Form::blocking)) {
+      bool close = true;
+      const auto* a = reinterpret_cast<const double*>(native.data());
+      const auto* b = reinterpret_cast<const double*>(shim.data());
+      const long values = static_cast<long>(count) * extent / static_cast<long>(sizeof(double));
+      for (long i = 0; i < values; ++i) close = close && std::fabs(a[i] - b[i]) <= 1e-12 * std::fabs(a[i]);
+      tally.check(close, description + " (within 1e-12)", native, shim);
+      return;
+    }
+    tally.check(native == shim, description, native, shim);
+  };
+  equivalence::run_in_form(form, tally, c.name + " count " + std::to_string(count) + (in_place ? " in place" : ""),
+                           prepare, call, check);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const Form form = equivalence::take_form(argc, argv);
   const bool reorder = argc > 1 && std::string(argv[1]) == "--reorder";
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -136,7 +154,7 @@ int main(int argc, char** argv) {
         // product (16 ranks on 2 cores move it slowly; 1000 elements already span every segment).
         if (count == 40000 && comm != MPI_COMM_WORLD && c.op != product) continue;
         for (const bool in_place : {false, true}) {
-          for (int repeat = 0; repeat < 2; ++repeat) run_case(tally, comm, c, count, in_place, reorder, ++salt);
+          for (int repeat = 0; repeat < 2; ++repeat) run_case(tally, comm, c, count, in_place, reorder, ++salt, form);
         }
       }
     }
@@ -148,7 +166,7 @@ int main(int argc, char** argv) {
   MPI_Type_free(&double_pair);
   MPI_Type_free(&strided);
   MPI_Type_free(&matrix);
-  const int status = tally.finish("allreduce_equivalence");
+  const int status = tally.finish("allreduce_equivalence", form);
   MPI_Finalize();
   return status;
 }

@@ -1,7 +1,8 @@
 // MPI_Alltoall through the shim must give the MPI library's own result bit for bit: counts 0, 1, 7
 // and past the eager limit, the five types of the other equivalence tests, send and receive types of
 // equal signature but different layout (2 ints against one strided vector of 2 ints), MPI_IN_PLACE,
-// on MPI_COMM_WORLD, MPI_COMM_SELF and a reversed split communicator. The whole receive buffer is
+// on MPI_COMM_WORLD, MPI_COMM_SELF and a reversed split communicator; in the form `--form` names
+// (blocking, nonblocking, persistent: equivalence_harness.hpp). The whole receive buffer is
 // compared, holes of derived types included, and the send buffer must come back unchanged.
 //
 // The mixed-layout case is not compared with PMPI_Alltoall: Open MPI 4.1.4 returns wrong data for it
@@ -17,6 +18,8 @@
 using namespace equivalence;
 
 namespace {
+
+Form form = Form::blocking;  // of the MPI_* calls (--form)
 
 // PMPI_Alltoall of `send_scale` ints per element into `recvtype`, in two steps (see above).
 void two_step_reference(MPI_Comm comm, const std::vector<unsigned char>& send, int sendcount, int count,
@@ -36,25 +39,43 @@ void alltoall_case(MPI_Comm comm, const std::string& what, int count, MPI_Dataty
   MPI_Comm_rank(comm, &rank);
   const int sendcount = count * send_scale;
   std::vector<unsigned char> send(static_cast<std::size_t>(p) * sendcount * extent_of(sendtype) + 1);
-  fill_pattern(send, rank, salt);
-  const std::vector<unsigned char> original = send;
-  std::vector<unsigned char> expected(static_cast<std::size_t>(p) * count * extent_of(recvtype) + 8, 0xA5);
-  if (in_place) fill_pattern(expected, rank, salt + 1);  // the outgoing data sit in the receive buffer
-  std::vector<unsigned char> actual = expected;
-  if (sendtype == recvtype) {
-    PMPI_Alltoall(in_place ? MPI_IN_PLACE : send.data(), sendcount, sendtype, expected.data(), count, recvtype, comm);
-  } else {
-    two_step_reference(comm, send, sendcount, count, recvtype, expected);
-  }
-  MPI_Alltoall(in_place ? MPI_IN_PLACE : send.data(), sendcount, sendtype, actual.data(), count, recvtype, comm);
-  tally.check(expected == actual, "alltoall " + what, expected, actual);
-  tally.check(send == original, "alltoall send buffer unchanged " + what, original, send);
+  std::vector<unsigned char> original(send.size());
+  std::vector<unsigned char> expected(static_cast<std::size_t>(p) * count * extent_of(recvtype) + 8);
+  std::vector<unsigned char> actual(expected.size());
+  const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::copy(send.begin(), send.end(), original.begin());
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    if (in_place)
+      fill_pattern(expected, rank, round_salt(salt, round) + 1);  // the outgoing data sit in the receive buffer
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    if (sendtype == recvtype) {
+      PMPI_Alltoall(sendbuf, sendcount, sendtype, expected.data(), count, recvtype, comm);
+    } else {
+      two_step_reference(comm, send, sendcount, count, recvtype, expected);
+    }
+  };
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Ialltoall(sendbuf, sendcount, sendtype, actual.data(), count, recvtype, comm, request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Alltoall_init(sendbuf, sendcount, sendtype, actual.data(), count, recvtype,
+                                                      comm, MPI_INFO_NULL, request));
+    return MPI_Alltoall(sendbuf, sendcount, sendtype, actual.data(), count, recvtype, comm);
+  };
+  const auto check = [&](int, const std::string& description) {
+    tally.check(expected == actual, "alltoall " + description, expected, actual);
+    tally.check(send == original, "alltoall send buffer unchanged " + description, original, send);
+  };
+  run_in_form(form, tally, what, prepare, call, check);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  form = take_form(argc, argv);
   int world_rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm split;
@@ -84,7 +105,7 @@ int main(int argc, char** argv) {
   }
   free_types(types);
   MPI_Comm_free(&split);
-  const int status = tally.finish("alltoall_equivalence");
+  const int status = tally.finish("alltoall_equivalence", form);
   MPI_Finalize();
   return status;
 }

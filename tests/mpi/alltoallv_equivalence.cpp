@@ -1,7 +1,8 @@
 // MPI_Alltoallv through the shim must give the MPI library's own results bit for bit for the
 // traffic patterns that stress irregular exchanges: uniform, random with zeros, sparse (<= 3 peers),
 // one hot receiver, one hot sender, all zero; with contiguous and derived types, send and receive
-// types of equal signature but different layout, non-monotone displacements and MPI_IN_PLACE.
+// types of equal signature but different layout, non-monotone displacements and MPI_IN_PLACE; in the
+// form `--form` names (blocking, nonblocking, persistent: equivalence_harness.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,8 @@
 using namespace equivalence;
 
 namespace {
+
+Form form = Form::blocking;  // of the MPI_* calls (--form)
 
 using CountMatrix = std::function<int(int from, int to, int p)>;  // elements from -> to
 
@@ -87,24 +90,39 @@ void run_case(MPI_Comm comm, const std::string& comm_name, const Pattern& patter
   const auto sdispls = displacements(sendcounts, true, send_total);
   const auto rdispls = displacements(recvcounts, false, recv_total);
   std::vector<unsigned char> send(static_cast<std::size_t>(send_total) * extent_of(send_type) + 1);
-  fill_pattern(send, rank, salt);
-  std::vector<unsigned char> expected(static_cast<std::size_t>(recv_total) * extent_of(recv_type) + 8, 0xA5);
-  if (in_place) fill_pattern(expected, rank, salt);
-  std::vector<unsigned char> actual = expected;
+  std::vector<unsigned char> expected(static_cast<std::size_t>(recv_total) * extent_of(recv_type) + 8);
+  std::vector<unsigned char> actual(expected.size());
   const void* sendbuf = in_place ? MPI_IN_PLACE : send.data();
-  PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, expected.data(), recvcounts.data(),
-                 rdispls.data(), recv_type, comm);
-  MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(), rdispls.data(),
-                recv_type, comm);
-  tally.check(expected == actual,
-              "alltoallv " + comm_name + " " + pattern.name + " " + type_name + (in_place ? " in_place" : ""), expected,
-              actual);
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    if (in_place) fill_pattern(expected, rank, round_salt(salt, round));
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, expected.data(), recvcounts.data(),
+                   rdispls.data(), recv_type, comm);
+  };
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Ialltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(),
+                            rdispls.data(), recv_type, comm, request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Alltoallv_init(sendbuf, sendcounts.data(), sdispls.data(), send_type,
+                                                       actual.data(), recvcounts.data(), rdispls.data(), recv_type,
+                                                       comm, MPI_INFO_NULL, request));
+    return MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(),
+                         rdispls.data(), recv_type, comm);
+  };
+  const auto check = [&](int, const std::string& what) { tally.check(expected == actual, what, expected, actual); };
+  run_in_form(form, tally,
+              "alltoallv " + comm_name + " " + pattern.name + " " + type_name + (in_place ? " in_place" : ""), prepare,
+              call, check);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  form = take_form(argc, argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm split;
@@ -129,7 +147,10 @@ int main(int argc, char** argv) {
         for (const TypeCase& t : types) {
           if (c == large && t.name != "MPI_INT") continue;
           run_case(comm, comm_name, pattern, t.type, 1, t.type, t.name, false, tally, ++salt);
-          if (pattern.symmetric) run_case(comm, comm_name, pattern, t.type, 1, t.type, t.name, true, tally, ++salt);
+          // In place at the large count only blocking: Open MPI 4.1.4's own MPI_Ialltoallv in place returns
+          // wrong data there (random_symmetric, 5 ranks), and a call the shim passes through would fail on it.
+          if (pattern.symmetric && (c != large || form == Form::blocking))
+            run_case(comm, comm_name, pattern, t.type, 1, t.type, t.name, true, tally, ++salt);
         }
         run_case(comm, comm_name, pattern, MPI_INT, 2, vector_type, "MPI_INT->vector", false, tally, ++salt);
       }
@@ -137,7 +158,7 @@ int main(int argc, char** argv) {
   }
   free_types(types);
   MPI_Comm_free(&split);
-  const int status = tally.finish("alltoallv_equivalence");
+  const int status = tally.finish("alltoallv_equivalence", form);
   MPI_Finalize();
   return status;
 }

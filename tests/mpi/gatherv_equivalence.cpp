@@ -3,7 +3,8 @@
 // blocks) and all-zero counts, at roots 0, p-1 and p/2, with contiguous and derived types, send and
 // receive types of equal signature but different layout, displacements in reverse rank order with
 // holes, and MPI_IN_PLACE at the root. Gatherv is compared at the root (whole receive buffer, holes
-// included), Scatterv at every rank; the root's send buffer must come back unchanged.
+// included), Scatterv at every rank; the root's send buffer must come back unchanged. In the form
+// `--form` names (blocking, nonblocking, persistent: equivalence_harness.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,8 @@
 using namespace equivalence;
 
 namespace {
+
+Form form = Form::blocking;  // of the MPI_* calls (--form)
 
 std::uint32_t mix(std::uint32_t a, std::uint32_t b) {
   std::uint32_t x = a * 2654435761u ^ b * 2246822519u;
@@ -74,19 +77,35 @@ void gatherv_case(MPI_Comm comm, const std::string& what, const std::vector<int>
   const std::vector<int> displs = reversed_displacements(counts, total);
   std::vector<unsigned char> send(
       static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 1);
-  fill_pattern(send, rank, salt);
-  std::vector<unsigned char> expected(
-      rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 8 : 1, 0xA5);
-  if (rank == root && in_place) fill_pattern(expected, rank, salt + 1);  // the root's own block is in place
-  std::vector<unsigned char> actual = expected;
+  std::vector<unsigned char> expected(rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 8
+                                                   : 1);
+  std::vector<unsigned char> actual(expected.size());
   const bool my_in_place = in_place && rank == root;
   const void* sendbuf = my_in_place ? MPI_IN_PLACE : send.data();
   const int sendcount = counts[rank] * types.rank_scale;
-  PMPI_Gatherv(sendbuf, sendcount, types.rank_type, expected.data(), counts.data(), displs.data(), types.root_type,
-               root, comm);
-  MPI_Gatherv(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(), displs.data(), types.root_type, root,
-              comm);
-  if (rank == root) tally.check(expected == actual, "gatherv " + what, expected, actual);
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    if (rank == root && in_place) fill_pattern(expected, rank, round_salt(salt, round) + 1);  // own block in place
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    PMPI_Gatherv(sendbuf, sendcount, types.rank_type, expected.data(), counts.data(), displs.data(), types.root_type,
+                 root, comm);
+  };
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Igatherv(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(), displs.data(),
+                          types.root_type, root, comm, request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Gatherv_init(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(),
+                                                     displs.data(), types.root_type, root, comm, MPI_INFO_NULL,
+                                                     request));
+    return MPI_Gatherv(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(), displs.data(),
+                       types.root_type, root, comm);
+  };
+  const auto check = [&](int, const std::string& description) {
+    if (rank == root) tally.check(expected == actual, description, expected, actual);
+  };
+  run_in_form(form, tally, "gatherv " + what, prepare, call, check);
 }
 
 void scatterv_case(MPI_Comm comm, const std::string& what, const std::vector<int>& counts, const TypePair& types,
@@ -97,25 +116,44 @@ void scatterv_case(MPI_Comm comm, const std::string& what, const std::vector<int
   int total = 0;
   const std::vector<int> displs = reversed_displacements(counts, total);
   std::vector<unsigned char> send(rank == root ? static_cast<std::size_t>(total) * extent_of(types.root_type) + 1 : 1);
-  fill_pattern(send, rank, salt);
-  const std::vector<unsigned char> original = send;
+  std::vector<unsigned char> original(send.size());
   std::vector<unsigned char> expected(
-      static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 8, 0xA5);
-  std::vector<unsigned char> actual = expected;
+      static_cast<std::size_t>(counts[rank]) * types.rank_scale * extent_of(types.rank_type) + 8);
+  std::vector<unsigned char> actual(expected.size());
   const bool my_in_place = in_place && rank == root;
   const int recvcount = counts[rank] * types.rank_scale;
-  PMPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type,
-                my_in_place ? MPI_IN_PLACE : expected.data(), recvcount, types.rank_type, root, comm);
-  MPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type, my_in_place ? MPI_IN_PLACE : actual.data(),
-               recvcount, types.rank_type, root, comm);
-  tally.check(expected == actual, "scatterv " + what, expected, actual);
-  if (rank == root) tally.check(send == original, "scatterv send buffer unchanged " + what, original, send);
+  const auto prepare = [&](int round) {
+    fill_pattern(send, rank, round_salt(salt, round));
+    std::copy(send.begin(), send.end(), original.begin());
+    std::fill(expected.begin(), expected.end(), 0xA5);
+    std::copy(expected.begin(), expected.end(), actual.begin());
+    PMPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type,
+                  my_in_place ? MPI_IN_PLACE : expected.data(), recvcount, types.rank_type, root, comm);
+  };
+  void* recvbuf = my_in_place ? MPI_IN_PLACE : actual.data();
+  const auto call = [&](Form form, MPI_Request* request) {
+    if (form == Form::nonblocking)
+      return MPI_Iscatterv(send.data(), counts.data(), displs.data(), types.root_type, recvbuf, recvcount,
+                           types.rank_type, root, comm, request);
+    if (form == Form::persistent)
+      return EQUIVALENCE_PERSISTENT(MPI_Scatterv_init(send.data(), counts.data(), displs.data(), types.root_type,
+                                                      recvbuf, recvcount, types.rank_type, root, comm, MPI_INFO_NULL,
+                                                      request));
+    return MPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type, recvbuf, recvcount, types.rank_type,
+                        root, comm);
+  };
+  const auto check = [&](int, const std::string& description) {
+    tally.check(expected == actual, "scatterv " + description, expected, actual);
+    if (rank == root) tally.check(send == original, "scatterv send buffer unchanged " + description, original, send);
+  };
+  run_in_form(form, tally, what, prepare, call, check);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  form = take_form(argc, argv);
   int world_rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm split;
@@ -157,7 +195,7 @@ int main(int argc, char** argv) {
   }
   free_types(types);
   MPI_Comm_free(&split);
-  const int status = tally.finish("gatherv_equivalence");
+  const int status = tally.finish("gatherv_equivalence", form);
   MPI_Finalize();
   return status;
 }

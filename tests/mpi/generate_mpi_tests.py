@@ -311,6 +311,28 @@ def add_failure_policy(block, matrix, registry, writer, context):
                        timeout=block.get("timeout", 240))
 
 
+def add_forms(block, matrix, registry, writer, context):
+    """Every registry algorithm (but `except`) of each part's collective in the block's `form`
+    (nonblocking or persistent: the program's --form), at the p of `procs`, one entry (a list of p)
+    per algorithm in turn across the parts; the log checked per entry point of `functions`."""
+    turn = 0
+    for part in block["parts"]:
+        part = dict(block, **part)
+        collective = part["collective"]
+        names = [a["name"] for a in registry.algorithms(collective) if a["name"] not in part.get("except", {})]
+        for spec in names:
+            for np in part["procs"][turn % len(part["procs"])]:
+                values = dict(spec_values(registry, collective, spec, np), form=part["form"], program=part["program"],
+                              collective=collective)
+                facts = registry.specs[(collective, spec)]
+                case = "fallback" if np in facts["ineligible_procs"] else "runs"
+                expected = [fill(arg, dict(values, function=function))
+                            for function in part["functions"] for arg in expectations(part["expect"][case], values)]
+                writer.add(fill(part["name"], values), np,
+                           run_args(context, part, registry, spec, values, expected), timeout=part.get("timeout", 240))
+            turn += 1
+
+
 # The other tests (tests/test_cases.json): one entry per test or family, no registry needed.
 
 def is_choice(value):
@@ -431,7 +453,7 @@ def add_cases(cases, context, writer):
 
 
 KINDS = {"forced": add_forced, "cells": add_cells, "hierarchical_placements": add_hierarchical_placements,
-         "rotating_placements": add_rotating_placements, "failure_policy": add_failure_policy}
+         "rotating_placements": add_rotating_placements, "failure_policy": add_failure_policy, "forms": add_forms}
 
 
 def specs_needed(matrix):
