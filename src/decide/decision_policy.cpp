@@ -150,7 +150,7 @@ Decision DecisionPolicy::decide_nonblocking(CommDecisions& comm, const PolicyCal
   const auto nonblocking = [&](Decision decision) {
     const AlgorithmChoice* form = selector_.nonblocking_form(*decision.choice);
     if (form != decision.choice) {
-      decision.substitution = "a form that runs nonblocking";
+      decision.substitution = blocking_only_substitution;
       decision.choice = form;
     }
     return decision;

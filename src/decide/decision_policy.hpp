@@ -40,6 +40,10 @@ struct CommDecisions {
   std::map<std::array<int, 3>, Decision> nonblocking_picks;  // (collective, bucket, properties)
 };
 
+// Decision::substitution of a nonblocking or persistent call whose choice is blocking-only
+// (Algorithm::blocking_only): `choice` is then its nonblocking fallback.
+inline constexpr char blocking_only_substitution[] = "a form that runs nonblocking";  // one address
+
 // What a reduction's decision depends on besides its size (the intercept reads them from the call's
 // type and operation; every rank passes the same): a combination of these bits, part of the key.
 enum ReductionProperty : int {

@@ -17,10 +17,12 @@
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 // The calls defined here, with their next definition looked up as entry_points.cpp does.
-#define COLLSHIM_COMPLETION_FUNCTIONS(X)                                                                     \
-  X(Wait)                                                                                                    \
-  X(Test) X(Waitall) X(Testall) X(Waitany) X(Testany) X(Waitsome) X(Testsome) X(Request_get_status) X(Start) \
-      X(Startall) X(Request_free) X(Recv) X(Send) X(Ssend) X(Sendrecv) X(Probe) X(Barrier)
+// clang-format off
+#define COLLSHIM_COMPLETION_FUNCTIONS(X)                                                              \
+  X(Wait) X(Test) X(Waitall) X(Testall) X(Waitany) X(Testany) X(Waitsome) X(Testsome)                 \
+  X(Request_get_status) X(Start) X(Startall) X(Request_free)                                          \
+  X(Recv) X(Send) X(Ssend) X(Sendrecv) X(Probe) X(Barrier)
+// clang-format on
 
 namespace collshim {
 namespace {

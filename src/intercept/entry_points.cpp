@@ -496,6 +496,12 @@ struct ScattervEntry {
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
+// For the debug log: "; X is blocking-only, running Y" where the decision replaced a blocking-only choice.
+std::string blocking_only_text(const Decision& decision) {
+  if (std::string_view(decision.substitution) != blocking_only_substitution) return {};
+  return "; " + decision.requested->text() + " is blocking-only, running " + decision.choice->text();
+}
+
 // A nonblocking or persistent call's decision (DecisionPolicy::decide_nonblocking), its data as the
 // model costs it without gathering anything (an Alltoallv as uniform at its average block).
 template <CallShape Entry>
@@ -636,13 +642,10 @@ class CollectiveOperation final : public Operation {
   }
 
   [[gnu::noinline, gnu::cold]] void log_started(const Decision& decision) const {
-    runtime_.log->debug(
-        "{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({}{})", function_, state_.context.size(),
-        block_bytes_, mapping_name(state_.mapping.mapping), state_.mapping.nodes,
-        device_ ? "native" : decision.choice->text(), device_ ? "device memory" : decision.reason,
-        *decision.substitution != '\0' && !device_
-            ? std::string("; ") + decision.requested->text() + " is blocking-only, running " + decision.choice->text()
-            : std::string());
+    runtime_.log->debug("{}: p={} block_bytes={} mapping={} nodes={} algorithm={} ({}{})", function_,
+                        state_.context.size(), block_bytes_, mapping_name(state_.mapping.mapping), state_.mapping.nodes,
+                        device_ ? "native" : decision.choice->text(), device_ ? "device memory" : decision.reason,
+                        device_ ? std::string() : blocking_only_text(decision));
   }
 
   void finish(int rc) {
@@ -779,8 +782,8 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
     decision = decide_nonblocking(runtime, *state, entry, block_bytes, properties, true);
     if (!persistent && decision->choice->algorithm->passes_through) {
       if (runtime.log->should_log(spdlog::level::debug))
-        runtime.log->debug("{}: p={} block_bytes={} algorithm=native ({}); the library's own nonblocking call", name, p,
-                           block_bytes, decision->reason);
+        runtime.log->debug("{}: p={} block_bytes={} algorithm=native ({}{}); the library's own nonblocking call", name,
+                           p, block_bytes, decision->reason, blocking_only_text(*decision));
       if (runtime.profile) {
         const ProfileKey key{p,
                              static_cast<int>(collective),

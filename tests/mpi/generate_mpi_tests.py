@@ -158,7 +158,7 @@ def variant_labels(spec, marker):
 def spec_values(registry, collective, spec, np):
     facts = registry.specs[(collective, spec)]
     return {"np": np, "spec": spec, "logged": facts["spec"], "name": facts["name"], "safe": safe_name(spec),
-            "fallback": facts["fallback"]}
+            "fallback": facts["fallback"], "nonblocking_fallback": facts.get("nonblocking_fallback", "")}
 
 
 # Each kind of block: which specs run where (the data says which), the expectations each case takes.
@@ -314,7 +314,9 @@ def add_failure_policy(block, matrix, registry, writer, context):
 def add_forms(block, matrix, registry, writer, context):
     """Every registry algorithm (but `except`) of each part's collective in the block's `form`
     (nonblocking or persistent: the program's --form), at the p of `procs`, one entry (a list of p)
-    per algorithm in turn across the parts; the log checked per entry point of `functions`."""
+    per algorithm in turn across the parts; the log checked per entry point of `functions`: the
+    algorithm, its fallback where p makes it ineligible, or its nonblocking fallback where the
+    registry declares it blocking-only."""
     turn = 0
     for part in block["parts"]:
         part = dict(block, **part)
@@ -325,7 +327,9 @@ def add_forms(block, matrix, registry, writer, context):
                 values = dict(spec_values(registry, collective, spec, np), form=part["form"], program=part["program"],
                               collective=collective)
                 facts = registry.specs[(collective, spec)]
-                case = "fallback" if np in facts["ineligible_procs"] else "runs"
+                # Blocking-only (the registry says why): its nonblocking fallback runs, at every p.
+                case = ("blocking_only" if facts.get("blocking_only") else
+                        "fallback" if np in facts["ineligible_procs"] else "runs")
                 expected = [fill(arg, dict(values, function=function))
                             for function in part["functions"] for arg in expectations(part["expect"][case], values)]
                 writer.add(fill(part["name"], values), np,

@@ -254,6 +254,10 @@ void choice_members(JsonWriter& json, const AlgorithmChoice& choice) {
       .member("needs_commutative", algorithm.needs_commutative && algorithm.needs_commutative(choice.params))
       .member("fallback", algorithm.fallback)
       .member("eligibility", algorithm.eligibility);
+  // Nonblocking and persistent calls: why this choice cannot run in those forms, and what runs then.
+  const bool blocking_only = algorithm.blocking_only && !algorithm.blocking_only(choice.params).empty();
+  json.member("blocking_only", blocking_only ? std::string(algorithm.blocking_only(choice.params)) : std::string())
+      .member("nonblocking_fallback", blocking_only ? algorithm.nonblocking_fallback(choice.params) : std::string());
 }
 
 // `list --json`: every collective's algorithms in registry order, each with its default choice's
