@@ -35,8 +35,9 @@ struct NextCompletionFunctions {
 NextCompletionFunctions next_call;
 
 // A finished operation's error goes to its communicator's error handler, as the library's would.
-int raised(const Operation& operation, int rc) {
-  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(operation.comm(), rc);
+// (The communicator is taken before the operation finishes: a nonblocking one is gone after.)
+int raised(MPI_Comm comm, int rc) {
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
   return rc;
 }
 
@@ -86,20 +87,20 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
   rc = next_call.Testall(count, split.requests.data(), &flag, statuses);
   if (!flag && rc == MPI_SUCCESS) return false;
   split.write_back(array);
-  const Operation* failed = nullptr;
+  MPI_Comm failed = MPI_COMM_NULL;
   std::vector<int> errors(static_cast<std::size_t>(count), MPI_SUCCESS);
   for (int i = 0; i < count; ++i) {
     OperationTable::Entry* entry = split.ours[i];
     if (entry == nullptr) continue;
-    const Operation& operation = *entry->operation;
+    const MPI_Comm comm = entry->operation->comm();
     if (!entry->active) {
       set_empty_status(status_at(statuses, i));
       continue;
     }
     errors[i] = table.finish(&array[i], *entry, status_at(statuses, i));
-    if (errors[i] != MPI_SUCCESS && failed == nullptr) failed = &operation;
+    if (errors[i] != MPI_SUCCESS && failed == MPI_COMM_NULL) failed = comm;
   }
-  if (failed == nullptr) return true;
+  if (failed == MPI_COMM_NULL) return true;
   // MPI_ERR_IN_STATUS: each status says how its request ended.
   if (statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0; i < count; ++i) {
@@ -110,7 +111,7 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
       }
     }
   }
-  rc = raised(*failed, MPI_ERR_IN_STATUS);
+  rc = raised(failed, MPI_ERR_IN_STATUS);
   return true;
 }
 
@@ -122,8 +123,8 @@ bool any_pass(OperationTable& table, int count, MPI_Request* array, int* index, 
     OperationTable::Entry* entry = split.ours[i];
     if (entry == nullptr || !entry->active || !entry->complete) continue;
     *index = i;
-    const Operation& operation = *entry->operation;
-    rc = raised(operation, table.finish(&array[i], *entry, status));
+    const MPI_Comm comm = entry->operation->comm();
+    rc = raised(comm, table.finish(&array[i], *entry, status));
     return true;
   }
   int flag = 1;
@@ -148,14 +149,14 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
   advance(table);
   LibraryRequests split(table, count, array);
   int done = 0;
-  const Operation* failed = nullptr;
+  MPI_Comm failed = MPI_COMM_NULL;
   std::vector<int> errors;
   for (int i = 0; i < count; ++i) {
     OperationTable::Entry* entry = split.ours[i];
     if (entry == nullptr || !entry->active || !entry->complete) continue;
-    const Operation& operation = *entry->operation;
+    const MPI_Comm comm = entry->operation->comm();
     const int error = table.finish(&array[i], *entry, status_at(statuses, done));
-    if (error != MPI_SUCCESS && failed == nullptr) failed = &operation;
+    if (error != MPI_SUCCESS && failed == MPI_COMM_NULL) failed = comm;
     errors.push_back(error);
     indices[done++] = i;
   }
@@ -177,12 +178,12 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
   }
   if (done + library_done == 0 && rc == MPI_SUCCESS) return false;
   *outcount = done + library_done;
-  if (failed != nullptr) {
+  if (failed != MPI_COMM_NULL) {
     if (statuses != MPI_STATUSES_IGNORE) {
       for (int k = 0; k < done; ++k) statuses[k].MPI_ERROR = errors[k];
       for (int k = 0; k < library_done && rc == MPI_SUCCESS; ++k) statuses[done + k].MPI_ERROR = MPI_SUCCESS;
     }
-    rc = raised(*failed, MPI_ERR_IN_STATUS);
+    rc = raised(failed, MPI_ERR_IN_STATUS);
   }
   return true;
 }
@@ -203,8 +204,8 @@ bool one_pass(OperationTable& table, MPI_Request* request, MPI_Status* status, i
     return true;
   }
   if (!entry->complete) return false;
-  const Operation& operation = *entry->operation;
-  rc = raised(operation, table.finish(request, *entry, status));
+  const MPI_Comm comm = entry->operation->comm();
+  rc = raised(comm, table.finish(request, *entry, status));
   return true;
 }
 
@@ -220,17 +221,6 @@ int complete(bool waits, Pass&& pass) {
     }
     sched_yield();
   }
-}
-
-// A blocking point-to-point call while operations run: its nonblocking form, completed by polling,
-// so that the operations advance meanwhile (a peer may wait for them before it sends).
-int poll_until_complete(MPI_Request* request, MPI_Status* status) {
-  return complete(true, [&](OperationTable& table, int& rc) {
-    advance(table);
-    int flag = 0;
-    rc = PMPI_Test(request, &flag, status);
-    return rc != MPI_SUCCESS || flag;
-  });
 }
 
 }  // namespace
@@ -319,7 +309,7 @@ COLLSHIM_EXPORT int MPI_Start(MPI_Request* request) {
     if (entry == nullptr) {
       rc = next_call.Start(request);
     } else if (entry->active) {  // MPI: starting an active request is erroneous
-      rc = raised(*entry->operation, MPI_ERR_REQUEST);
+      rc = raised(entry->operation->comm(), MPI_ERR_REQUEST);
     } else {
       table.start(*request, *entry);
       rc = MPI_SUCCESS;
@@ -360,21 +350,21 @@ COLLSHIM_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source
   if (!OperationTable::running()) return next_call.Recv(buf, count, type, source, tag, comm, status);
   MPI_Request request = MPI_REQUEST_NULL;
   const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
-  return rc != MPI_SUCCESS ? rc : poll_until_complete(&request, status);
+  return rc != MPI_SUCCESS ? rc : complete_advancing(&request, status);
 }
 
 COLLSHIM_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!OperationTable::running()) return next_call.Send(buf, count, type, dest, tag, comm);
   MPI_Request request = MPI_REQUEST_NULL;
   const int rc = PMPI_Isend(buf, count, type, dest, tag, comm, &request);
-  return rc != MPI_SUCCESS ? rc : poll_until_complete(&request, MPI_STATUS_IGNORE);
+  return rc != MPI_SUCCESS ? rc : complete_advancing(&request, MPI_STATUS_IGNORE);
 }
 
 COLLSHIM_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (!OperationTable::running()) return next_call.Ssend(buf, count, type, dest, tag, comm);
   MPI_Request request = MPI_REQUEST_NULL;
   const int rc = PMPI_Issend(buf, count, type, dest, tag, comm, &request);
-  return rc != MPI_SUCCESS ? rc : poll_until_complete(&request, MPI_STATUS_IGNORE);
+  return rc != MPI_SUCCESS ? rc : complete_advancing(&request, MPI_STATUS_IGNORE);
 }
 
 COLLSHIM_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -391,8 +381,8 @@ COLLSHIM_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatyp
     PMPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
     return rc;
   }
-  const int sent = poll_until_complete(&requests[1], MPI_STATUS_IGNORE);
-  const int received = poll_until_complete(&requests[0], status);
+  const int sent = complete_advancing(&requests[1], MPI_STATUS_IGNORE);
+  const int received = complete_advancing(&requests[0], status);
   return received != MPI_SUCCESS ? received : sent;
 }
 
@@ -410,7 +400,7 @@ COLLSHIM_EXPORT int MPI_Barrier(MPI_Comm comm) {
   if (!OperationTable::running()) return next_call.Barrier(comm);
   MPI_Request request = MPI_REQUEST_NULL;
   const int rc = PMPI_Ibarrier(comm, &request);
-  return rc != MPI_SUCCESS ? rc : poll_until_complete(&request, MPI_STATUS_IGNORE);
+  return rc != MPI_SUCCESS ? rc : complete_advancing(&request, MPI_STATUS_IGNORE);
 }
 
 // Runs when the library is loaded, before the program's main.

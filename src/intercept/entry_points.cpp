@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "algorithms/engine/run_algorithm.hpp"
@@ -699,13 +700,41 @@ int rank_in(Runtime& runtime, MPI_Comm comm) {
   return rank;
 }
 
+// The library's nonblocking form of each collective (as the shim's next definition).
+template <Collective collective>
+struct NonblockingLibrary;
+#define COLLSHIM_NONBLOCKING_LIBRARY(Name, lower, UPPER, parameters, ...) \
+  template <>                                                             \
+  struct NonblockingLibrary<Collective::lower> {                          \
+    static constexpr auto function = &next_I##lower;                      \
+  };
+COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_LIBRARY)
+#undef COLLSHIM_NONBLOCKING_LIBRARY
+
+// A blocking call the library runs (`library`, the next definition). While operations of the shim
+// run, it runs as the library's nonblocking call completed by polling (complete_advancing): the
+// library's blocking call would not advance them, and a peer may wait for them before it joins
+// this call. The int forms only (the large-count ones have no int nonblocking form to use).
+template <Collective collective, auto library, typename... Args>
+int call_library(Args... args) {
+  constexpr auto nonblocking = NonblockingLibrary<collective>::function;
+  if constexpr (std::is_same_v<decltype(nonblocking), int (*const)(Args..., MPI_Request*)>) {
+    if (OperationTable::running()) {
+      MPI_Request request = MPI_REQUEST_NULL;
+      const int rc = nonblocking(args..., &request);
+      return rc != MPI_SUCCESS ? rc : complete_advancing(&request, MPI_STATUS_IGNORE);
+    }
+  }
+  return library(args...);
+}
+
 // A call of shape `Shape` with its MPI arguments, and the library's function for them: what
 // run_collective() needs, the pass-through included.
 template <typename Shape, auto library, typename... Args>
 struct Intercepted : Shape {
   explicit Intercepted(Args... args) : Shape(args...), arguments(args...) {}
   std::tuple<Args...> arguments;
-  int pass_through(MPI_Comm) const { return std::apply(library, arguments); }
+  int pass_through(MPI_Comm) const { return std::apply(call_library<Shape::collective, library, Args...>, arguments); }
 };
 
 // The shim's path of an intercepted call. The exported entry points pass a call straight to the MPI
@@ -739,6 +768,38 @@ template <typename Shape, typename... Args>
   runtime.profile->count_unhandled(static_cast<int>(function), bytes);
 }
 
+// A persistent call the shim does not take (no state for its communicator, unusable arguments):
+// still run as the library's nonblocking call at each start, on the user's communicator (issued
+// inside MPI_Start, in program order), not as the library's persistent request, whose schedules
+// MPICH 4.0.2 gets wrong (wrong data, or a hang, at some sizes and process counts).
+template <typename LibraryCall>
+class LibraryPersistentOperation final : public Operation {
+ public:
+  LibraryPersistentOperation(MPI_Comm comm, LibraryCall library) : comm_(comm), library_(std::move(library)) {}
+  ~LibraryPersistentOperation() override {
+    if (request_ != MPI_REQUEST_NULL) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+  LibraryPersistentOperation(const LibraryPersistentOperation&) = delete;
+  LibraryPersistentOperation& operator=(const LibraryPersistentOperation&) = delete;
+
+  void start() override { error_ = library_(comm_, &request_); }
+  bool progress() override {
+    if (request_ == MPI_REQUEST_NULL) return true;
+    int flag = 0;
+    const int rc = PMPI_Test(&request_, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) error_ = rc;
+    return rc != MPI_SUCCESS || flag;
+  }
+  int error() const override { return error_; }
+  MPI_Comm comm() const override { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+  LibraryCall library_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  int error_ = MPI_SUCCESS;
+};
+
 // A nonblocking or persistent call. The shim runs it where the communicator already has its state
 // (made by a blocking call on it, or at MPI_Init for MPI_COMM_WORLD: making one is collective and
 // would block) and its arguments are usable; otherwise the library gets it, counted for the report.
@@ -751,7 +812,10 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
   constexpr Collective collective = Shape::collective;
   const auto unhandled = [&] {
     if (runtime.profile) count_unhandled<Shape>(runtime, function, comm, args...);
-    return pass_on();
+    if (!persistent || runtime.nonblocking_native) return pass_on();  // native: the library's own, as asked
+    OperationTable& table = OperationTable::instance();
+    const auto lock = table.lock();
+    return table.add(std::make_unique<LibraryPersistentOperation<LibraryCall>>(comm, library), true, request);
   };
   if (runtime.nonblocking_native || runtime.nonblocking_tag_slots == 0) return unhandled();
   OperationTable& table = OperationTable::instance();
@@ -843,12 +907,13 @@ COLLSHIM_EXPORT int MPI_Finalize() {
 // preloaded after the shim, such as a profiler, or the MPI library), as PMPI tools stack; the shim's
 // own messages go to PMPI_* and are not the application's.
 #define COLLSHIM_ARGUMENTS(...) __VA_ARGS__
-#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                 \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                    \
-    Runtime* runtime = runtime_for(Shape::collective);                                           \
-    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error(); \
-    if (runtime == nullptr) return next_mpi.Name arguments;                                      \
-    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);          \
+#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                                \
+  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                   \
+    Runtime* runtime = runtime_for(Shape::collective);                                                          \
+    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();                \
+    if (runtime == nullptr && !OperationTable::running()) return next_mpi.Name arguments;                       \
+    if (runtime == nullptr) return call_library<Shape::collective, &next_##Name>(COLLSHIM_ARGUMENTS arguments); \
+    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);                         \
   }
 COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 

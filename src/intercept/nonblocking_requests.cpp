@@ -1,5 +1,7 @@
 #include "intercept/nonblocking_requests.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 
 namespace collshim {
@@ -87,6 +89,20 @@ void OperationTable::forget(MPI_Request request) {
   requests_.fetch_sub(1, std::memory_order_relaxed);
   MPI_Request handle = request;
   PMPI_Request_free(&handle);
+}
+
+int complete_advancing(MPI_Request* request, MPI_Status* status) {
+  OperationTable& table = OperationTable::instance();
+  for (;;) {
+    {
+      const auto lock = table.lock();
+      if (OperationTable::running()) table.progress();
+      int flag = 0;
+      const int rc = PMPI_Test(request, &flag, status);
+      if (rc != MPI_SUCCESS || flag) return rc;
+    }
+    sched_yield();
+  }
 }
 
 }  // namespace collshim

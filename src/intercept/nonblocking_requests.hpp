@@ -80,6 +80,10 @@ class OperationTable {
   static inline std::atomic<int> running_{0};
 };
 
+// Completes a request of the library's while advancing the shim's operations (polling): what a
+// blocking call does while they run, since the library's own wait would not advance them.
+int complete_advancing(MPI_Request* request, MPI_Status* status);
+
 // An empty status, as a completed collective's (source and tag "any", no elements, not cancelled);
 // MPI_ERROR is left as it is. MPI_STATUS_IGNORE is allowed.
 void set_empty_status(MPI_Status* status);
