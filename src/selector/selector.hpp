@@ -89,6 +89,8 @@ class Selector {
   // where its algorithm is blocking-only with these parameters (Algorithm::blocking_only), its
   // nonblocking fallback.
   const AlgorithmChoice* nonblocking_form(const AlgorithmChoice& choice) const { return nonblocking_[choice.id]; }
+  // For tools and tests: the selector's copy of `choice`, added if new (with its fallbacks).
+  const AlgorithmChoice* interned(const AlgorithmChoice& choice) { return intern(choice); }
 
   const std::deque<AlgorithmChoice>& choices() const { return choices_; }
   const AlgorithmChoice* native_choice() const { return native_; }

@@ -384,3 +384,98 @@ TEST(DecidePolicy, ABadPlatformFileIsAnError) {
 
 }  // namespace
 }  // namespace collshim
+
+namespace collshim {
+namespace {
+
+// A nonblocking call decides alone: forcing and rules as a blocking call, the model's pick without
+// trial calls or any step with other ranks, and where the blocking form settled its key (and the
+// call decides as it starts) that key's decision. A blocking-only choice runs its nonblocking
+// fallback, named as such.
+TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const auto with_platform = environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}});
+  const DecisionPolicy model_policy(with_platform, rules_of("  []\n"), model_of("ring", 0.0), diagnostics);
+  const DecisionPolicy ruled(with_platform, rules_of("  - collective: allgather\n    use: bruck\n"),
+                             model_of("ring", 0.0), diagnostics);
+  ASSERT_TRUE(diagnostics.empty());
+  const CommMapping mapping = two_nodes();
+
+  CommDecisions alone;
+  const Decision by_rule = ruled.decide_nonblocking(alone, allgather_call(mapping, 8), true);
+  EXPECT_EQ(by_rule.choice->text(), "bruck");
+  EXPECT_EQ(by_rule.rule_index, 0);
+
+  // The model's pick as the blocking form's model picks it (the same costing), unconfirmed.
+  const Decision picked = model_policy.decide_nonblocking(alone, allgather_call(mapping, 8), true);
+  EXPECT_EQ(picked.rule_index, Decision::model_pick);
+  CommDecisions blocking_probe;
+  SoloSteps solo(8);
+  const Outcome planned = model_policy.decide(blocking_probe, allgather_call(mapping, 8), solo);
+  ASSERT_NE(planned.verdict, std::nullopt);
+  EXPECT_EQ(picked.choice, planned.verdict->pick);
+
+  // A key the blocking form settled by confirmation (here on native, the fastest measured) is taken
+  // where the call decides as it starts, not during progress.
+  FakeRanks ranks(8);
+  ranks.seconds["native"] = 1e-5;
+  std::vector<CommDecisions> comms(8);
+  on_every_rank(ranks, [&](int rank, FakeSteps& steps) {
+    Outcome outcome = model_policy.decide(comms[rank], allgather_call(mapping, 8), steps);
+    while (outcome.decision == nullptr) {
+      const Trial trial = model_policy.trial(*outcome.key);
+      double own = 0;
+      bool settled_now = false;
+      steps.running = trial.choice->text();
+      model_policy.run_trial(
+          *outcome.key, steps, [] { return 0; }, own, settled_now);
+      outcome = model_policy.decide(comms[rank], allgather_call(mapping, 8), steps);
+    }
+  });
+  const int steps_before = ranks.collective_steps;
+  const Decision settled = model_policy.decide_nonblocking(comms[0], allgather_call(mapping, 8), true);
+  EXPECT_EQ(settled.choice->text(), "native");
+  EXPECT_EQ(settled.rule_index, Decision::model_kept_native);
+  const Decision in_progress = model_policy.decide_nonblocking(comms[1], allgather_call(mapping, 8), false);
+  EXPECT_EQ(in_progress.choice, picked.choice);
+  EXPECT_EQ(ranks.collective_steps, steps_before);  // nothing asked of other ranks
+
+  // Blocking-only: hierarchical with its window runs hierarchical by messages; Traff's trees binomial.
+  const DecisionPolicy windowed(
+      environment({{"COLLSHIM_ALLGATHER", "hierarchical:inter=ring,intra=shm"}, {"COLLSHIM_GATHERV", "traff"}}),
+      rules_of("  []\n"), std::nullopt, diagnostics);
+  CommDecisions fresh;
+  const Decision window = windowed.decide_nonblocking(fresh, allgather_call(mapping, 8), true);
+  EXPECT_EQ(window.choice->text(), "hierarchical:inter=ring");
+  EXPECT_EQ(window.requested->text(), "hierarchical:inter=ring,intra=shm");
+  EXPECT_EQ(std::string_view(window.substitution), blocking_only_substitution);
+  const Decision tree = windowed.decide_nonblocking(fresh, allgather_call(mapping, 8, 8, 0, Collective::gatherv), true);
+  EXPECT_EQ(tree.choice->text(), "binomial");
+}
+
+// Every choice's nonblocking form can run nonblocking: the fallbacks end in a choice that is not
+// blocking-only, for every algorithm's default parameters and the parameters that make it so.
+TEST(DecideNonblocking, EveryNonblockingFormRunsNonblocking) {
+  std::vector<RuleDiagnostic> diagnostics;
+  Selector selector(environment({}), rules_of("  []\n"), diagnostics);
+  for (const Algorithm& algorithm : algorithms()) {
+    for (const Collective collective : algorithm.collectives) {
+      for (const char* intra : {"p2p", "shm"}) {
+        std::vector<std::pair<std::string, std::string>> params;
+        if (algorithm.name == "hierarchical") params = {{"intra", intra}};
+        const SpecParseResult parsed = make_choice(algorithm.name, params, collective);
+        ASSERT_TRUE(parsed.choice) << parsed.error;
+        const AlgorithmChoice* form = selector.nonblocking_form(*selector.interned(*parsed.choice));
+        ASSERT_NE(form, nullptr);
+        const bool blocking_only =
+            form->algorithm->blocking_only && !form->algorithm->blocking_only(form->params).empty();
+        EXPECT_FALSE(blocking_only) << parsed.choice->text() << " runs " << form->text();
+        const bool declared = algorithm.blocking_only && !algorithm.blocking_only(parsed.choice->params).empty();
+        EXPECT_EQ(form != selector.interned(*parsed.choice), declared) << parsed.choice->text();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collshim
