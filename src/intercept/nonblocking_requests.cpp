@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 
 namespace collshim {
 
@@ -90,6 +91,21 @@ void OperationTable::forget(MPI_Request request) {
   MPI_Request handle = request;
   PMPI_Request_free(&handle);
 }
+
+ProgressThread::ProgressThread()
+    : thread_([](std::stop_token stop) {
+        using namespace std::chrono_literals;
+        while (!stop.stop_requested()) {
+          if (OperationTable::running()) {
+            OperationTable& table = OperationTable::instance();
+            const auto lock = table.lock();
+            table.progress();
+          }
+          std::this_thread::sleep_for(OperationTable::running() ? 20us : 200us);
+        }
+      }) {}
+
+ProgressThread::~ProgressThread() = default;  // the jthread asks to stop and joins
 
 int complete_advancing(MPI_Request* request, MPI_Status* status) {
   OperationTable& table = OperationTable::instance();

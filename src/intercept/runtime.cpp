@@ -251,6 +251,18 @@ void Runtime::start() {
     // MPI_COMM_WORLD's state now, while every rank is here: a nonblocking call can only use a state
     // that exists (making one is collective), and many programs use only MPI_COMM_WORLD.
     if (!settings.nonblocking_native) current_runtime->comms.state(MPI_COMM_WORLD, current_runtime->placement);
+    if (settings.progress_thread && !settings.nonblocking_native) {
+      int level = MPI_THREAD_SINGLE;
+      PMPI_Query_thread(&level);
+      if (level == MPI_THREAD_MULTIPLE) {
+        current_runtime->progress_thread = std::make_unique<ProgressThread>();
+        current_runtime->log->info("a progress thread advances nonblocking collectives (COLLSHIM_PROGRESS_THREAD=1)");
+      } else if (world_rank == 0) {
+        std::fprintf(stderr,
+                     "collshim: warning: COLLSHIM_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE; this job initialized "
+                     "MPI with a lower thread level, so no progress thread runs\n");
+      }
+    }
     if (current_runtime->device_checks) {
       const std::string found = current_runtime->device.runtimes();
       current_runtime->log->info(
@@ -271,6 +283,7 @@ void Runtime::start() {
 
 void Runtime::stop() {
   if (!current_runtime) return;
+  current_runtime->progress_thread.reset();  // joined before anything else finishes
   if (current_runtime->profile) current_runtime->write_report();
   if (current_runtime->tune_out_) current_runtime->write_learned_rules();
   current_runtime->comms.release_predefined_states();

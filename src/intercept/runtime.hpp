@@ -10,6 +10,7 @@
 #include "decide/decision_policy.hpp"
 #include "intercept/comm_cache.hpp"
 #include "intercept/device_memory.hpp"
+#include "intercept/nonblocking_requests.hpp"
 #include "profile/profile.hpp"
 
 namespace collshim {
@@ -61,6 +62,7 @@ class Runtime {
   // Tag ranges a communicator's nonblocking operations can use at once (step_tag), from MPI_TAG_UB;
   // 0: none (a library with only the guaranteed 32767), and they all pass through.
   int nonblocking_tag_slots = 0;
+  std::unique_ptr<ProgressThread> progress_thread;  // COLLSHIM_PROGRESS_THREAD=1 under MPI_THREAD_MULTIPLE
 
  private:
   void write_report();

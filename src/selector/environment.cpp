@@ -23,29 +23,16 @@ namespace {
 // Every COLLSHIM_* variable something reads: the shim's own (below, and each collective's forcing
 // variable), collshim-run's, and those of the project's build and test scripts, which the ranks of
 // a test inherit.
-constexpr std::array known_variables{"COLLSHIM_CONFIG",
-                                     "COLLSHIM_REPORT",
-                                     "COLLSHIM_LOG",
-                                     "COLLSHIM_TOPOLOGY",
-                                     "COLLSHIM_DISABLE",
-                                     "COLLSHIM_ALLREDUCE_REORDER",
-                                     "COLLSHIM_NONBLOCKING",
-                                     "COLLSHIM_TUNE",
-                                     "COLLSHIM_TUNE_OUT",
-                                     "COLLSHIM_TUNE_EXCLUDE",
-                                     "COLLSHIM_PLATFORM",
-                                     "COLLSHIM_MODEL_MARGIN",
-                                     "COLLSHIM_TUNE_RECHECK",
-                                     "COLLSHIM_MPI_LIBRARY",
-                                     "COLLSHIM_LIBRARY",  // collshim-run: where libcollshim.so is
-                                     "COLLSHIM_SKIP_DEPS",
-                                     "COLLSHIM_BUILD_DIR",
-                                     "COLLSHIM_BUILD_TARGET",
-                                     "COLLSHIM_SMPI_BUILD_DIR",
-                                     "COLLSHIM_MPIEXEC",
-                                     "COLLSHIM_MPIEXEC_PREFLAGS",
-                                     "COLLSHIM_MPIEXEC_ENVFLAG",
-                                     "COLLSHIM_SANITIZER_PRELOAD"};
+constexpr std::array known_variables{
+    "COLLSHIM_CONFIG",          "COLLSHIM_REPORT",           "COLLSHIM_LOG",
+    "COLLSHIM_TOPOLOGY",        "COLLSHIM_DISABLE",          "COLLSHIM_ALLREDUCE_REORDER",
+    "COLLSHIM_NONBLOCKING",     "COLLSHIM_PROGRESS_THREAD",  "COLLSHIM_TUNE",
+    "COLLSHIM_TUNE_OUT",        "COLLSHIM_TUNE_EXCLUDE",     "COLLSHIM_PLATFORM",
+    "COLLSHIM_MODEL_MARGIN",    "COLLSHIM_TUNE_RECHECK",     "COLLSHIM_MPI_LIBRARY",
+    "COLLSHIM_LIBRARY",  // collshim-run: where libcollshim.so is
+    "COLLSHIM_SKIP_DEPS",       "COLLSHIM_BUILD_DIR",        "COLLSHIM_BUILD_TARGET",
+    "COLLSHIM_SMPI_BUILD_DIR",  "COLLSHIM_MPIEXEC",          "COLLSHIM_MPIEXEC_PREFLAGS",
+    "COLLSHIM_MPIEXEC_ENVFLAG", "COLLSHIM_SANITIZER_PRELOAD"};
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -48,6 +48,7 @@ struct EnvironmentSettings {
   std::optional<std::string> tune_out;  // COLLSHIM_TUNE_OUT: where the learned rules go at MPI_Finalize
   bool allreduce_reorder = false;       // COLLSHIM_ALLREDUCE_REORDER=1: floating-point reductions may change order
   bool nonblocking_native = false;      // COLLSHIM_NONBLOCKING=native: nonblocking and persistent forms pass through
+  bool progress_thread = false;         // COLLSHIM_PROGRESS_THREAD=1: a thread advances nonblocking collectives
   std::vector<std::string> errors;      // each names the variable and its value
   std::vector<std::string> warnings;
 

@@ -43,6 +43,16 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 "ones) or native (all passed to the MPI library)");
     }
   }
+  if (const char* thread = lookup("COLLSHIM_PROGRESS_THREAD")) {
+    const std::string value = thread;
+    if (value == "1") {
+      settings.progress_thread = true;
+    } else if (value != "0" && !value.empty()) {
+      settings.errors.push_back("COLLSHIM_PROGRESS_THREAD=" + value +
+                                ": expected 1 (a thread advances the shim's nonblocking collectives; needs "
+                                "MPI_THREAD_MULTIPLE) or 0");
+    }
+  }
   if (const char* platform = lookup("COLLSHIM_PLATFORM")) {
     settings.platform = platform;
     if (settings.platform->empty())
