@@ -9,7 +9,8 @@
 // not asked about). Every call is compared byte for byte with the MPI library's (PMPI_*) on the same
 // inputs in host memory. Rank 0 prints how many calls of each collective must show in the report as
 // the forced algorithm and as `native` for "device memory"; the test's script checks the JSON report
-// against those lines.
+// against those lines. With --form nonblocking the shim's calls are the nonblocking ones (MPI_I*,
+// then MPI_Wait); the library's reference calls stay blocking.
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -96,6 +97,7 @@ class CudaManagedMemory : public DeviceMemory {
 std::unique_ptr<DeviceMemory> device_memory;
 
 int rank = 0, p = 1;
+bool nonblocking = false;  // --form nonblocking
 long passed = 0, failed = 0;
 
 struct Counts {
@@ -104,6 +106,8 @@ struct Counts {
 
 // Which rank holds device memory in a call, and where.
 enum class Where { nowhere, send, receive, in_place_receive, zero_count_send };
+
+void complete(MPI_Request request) { MPI_Wait(&request, MPI_STATUS_IGNORE); }
 
 std::vector<unsigned char> pattern(std::size_t bytes, int salt) {
   std::vector<unsigned char> data(bytes);
@@ -165,7 +169,11 @@ void run_case(const Case& c, Where where, int holder, Counts& counts) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool cuda = argc > 1 && std::strcmp(argv[1], "--cuda") == 0;
+  bool cuda = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--cuda") == 0) cuda = true;
+    if (std::strcmp(argv[i], "--form") == 0 && i + 1 < argc) nonblocking = std::strcmp(argv[++i], "nonblocking") == 0;
+  }
   if (cuda) {
     device_memory = CudaManagedMemory::open();
   } else {
@@ -196,7 +204,11 @@ int main(int argc, char** argv) {
          const void* from = in_place ? MPI_IN_PLACE : s;
          if (library)
            PMPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Iallgather(from, n, MPI_INT, r, n, MPI_INT, comm, &request);
+           complete(request);
+         } else
            MPI_Allgather(from, n, MPI_INT, r, n, MPI_INT, comm);
        }},
       {"MPI_Allgatherv", static_cast<std::size_t>(block), all, true,
@@ -209,7 +221,11 @@ int main(int argc, char** argv) {
          const void* from = in_place ? MPI_IN_PLACE : s;
          if (library)
            PMPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Iallgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm, &request);
+           complete(request);
+         } else
            MPI_Allgatherv(from, mine, MPI_INT, r, agreed.data(), displs.data(), MPI_INT, comm);
        }},
       {"MPI_Alltoall", all, all, true,
@@ -218,7 +234,11 @@ int main(int argc, char** argv) {
          const void* from = in_place ? MPI_IN_PLACE : s;
          if (library)
            PMPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Ialltoall(from, n, MPI_INT, r, n, MPI_INT, comm, &request);
+           complete(request);
+         } else
            MPI_Alltoall(from, n, MPI_INT, r, n, MPI_INT, comm);
        }},
       {"MPI_Alltoallv", all, all, false,
@@ -229,7 +249,12 @@ int main(int argc, char** argv) {
          if (library)
            PMPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT,
                           comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Ialltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT,
+                          comm, &request);
+           complete(request);
+         } else
            MPI_Alltoallv(s, send_counts.data(), displs.data(), MPI_INT, r, recv_counts.data(), displs.data(), MPI_INT,
                          comm);
        }},
@@ -239,7 +264,11 @@ int main(int argc, char** argv) {
          const void* from = in_place ? MPI_IN_PLACE : s;
          if (library)
            PMPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Iallreduce(from, r, n, MPI_INT, MPI_SUM, comm, &request);
+           complete(request);
+         } else
            MPI_Allreduce(from, r, n, MPI_INT, MPI_SUM, comm);
        }},
       {"MPI_Gatherv", static_cast<std::size_t>(block), all, false,
@@ -250,7 +279,11 @@ int main(int argc, char** argv) {
          PMPI_Allgather(&mine, 1, MPI_INT, rc.data(), 1, MPI_INT, comm);
          if (library)
            PMPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Igatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm, &request);
+           complete(request);
+         } else
            MPI_Gatherv(s, mine, MPI_INT, r, rc.data(), displs.data(), MPI_INT, root, comm);
        },
        -1, p - 1},
@@ -259,7 +292,11 @@ int main(int argc, char** argv) {
          const int root = 0;
          if (library)
            PMPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
-         else
+         else if (nonblocking) {
+           MPI_Request request;
+           MPI_Iscatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm, &request);
+           complete(request);
+         } else
            MPI_Scatterv(s, counts.data(), displs.data(), MPI_INT, r, n, MPI_INT, root, comm);
        },
        0, -1},
