@@ -528,7 +528,7 @@ template <CallShape Entry, typename LibraryCall>
 class CollectiveOperation final : public Operation {
  public:
   CollectiveOperation(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry, LibraryCall library,
-                      const char* function, bool persistent, long long block_bytes, int properties,
+                      const char* function, bool persistent, bool size_to_agree, long long block_bytes, int properties,
                       std::optional<Decision> decision)
       : runtime_(runtime),
         comm_(comm),
@@ -537,6 +537,7 @@ class CollectiveOperation final : public Operation {
         library_(std::move(library)),
         function_(function),
         persistent_(persistent),
+        size_to_agree_(size_to_agree),
         block_bytes_(block_bytes),
         properties_(properties),
         decision_(std::move(decision)) {}
@@ -608,8 +609,9 @@ class CollectiveOperation final : public Operation {
     if (!flag) return false;
     const int p = state_.context.size();
     const SizeAgreement agreement = collective_info(Entry::collective).size_agreement;
-    if (agreement == SizeAgreement::local) block_bytes_ = agreement_[0] / (static_cast<long long>(p) * p);
-    if (agreement == SizeAgreement::root) block_bytes_ = agreement_[0] / p;
+    if (size_to_agree_ && agreement == SizeAgreement::local)
+      block_bytes_ = agreement_[0] / (static_cast<long long>(p) * p);
+    if (size_to_agree_ && agreement == SizeAgreement::root) block_bytes_ = agreement_[0] / p;
     device_ = agreement_[1] > 0;
     // Decided during progress, where a blocking call's settled keys could differ between ranks (they
     // reach this point at different calls): rules, forcing and the model's pick only.
@@ -672,6 +674,7 @@ class CollectiveOperation final : public Operation {
   LibraryCall library_;
   const char* function_;
   bool persistent_;
+  bool size_to_agree_;  // the agreement's sum is the size (else it is only the device vote)
   long long block_bytes_;
   int properties_;
   std::optional<Decision> decision_;
@@ -833,16 +836,19 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
   if constexpr (requires { entry.reduction_properties(); }) properties = entry.reduction_properties();
   const CallFacts facts = call_facts(collective, p, state->mapping, 0, properties);
   const SizeAgreement agreement = collective_info(collective).size_agreement;
-  const bool agree =
-      runtime.device_checks || ((agreement == SizeAgreement::local || agreement == SizeAgreement::root) &&
-                                runtime.policy.size_must_be_agreed(state->decisions, facts));
+  // The ranks agree first where the size is rank-local and some rule tests it, or on the device vote.
+  const bool size_to_agree = (agreement == SizeAgreement::local || agreement == SizeAgreement::root) &&
+                             runtime.policy.size_must_be_agreed(state->decisions, facts);
+  const bool agree = runtime.device_checks || size_to_agree;
   std::optional<Decision> decision;
   long long block_bytes = 0;
-  if (!agree) {
+  if (!size_to_agree) {  // every rank knows the size it decides by
     int root = 0;
     if constexpr (requires { entry.call.root; }) root = entry.call.root;
     SoloSteps alone(p);  // asked nothing: no agreement is needed
     block_bytes = runtime.policy.agreed_block_bytes(state->decisions, facts, alone, entry.received_bytes(p), root);
+  }
+  if (!agree) {
     decision = decide_nonblocking(runtime, *state, entry, block_bytes, properties, true);
     if (!persistent && decision->choice->algorithm->passes_through) {
       if (runtime.log->should_log(spdlog::level::debug))
@@ -862,7 +868,8 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
     }
   }
   auto operation = std::make_unique<CollectiveOperation<Shape, LibraryCall>>(
-      runtime, comm, *state, entry, std::move(library), name, persistent, block_bytes, properties, decision);
+      runtime, comm, *state, entry, std::move(library), name, persistent, size_to_agree, block_bytes, properties,
+      decision);
   return table.add(std::move(operation), persistent, request);
 }
 
