@@ -206,13 +206,11 @@ class NonblockingRun {
     }
     run_.reset();  // the previous run is complete
     run_ = std::make_unique<collshim::ScheduleRun>(*schedule, layout_, engine_, lane_, collshim::tags_per_schedule);
-    run_->start();
-    return MPI_SUCCESS;
+    return begin();
   }
   int restart() {
     if (choice_ == nullptr || run_ == nullptr) return start();
-    run_->start();
-    return MPI_SUCCESS;
+    return begin();
   }
   // Advances the run once (native: MPI_Test); true once complete, with its error in `rc`.
   bool test(int& rc) {
@@ -234,6 +232,13 @@ class NonblockingRun {
   }
 
  private:
+  // As the shim's start (OperationTable::start): what can run at once does, the first messages.
+  int begin() {
+    run_->start();
+    run_->progress();
+    return MPI_SUCCESS;
+  }
+
   collshim::bench::BenchCase& case_;
   const AlgorithmChoice* choice_;  // null: native
   collshim::CommContext& context_;
@@ -422,11 +427,17 @@ class Bench {
   }
 
   // A call of implementation k's nonblocking form, started and waited for: a new call (the
-  // library's MPI_I<collective>, or the shim's nonblocking call), or `persistent`, a start of the
-  // run made last (MPI_Start of a persistent operation).
-  int nonblocking(std::size_t k, bool persistent) {
+  // library's MPI_I<collective>, or the shim's nonblocking call), or a persistent start of the run
+  // made last (MPI_Start of a persistent operation). Out of line, so that bench/overhead/
+  // persistent_start.py can count the instructions of a persistent start (callgrind --toggle-collect).
+  [[gnu::noinline]] int nonblocking_call(std::size_t k) {
     NonblockingRun& run = *runs_[k];
-    const int rc = persistent ? run.restart() : run.start();
+    const int rc = run.start();
+    return rc != MPI_SUCCESS ? rc : run.wait();
+  }
+  [[gnu::noinline]] int persistent_start(std::size_t k) {
+    NonblockingRun& run = *runs_[k];
+    const int rc = run.restart();
     return rc != MPI_SUCCESS ? rc : run.wait();
   }
 
@@ -463,7 +474,7 @@ class Bench {
       for (const bool persistent : {false, true}) {
         if (persistent && impl.choice == nullptr) continue;
         buffers.poison();
-        check_rc(nonblocking(k, persistent), impl);
+        check_rc(persistent ? persistent_start(k) : nonblocking_call(k), impl);
         int bad_ranks = buffers.matches_reference() ? 0 : 1;
         MPI_Allreduce(MPI_IN_PLACE, &bad_ranks, 1, MPI_INT, MPI_SUM, comm_);
         ++verified_;
@@ -478,8 +489,8 @@ class Bench {
     }
   }
 
-  // --overlap: one size (see the file's comment). Times are per call, averaged over the timed calls
-  // on each rank, then the slowest rank's; t_cpu is that t_pure, so every rank computes as long.
+  // --overlap: one size (see the file's comment). Times are each call's on its slowest rank, their
+  // median over the calls; t_cpu is that t_pure, so every rank computes as long.
   void run_overlap_size(long long c, int salt) {
     std::string skip_reason;
     const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
@@ -507,48 +518,65 @@ class Bench {
       const Implementation& impl = implementations_[k];
       for (int i = 0; i < options_.warmup; ++i) {
         check_rc(call(impl), impl);
-        check_rc(nonblocking(k, false), impl);
+        check_rc(nonblocking_call(k), impl);
       }
     }
     // Per implementation: blocking, pure (start + wait), persistent start + wait, overlapped; seconds
     // summed over the calls on this rank.
     enum Column : std::size_t { blocking, pure, persistent, overlap, columns };
-    std::vector<double> mine(n * columns, 0.0);
+    std::vector<double> seconds(n * columns * calls, 0.0);  // this rank's, of each call
+    const auto at = [&](std::size_t k, Column column, int i) -> double& {
+      return seconds[(k * columns + column) * calls + i];
+    };
     for (int i = 0; i < calls; ++i) {
       for (std::size_t k = 0; k < n; ++k) {
         const Implementation& impl = implementations_[k];
-        mine[k * columns + blocking] += timed(impl, [&] { return call(impl); });
-        mine[k * columns + pure] += timed(impl, [&] { return nonblocking(k, false); });
-        if (impl.choice != nullptr) mine[k * columns + persistent] += timed(impl, [&] { return nonblocking(k, true); });
+        at(k, blocking, i) = timed(impl, [&] { return call(impl); });
+        at(k, pure, i) = timed(impl, [&] { return nonblocking_call(k); });
+        if (impl.choice != nullptr) at(k, persistent, i) = timed(impl, [&] { return persistent_start(k); });
       }
     }
+    // t_cpu: the median over the calls of the slowest rank's t_pure (IMB-NBC takes the mean; on a
+    // shared machine one descheduled call would set it), the same on every rank.
     std::vector<double> cpu(n);
-    for (std::size_t k = 0; k < n; ++k) cpu[k] = mine[k * columns + pure] / calls;
-    MPI_Allreduce(MPI_IN_PLACE, cpu.data(), static_cast<int>(n), MPI_DOUBLE, MPI_MAX, comm_);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::vector<double> slowest_pure(&at(k, pure, 0), &at(k, pure, 0) + calls);
+      MPI_Allreduce(MPI_IN_PLACE, slowest_pure.data(), calls, MPI_DOUBLE, MPI_MAX, comm_);
+      cpu[k] = call_statistics(slowest_pure).median_us * 1e-6;
+    }
     for (int i = 0; i < calls; ++i) {
       for (std::size_t k = 0; k < n; ++k)
-        mine[k * columns + overlap] += timed(implementations_[k], [&] { return overlapped(k, cpu[k]); });
+        at(k, overlap, i) = timed(implementations_[k], [&] { return overlapped(k, cpu[k]); });
     }
-    for (double& seconds : mine) seconds = seconds * 1e6 / calls;
-    std::vector<double> slowest(mine.size());
-    MPI_Reduce(mine.data(), slowest.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, 0, comm_);
+    // Each call's time on its slowest rank; per column its median and interquartile range.
+    std::vector<double> slowest(seconds.size());
+    MPI_Reduce(seconds.data(), slowest.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, 0, comm_);
     if (rank_ != 0) return;
+    std::vector<CallStatistics> statistics(n * columns);
+    for (std::size_t i = 0; i < statistics.size(); ++i) {
+      const auto first = slowest.begin() + static_cast<std::ptrdiff_t>(i * calls);
+      statistics[i] = call_statistics({first, first + calls});
+    }
     for (std::size_t k = 0; k < n; ++k) {
       const Implementation& impl = implementations_[k];
-      const double* us = &slowest[k * columns];
+      const CallStatistics* column = &statistics[k * columns];
+      const double us[columns] = {column[blocking].median_us, column[pure].median_us, column[persistent].median_us,
+                                  column[overlap].median_us};
+      const double native_pure = statistics[pure].median_us, native_overlap = statistics[overlap].median_us;
       const double cpu_us = cpu[k] * 1e6;
       const double overlap_pct =
           cpu_us > 0 ? 100.0 * std::clamp((us[pure] + cpu_us - us[overlap]) / cpu_us, 0.0, 1.0) : 0.0;
       const double persistent_us = impl.choice != nullptr ? us[persistent] : std::nan("");
       if (options_.csv) {
-        std::printf("%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%s,%d,%d,%s,%lld,%g,%s,%s,%s\n",
-                    std::string(collshim::collective_name(collective_)).c_str(), options_.case_options.variant.c_str(),
-                    p_, step->bytes, step->total_bytes, collshim::bench::csv_field(impl.label).c_str(), us[blocking],
-                    us[pure], persistent_us, cpu_us, us[overlap], overlap_pct, us[pure] / slowest[pure],
-                    us[overlap] / slowest[overlap], impl.mismatch ? "MISMATCH" : "ok", mapping_.nodes, mapping_.ppn,
-                    std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step->block_bytes,
-                    options_.test_every_us, collshim::bench::csv_field(options_.platform).c_str(),
-                    collshim::bench::csv_field(mpi_library_).c_str(), date_.c_str());
+        std::printf(
+            "%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%.3f,%.3f,%s,%d,%d,%s,%lld,%g,%s,%s,%s\n",
+            std::string(collshim::collective_name(collective_)).c_str(), options_.case_options.variant.c_str(), p_,
+            step->bytes, step->total_bytes, collshim::bench::csv_field(impl.label).c_str(), us[blocking], us[pure],
+            persistent_us, cpu_us, us[overlap], overlap_pct, us[pure] / native_pure, us[overlap] / native_overlap,
+            column[pure].spread_us, column[overlap].spread_us, impl.mismatch ? "MISMATCH" : "ok", mapping_.nodes,
+            mapping_.ppn, std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step->block_bytes,
+            options_.test_every_us, collshim::bench::csv_field(options_.platform).c_str(),
+            collshim::bench::csv_field(mpi_library_).c_str(), date_.c_str());
         continue;
       }
       char persistent_cell[32] = "-";
@@ -600,11 +628,14 @@ class Bench {
           "start + cpu + wait; overlap %% = 100 (pure + cpu - overlapped) / cpu, in [0, 100]; blocking = the "
           "blocking call; persistent = a start of a schedule run made once (algorithms only)\n",
           options_.test_every_us);
-      std::printf("# time: microseconds per call, average over calls, maximum over ranks\n");
+      std::printf(
+          "# time: microseconds per call, median over calls of the slowest rank's time (spread: interquartile "
+          "range)\n");
       if (options_.csv) {
         std::printf(
             "collective,distribution,ranks,bytes,total_bytes,algorithm,blocking_us,pure_us,persistent_us,cpu_us,"
-            "overlapped_us,overlap_pct,pure_ratio_to_native,overlapped_ratio_to_native,verified,nodes,ppn,mapping,"
+            "overlapped_us,overlap_pct,pure_ratio_to_native,overlapped_ratio_to_native,pure_spread_us,"
+            "overlapped_spread_us,verified,nodes,ppn,mapping,"
             "block_bytes,test_every_us,platform,mpi_library,date\n");
         return;
       }
