@@ -29,6 +29,7 @@
 // alongside, interleaved the same way.
 #include <mpi.h>
 #ifdef COLLSHIM_SMPI
+#include <simgrid/host.h>
 #include <xbt/config.hpp>
 #endif
 
@@ -253,14 +254,15 @@ class NonblockingRun {
 
 // `seconds` of CPU work with `test` called after every `every` seconds of it (0: never), as
 // IMB-NBC's overlap measurement computes. The tests' own time is not counted as work, so the work is
-// the same whatever they cost. Under SMPI the work is simulated (smpi_execute), not spun.
+// the same whatever they cost. Under SMPI the work is simulated (smpi_execute_flops), not spun.
 template <typename Test>
 void compute(double seconds, double every, Test test) {
   double done = 0;
   while (done < seconds) {
     const double chunk = every > 0 ? std::min(every, seconds - done) : seconds - done;
 #ifdef COLLSHIM_SMPI
-    smpi_execute(chunk);
+    // Flops at the simulated host's speed: smpi_execute() is ignored under smpi/simulate-computation:no.
+    smpi_execute_flops(chunk * sg_host_get_speed(sg_host_self()));
 #else
     const double begin = MPI_Wtime();
     while (MPI_Wtime() - begin < chunk) {
