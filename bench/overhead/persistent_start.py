@@ -108,10 +108,14 @@ def main():
     print(f"collshim bench/overhead/persistent_start.py: the shim's own instructions (Ir) per call, {args.np} "
           f"ranks, {args.calls} timed calls, {launcher.flavour}")
     print("collective,algorithm,bytes,blocking_ir,persistent_ir_min,persistent_ir_max,min_to_blocking,"
-          "blocking_ir_by_rank,persistent_ir_by_rank,progress_rounds_by_rank")
+          "ir_per_round,blocking_ir_by_rank,persistent_ir_by_rank,progress_rounds_by_rank")
     for collective, algorithm, size, blocking, persistent, rounds in rows:
+        # What one more polling round costs: the slope between the ranks with the fewest and most rounds.
+        low, high = min(range(len(rounds)), key=rounds.__getitem__), max(range(len(rounds)), key=rounds.__getitem__)
+        per_round = (persistent[high] - persistent[low]) / (rounds[high] - rounds[low]) if rounds[high] - rounds[
+            low] >= 1 else float("nan")
         print(f"{collective},{algorithm},{size},{max(blocking):.0f},{min(persistent):.0f},{max(persistent):.0f},"
-              f"{min(persistent) / max(blocking):.3f},{' '.join(f'{b:.0f}' for b in blocking)},"
+              f"{min(persistent) / max(blocking):.3f},{per_round:.0f},{' '.join(f'{b:.0f}' for b in blocking)},"
               f"{' '.join(f'{p:.0f}' for p in persistent)},{' '.join(f'{r:.1f}' for r in rounds)}")
 
 
