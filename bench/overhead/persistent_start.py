@@ -15,7 +15,10 @@ communication and completion calls made from it (their polling for the peer vari
 What remains of a persistent start's polling is the shim's progress() loop around MPI_Testsome: its
 number of rounds depends on when the peer's messages arrive, so the persistent count varies a little
 from run to run: each rank's count and its progress() rounds per start are printed, and the
-least rank's is the figure closest to a start that found every message arrived. Both are per call:
+least rank's is the figure closest to a start that found every message arrived. Each round costs
+the same (the slope between the ranks, ir_per_round), so the count of a start with no polling
+(persistent_ir_at_2_rounds: one round posts a one-step schedule's messages, the next finds them
+complete, as at 2 ranks) is read off the line. Both are per call:
 collected / (timed calls + the verifying call).
 """
 import argparse
@@ -108,14 +111,19 @@ def main():
     print(f"collshim bench/overhead/persistent_start.py: the shim's own instructions (Ir) per call, {args.np} "
           f"ranks, {args.calls} timed calls, {launcher.flavour}")
     print("collective,algorithm,bytes,blocking_ir,persistent_ir_min,persistent_ir_max,min_to_blocking,"
-          "ir_per_round,blocking_ir_by_rank,persistent_ir_by_rank,progress_rounds_by_rank")
+          "ir_per_round,persistent_ir_at_2_rounds,at_2_rounds_to_blocking,blocking_ir_by_rank,persistent_ir_by_rank,"
+          "progress_rounds_by_rank")
     for collective, algorithm, size, blocking, persistent, rounds in rows:
         # What one more polling round costs: the slope between the ranks with the fewest and most rounds.
         low, high = min(range(len(rounds)), key=rounds.__getitem__), max(range(len(rounds)), key=rounds.__getitem__)
         per_round = (persistent[high] - persistent[low]) / (rounds[high] - rounds[low]) if rounds[high] - rounds[
             low] >= 1 else float("nan")
+        # A start with no polling: the first round (at the start) posts a one-step schedule's messages,
+        # the second finds them complete; the line through the ranks' counts gives its cost.
+        at_two = persistent[low] - per_round * (rounds[low] - 2)
         print(f"{collective},{algorithm},{size},{max(blocking):.0f},{min(persistent):.0f},{max(persistent):.0f},"
-              f"{min(persistent) / max(blocking):.3f},{per_round:.0f},{' '.join(f'{b:.0f}' for b in blocking)},"
+              f"{min(persistent) / max(blocking):.3f},{per_round:.0f},{at_two:.0f},{at_two / max(blocking):.3f},"
+              f"{' '.join(f'{b:.0f}' for b in blocking)},"
               f"{' '.join(f'{p:.0f}' for p in persistent)},{' '.join(f'{r:.1f}' for r in rounds)}")
 
 
