@@ -29,14 +29,16 @@ import smpi_common as sim  # noqa: E402
 # algorithms of the first selector's run (Sparbit is left out: its small messages in flight take
 # SimGrid minutes per call at p = 256, docs/simulation.md; hierarchical runs with intra=p2p, its
 # nonblocking form), those of the others'.
+# Ring and pairwise (p - 1 steps) are left out too: at p = 256 on this machine a cell took minutes.
 PARTS = {
-    "allgather": ("allgather", None, ["8", "1KiB", "32KiB"], "recursive_doubling,bruck,ring,hierarchical:intra=p2p",
+    "allgather": ("allgather", None, ["8", "32KiB"], "recursive_doubling,bruck,hierarchical:intra=p2p",
                   "recursive_doubling"),
-    "allreduce": ("allreduce", None, ["8", "1KiB", "32KiB"],
-                  "recursive_doubling,rabenseifner,ring,hierarchical:intra=p2p", "recursive_doubling"),
-    "alltoallv": ("alltoallv", "sparse_8", ["8", "512", "4KiB"], "linear,pairwise,grid", "linear"),
+    "allreduce": ("allreduce", None, ["8", "32KiB"], "recursive_doubling,rabenseifner,hierarchical:intra=p2p",
+                  "recursive_doubling"),
+    "alltoallv": ("alltoallv", "sparse_8", ["8", "4KiB"], "linear,grid", "linear"),
 }
 CHEAP_TESTS = "--cfg=smpi/test:1e-7"
+NO_DETACHED = "--cfg=smpi/send-is-detached-thresh:0"
 COMPACT = ["selector", "collective", "distribution", "ranks", "bytes", "algorithm", "blocking_us", "pure_us",
            "persistent_us", "cpu_us", "overlapped_us", "overlap_pct", "verified"]
 
@@ -50,6 +52,11 @@ def main():
     ap.add_argument("--selectors", nargs="+", default=["ompi", "mpich", "mvapich2", "impi"])
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=list(PARTS))
     ap.add_argument("--test-every", default="10")
+    ap.add_argument("--no-detached", action="store_true",
+                    help="--cfg=smpi/send-is-detached-thresh:0: no message is sent detached. The libraries' "
+                         "nonblocking calls post p-1 messages per rank at once, which SimGrid 3.32 simulates in "
+                         "about p^5 time when they are small and detached (docs/simulation.md); a different model, "
+                         "for every row of the run alike")
     ap.add_argument("--compact", metavar="DIR")
     ap.add_argument("--bench", default=sim.BENCH)
     args = ap.parse_args()
@@ -67,7 +74,8 @@ def main():
                     print(f"nonblocking_overlap: {out} exists, kept", flush=True)
                     continue
                 cmd = [*sim.smpirun(args.platform, args.mapping, p), sim.selector_flag(selector), *sim.SMPI_FLAGS,
-                       *sim.OVERHEAD_NONBLOCKING, CHEAP_TESTS, args.bench, "--overlap", "--csv", "--collective",
+                       *sim.OVERHEAD_NONBLOCKING, CHEAP_TESTS, *([NO_DETACHED] if args.no_detached else []),
+                       args.bench, "--overlap", "--csv", "--collective",
                        collective, *(["--pattern", variant] if variant else []), "--min-bytes", size, "--max-bytes",
                        size, "--iterations", "1", "--warmup", "1", "--test-every", args.test_every, "--verify-limit",
                        "256MiB", "--platform", args.platform, "--algorithms", first if index == 0 else others]
