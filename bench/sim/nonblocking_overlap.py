@@ -31,7 +31,7 @@ import smpi_common as sim  # noqa: E402
 # nonblocking form), those of the others'.
 # Ring and pairwise (p - 1 steps) are left out too: at p = 256 on this machine a cell took minutes.
 PARTS = {
-    "allgather": ("allgather", None, ["8", "32KiB"], "recursive_doubling,bruck,hierarchical:intra=p2p",
+    "allgather": ("allgather", None, ["8", "32KiB"], "recursive_doubling,bruck,hierarchical:inter=recursive_doubling,intra=p2p",
                   "recursive_doubling"),
     "allreduce": ("allreduce", None, ["8", "32KiB"], "recursive_doubling,rabenseifner,hierarchical:intra=p2p",
                   "recursive_doubling"),
@@ -63,12 +63,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     p = args.procs
     env = sim.environment(args.platform, args.mapping, p)
-    # Every part under the first selector (the shim's algorithms and the library's calls) before the
-    # other selectors' natives.
-    for index, selector in enumerate(args.selectors):
-        for name in args.parts:
-            collective, variant, sizes, first, others = PARTS[name]
-            for size in sizes:
+    # The small size of every part and selector first (cheap to simulate), then the large ones; under
+    # each selector the first's runs (the shim's algorithms and the library's calls) first.
+    for size_index in range(2):
+        for index, selector in enumerate(args.selectors):
+            for name in args.parts:
+                collective, variant, sizes, first, others = PARTS[name]
+                size = sizes[size_index]
                 out = os.path.join(args.out, f"{name}-{selector}-{size}.csv")
                 if os.path.exists(out):
                     print(f"nonblocking_overlap: {out} exists, kept", flush=True)
