@@ -67,16 +67,18 @@ class AllgatherCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
+    return run_call(arguments(), choice, context);
+  }
+
+  int start_native(MPI_Request* request) override {
     const int own = counts_[rank_];
-    const AllgathervCall call{buffers_.send(),
-                              own,
-                              MPI_BYTE,
-                              buffers_.recv(),
-                              uniform_ ? nullptr : counts_.data(),
-                              uniform_ ? nullptr : displs_.data(),
-                              own,
-                              MPI_BYTE};
-    return run_call(call, choice, context);
+    return uniform_ ? PMPI_Iallgather(buffers_.send(), own, MPI_BYTE, buffers_.recv(), own, MPI_BYTE, comm_, request)
+                    : PMPI_Iallgatherv(buffers_.send(), own, MPI_BYTE, buffers_.recv(), counts_.data(), displs_.data(),
+                                       MPI_BYTE, comm_, request);
+  }
+
+  int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) override {
+    return make_layout(arguments(), context.size(), context.rank(), storage, layout);
   }
 
   bool native_result_expected() const override {
@@ -95,6 +97,19 @@ class AllgatherCase : public BenchCase {
   }
 
  private:
+  // The call's arguments, as the shim's executor takes them.
+  AllgathervCall arguments() {
+    const int own = counts_[rank_];
+    return {buffers_.send(),
+            own,
+            MPI_BYTE,
+            buffers_.recv(),
+            uniform_ ? nullptr : counts_.data(),
+            uniform_ ? nullptr : displs_.data(),
+            own,
+            MPI_BYTE};
+  }
+
   MPI_Comm comm_;
   const CaseOptions& options_;
   bool uniform_;

@@ -52,8 +52,15 @@ class AllreduceCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    const AllreduceCall call{buffers_.send(), buffers_.recv(), count_, MPI_INT64_T, MPI_SUM};
-    return run_call(call, choice, context);
+    return run_call(arguments(), choice, context);
+  }
+
+  int start_native(MPI_Request* request) override {
+    return PMPI_Iallreduce(buffers_.send(), buffers_.recv(), count_, MPI_INT64_T, MPI_SUM, comm_, request);
+  }
+
+  int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) override {
+    return make_layout(arguments(), context.size(), context.rank(), storage, layout);
   }
 
   bool native_result_expected() const override {
@@ -71,6 +78,9 @@ class AllreduceCase : public BenchCase {
   long long reduction_element_bytes() const override { return element_bytes; }
 
  private:
+  // The call's arguments, as the shim's executor takes them.
+  AllreduceCall arguments() { return {buffers_.send(), buffers_.recv(), count_, MPI_INT64_T, MPI_SUM}; }
+
   MPI_Comm comm_;
   const CaseOptions& options_;
   int p_ = 0, rank_ = 0, salt_ = 0, count_ = 0;

@@ -38,9 +38,15 @@ class AlltoallCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    const AlltoallvCall call{buffers_.send(), nullptr, nullptr,  MPI_BYTE, buffers_.recv(),
-                             nullptr,         nullptr, MPI_BYTE, c_,       c_};
-    return run_call(call, choice, context);
+    return run_call(arguments(), choice, context);
+  }
+
+  int start_native(MPI_Request* request) override {
+    return PMPI_Ialltoall(buffers_.send(), c_, MPI_BYTE, buffers_.recv(), c_, MPI_BYTE, comm_, request);
+  }
+
+  int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) override {
+    return make_layout(arguments(), context.size(), context.rank(), storage, layout);
   }
 
   bool native_result_expected() const override {
@@ -54,6 +60,11 @@ class AlltoallCase : public BenchCase {
   }
 
  private:
+  // The call's arguments, as the shim's executor takes them.
+  AlltoallvCall arguments() {
+    return {buffers_.send(), nullptr, nullptr, MPI_BYTE, buffers_.recv(), nullptr, nullptr, MPI_BYTE, c_, c_};
+  }
+
   MPI_Comm comm_;
   const CaseOptions& options_;
   int p_ = 0, rank_ = 0, salt_ = 0, c_ = 0;

@@ -136,9 +136,16 @@ class AlltoallvCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    const AlltoallvCall call{buffers_.send(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
-                             buffers_.recv(), recvcounts_.data(), rdispls_.data(), MPI_BYTE};
-    return run_call(call, choice, context);
+    return run_call(arguments(), choice, context);
+  }
+
+  int start_native(MPI_Request* request) override {
+    return PMPI_Ialltoallv(buffers_.send(), sendcounts_.data(), sdispls_.data(), MPI_BYTE, buffers_.recv(),
+                           recvcounts_.data(), rdispls_.data(), MPI_BYTE, comm_, request);
+  }
+
+  int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) override {
+    return make_layout(arguments(), context.size(), context.rank(), storage, layout);
   }
 
   bool native_result_expected() const override {
@@ -154,6 +161,12 @@ class AlltoallvCase : public BenchCase {
   std::vector<long long> sent_bytes() const override { return {sendcounts_.begin(), sendcounts_.end()}; }  // MPI_BYTE
 
  private:
+  // The call's arguments, as the shim's executor takes them.
+  AlltoallvCall arguments() {
+    return {buffers_.send(), sendcounts_.data(), sdispls_.data(), MPI_BYTE,
+            buffers_.recv(), recvcounts_.data(), rdispls_.data(), MPI_BYTE};
+  }
+
   // Counts c for the marked peers, packed in peer order.
   void layout(const std::vector<int>& marked, std::vector<int>& counts, std::vector<int>& displs) const {
     counts.assign(p_, 0);

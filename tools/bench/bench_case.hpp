@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "algorithms/engine/algorithm_spec.hpp"
+#include "algorithms/engine/call_layout.hpp"
 #include "algorithms/engine/collective.hpp"
 #include "algorithms/engine/comm_context.hpp"
 #include "selector/rule_table.hpp"
@@ -79,6 +80,11 @@ class BenchCase {
   virtual std::optional<SizeStep> prepare(long long bytes, int salt, std::string& skip_reason) = 0;
   virtual int call_native() = 0;
   virtual int call(const AlgorithmChoice& choice, CommContext& context) = 0;
+  // The nonblocking form (collshim-bench --overlap): the library's MPI_I<collective> on
+  // call_native()'s arguments, and the layout of call()'s (make_layout), kept in `storage`, for a
+  // schedule run without blocking as the shim runs it.
+  virtual int start_native(MPI_Request* request) = 0;
+  virtual int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) = 0;
   // After native's call into poisoned buffers: does this rank hold what the collective defines?
   virtual bool native_result_expected() const = 0;
   // What a decision needs of the call beyond size and placement (a reduction's operation properties).

@@ -19,8 +19,17 @@
 // labelled with the selector, e.g. smpi_ompi. Every simulated rank lives in the one simulator process,
 // so sizes whose buffers summed over all ranks exceed --verify-limit run on SMPI_SHARED_MALLOC buffers
 // (one physical copy for all ranks): they are timed but their results cannot be verified.
+//
+// --overlap times the nonblocking form instead, as IMB-NBC defines overlap: per implementation and
+// size, t_pure (start, then wait), then t_ovrlp (start, t_cpu = t_pure of CPU work with a test every
+// --test-every microseconds of it, then wait), and overlap = (t_pure + t_cpu - t_ovrlp) / t_cpu,
+// clamped to [0, 1]. Native is the library's MPI_I<collective>; an algorithm is its schedule run
+// without blocking as libcollshim.so runs a nonblocking call (NonblockingRun). The blocking call's
+// time and, for the algorithms, a persistent start's (the schedule and layout made once) are timed
+// alongside, interleaved the same way.
 #include <mpi.h>
 #ifdef COLLSHIM_SMPI
+#include <simgrid/host.h>
 #include <xbt/config.hpp>
 #endif
 
@@ -43,6 +52,8 @@
 
 #include "algorithms/engine/algorithm_spec.hpp"
 #include "algorithms/engine/comm_context.hpp"
+#include "algorithms/engine/registry.hpp"
+#include "algorithms/engine/schedule_engine.hpp"
 #include "decide/decision_policy.hpp"
 #include "decide/shadow_steps.hpp"
 #include "profile/profile.hpp"
@@ -65,10 +76,12 @@ struct Options {
   int warmup = 10;
   std::string distribution, pattern;  // the case's variant (--distribution: allgatherv, --pattern: alltoallv)
   bool csv = false;
-  std::string native_label;  // empty: "native", or under SMPI "smpi_<coll-selector>"
-  std::string platform;      // CSV column `platform`: what the user calls the machine
-  std::string rules;         // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
-  std::string calibrate;     // --calibrate: write a cost-model platform description here instead
+  std::string native_label;   // empty: "native", or under SMPI "smpi_<coll-selector>"
+  std::string platform;       // CSV column `platform`: what the user calls the machine
+  std::string rules;          // --rules: rule files (COLLSHIM_CONFIG syntax) the "collshim" row decides by
+  std::string calibrate;      // --calibrate: write a cost-model platform description here instead
+  bool overlap = false;       // --overlap: time the nonblocking form (IMB-NBC's overlap)
+  double test_every_us = 10;  // --test-every: microseconds of CPU work between two tests (0: none)
   collshim::bench::CaseOptions case_options;
 };
 
@@ -153,6 +166,113 @@ std::string library_version_line() {
                      std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
 }
 
+// A duplicate of a communicator, freed with this object (before MPI_Finalize).
+class DuplicateComm {
+ public:
+  explicit DuplicateComm(MPI_Comm comm) { MPI_Comm_dup(comm, &comm_); }
+  ~DuplicateComm() { MPI_Comm_free(&comm_); }
+  DuplicateComm(const DuplicateComm&) = delete;
+  DuplicateComm& operator=(const DuplicateComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// One implementation's nonblocking call, as libcollshim.so runs it (CollectiveOperation in
+// src/intercept/entry_points.cpp, without the decision): native is the library's MPI_I<collective>;
+// an algorithm takes the call's layout and the choice's schedule (a copy where its state may remake
+// it), and runs it with the engine's ScheduleRun on `lane` (the shim's second duplicate, where
+// nonblocking runs keep off the blocking calls' traffic) with storage of its own, advanced by
+// progress(). start() does all of that, as each MPI_I<collective> does; restart() only starts the
+// run made last again, as MPI_Start of a persistent operation does.
+class NonblockingRun {
+ public:
+  NonblockingRun(collshim::bench::BenchCase& bench_case, const AlgorithmChoice* choice, collshim::CommContext& context,
+                 MPI_Comm lane)
+      : case_(bench_case), choice_(choice), context_(context), lane_(lane) {}
+  NonblockingRun(const NonblockingRun&) = delete;
+  NonblockingRun& operator=(const NonblockingRun&) = delete;
+
+  int start() {
+    if (choice_ == nullptr) return case_.start_native(&request_);
+    collshim::AlgorithmState* algorithm = nullptr;
+    int rc = context_.state(*choice_, algorithm);
+    if (rc == MPI_SUCCESS) rc = case_.call_layout(context_, layout_storage_, layout_);
+    if (rc != MPI_SUCCESS) return rc;
+    const collshim::Schedule* schedule = &algorithm->schedule_for(layout_);
+    if (!algorithm->keeps_schedules()) {
+      own_schedule_ = *schedule;
+      schedule = &own_schedule_;
+    }
+    run_.reset();  // the previous run is complete
+    run_ = std::make_unique<collshim::ScheduleRun>(*schedule, layout_, engine_, lane_, collshim::tags_per_schedule);
+    return begin();
+  }
+  int restart() {
+    if (choice_ == nullptr || run_ == nullptr) return start();
+    return begin();
+  }
+  // Advances the run once (native: MPI_Test); true once complete, with its error in `rc`.
+  bool test(int& rc) {
+    if (choice_ != nullptr) {
+      if (!run_->progress()) return false;
+      rc = run_->error();
+      return true;
+    }
+    int flag = 0;
+    rc = PMPI_Test(&request_, &flag, MPI_STATUS_IGNORE);
+    return rc != MPI_SUCCESS || flag != 0;
+  }
+  int wait() {
+    if (choice_ == nullptr) return PMPI_Wait(&request_, MPI_STATUS_IGNORE);
+    int rc = MPI_SUCCESS;
+    while (!test(rc)) {
+    }
+    return rc;
+  }
+
+ private:
+  // As the shim's start (OperationTable::start): what can run at once does, the first messages.
+  int begin() {
+    run_->start();
+    run_->progress();
+    return MPI_SUCCESS;
+  }
+
+  collshim::bench::BenchCase& case_;
+  const AlgorithmChoice* choice_;  // null: native
+  collshim::CommContext& context_;
+  MPI_Comm lane_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  collshim::LayoutStorage layout_storage_;
+  collshim::CallLayout layout_;
+  collshim::EngineStorage engine_;
+  collshim::Schedule own_schedule_;
+  std::unique_ptr<collshim::ScheduleRun> run_;
+};
+
+// `seconds` of CPU work with `test` called after every `every` seconds of it (0: never), as
+// IMB-NBC's overlap measurement computes. The tests' own time is not counted as work, so the work is
+// the same whatever they cost. Under SMPI the work is simulated (smpi_execute_flops), not spun.
+template <typename Test>
+void compute(double seconds, double every, Test test) {
+  double done = 0;
+  while (done < seconds) {
+    const double chunk = every > 0 ? std::min(every, seconds - done) : seconds - done;
+#ifdef COLLSHIM_SMPI
+    // Flops at the simulated host's speed: smpi_execute() is ignored under smpi/simulate-computation:no.
+    smpi_execute_flops(chunk * sg_host_get_speed(sg_host_self()));
+#else
+    const double begin = MPI_Wtime();
+    while (MPI_Wtime() - begin < chunk) {
+    }
+#endif
+    done += chunk;
+    if (every > 0) test();
+  }
+}
+
 class Bench {
  public:
   Bench(const Options& options, const collshim::bench::CaseInfo& info, std::vector<AlgorithmChoice> choices,
@@ -178,13 +298,23 @@ class Bench {
       implementations_.push_back(Implementation{.label = choice.text(), .choice = &choice});
     if (policy_ != nullptr) implementations_.push_back(Implementation{.label = "collshim", .decided = true});
     case_ = info_.make(comm_, options_.case_options);
+    if (options_.overlap) {
+      lane_ = std::make_unique<DuplicateComm>(comm_);
+      for (const Implementation& impl : implementations_)
+        runs_.push_back(std::make_unique<NonblockingRun>(*case_, impl.choice, *context_, lane_->get()));
+    }
   }
 
   // Returns the number of mismatches.
   int run() {
     print_header();
     int salt = 0;
-    for (long long c = options_.min_bytes; c <= options_.max_bytes; c *= 2) run_size(c, ++salt);
+    for (long long c = options_.min_bytes; c <= options_.max_bytes; c *= 2) {
+      if (options_.overlap)
+        run_overlap_size(c, ++salt);
+      else
+        run_size(c, ++salt);
+    }
     if (rank_ == 0)
       std::printf("%scollshim-bench: %d results verified against native, %d mismatches%s\n", options_.csv ? "# " : "",
                   verified_, mismatches_,
@@ -298,6 +428,173 @@ class Bench {
     }
   }
 
+  // A call of implementation k's nonblocking form, started and waited for: a new call (the
+  // library's MPI_I<collective>, or the shim's nonblocking call), or a persistent start of the run
+  // made last (MPI_Start of a persistent operation). Out of line, so that bench/overhead/
+  // persistent_start.py can count the instructions of a persistent start (callgrind --toggle-collect).
+  [[gnu::noinline]] int nonblocking_call(std::size_t k) {
+    NonblockingRun& run = *runs_[k];
+    const int rc = run.start();
+    return rc != MPI_SUCCESS ? rc : run.wait();
+  }
+  [[gnu::noinline]] int persistent_start(std::size_t k) {
+    NonblockingRun& run = *runs_[k];
+    const int rc = run.restart();
+    return rc != MPI_SUCCESS ? rc : run.wait();
+  }
+
+  // The same started, then `cpu_seconds` of CPU work with a test every --test-every microseconds of
+  // it, then waited for.
+  int overlapped(std::size_t k, double cpu_seconds) {
+    NonblockingRun& run = *runs_[k];
+    int rc = run.start();
+    if (rc != MPI_SUCCESS) return rc;
+    bool complete = false;
+    compute(cpu_seconds, options_.test_every_us * 1e-6, [&] {
+      if (!complete) complete = run.test(rc);
+    });
+    return complete ? rc : run.wait();
+  }
+
+  // The seconds of one call of `body`, the ranks started together by a barrier.
+  template <typename Body>
+  double timed(const Implementation& impl, Body body) {
+    MPI_Barrier(comm_);
+    const double start = MPI_Wtime();
+    const int rc = body();
+    const double elapsed = MPI_Wtime() - start;
+    check_rc(rc, impl);
+    return elapsed;
+  }
+
+  // --overlap: the nonblocking forms' results against native's blocking one (after verify(), which
+  // keeps it as the reference): each implementation's new call and a persistent start.
+  void verify_nonblocking(long long c) {
+    collshim::bench::StepBuffers& buffers = case_->buffers();
+    for (std::size_t k = 0; k < implementations_.size(); ++k) {
+      Implementation& impl = implementations_[k];
+      for (const bool persistent : {false, true}) {
+        if (persistent && impl.choice == nullptr) continue;
+        buffers.poison();
+        check_rc(persistent ? persistent_start(k) : nonblocking_call(k), impl);
+        int bad_ranks = buffers.matches_reference() ? 0 : 1;
+        MPI_Allreduce(MPI_IN_PLACE, &bad_ranks, 1, MPI_INT, MPI_SUM, comm_);
+        ++verified_;
+        if (bad_ranks == 0) continue;
+        impl.mismatch = true;
+        ++mismatches_;
+        if (rank_ == 0)
+          std::fprintf(stderr,
+                       "collshim-bench: error: MISMATCH: %s's %s differs from native at %lld bytes on %d of %d ranks\n",
+                       impl.label.c_str(), persistent ? "persistent start" : "nonblocking call", c, bad_ranks, p_);
+      }
+    }
+  }
+
+  // --overlap: one size (see the file's comment). Times are each call's on its slowest rank, their
+  // median over the calls; t_cpu is that t_pure, so every rank computes as long.
+  void run_overlap_size(long long c, int salt) {
+    std::string skip_reason;
+    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
+    if (!step) {
+      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
+      return;
+    }
+    for (Implementation& impl : implementations_) impl.mismatch = false;
+    if (case_->buffers().shared()) {
+      if (rank_ == 0 && !unverified_note_) {
+        std::printf(
+            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
+            "results not verified\n",
+            c);
+        unverified_note_ = true;
+      }
+      unverified_ += static_cast<int>(implementations_.size()) - 1;
+    } else {
+      verify(c);
+      verify_nonblocking(c);
+    }
+    const std::size_t n = implementations_.size();
+    const int calls = options_.iterations;
+    for (std::size_t k = 0; k < n; ++k) {
+      const Implementation& impl = implementations_[k];
+      for (int i = 0; i < options_.warmup; ++i) {
+        check_rc(call(impl), impl);
+        check_rc(nonblocking_call(k), impl);
+      }
+    }
+    // Per implementation: blocking, pure (start + wait), persistent start + wait, overlapped; seconds
+    // summed over the calls on this rank.
+    enum Column : std::size_t { blocking, pure, persistent, overlap, columns };
+    std::vector<double> seconds(n * columns * calls, 0.0);  // this rank's, of each call
+    const auto at = [&](std::size_t k, Column column, int i) -> double& {
+      return seconds[(k * columns + column) * calls + i];
+    };
+    for (int i = 0; i < calls; ++i) {
+      for (std::size_t k = 0; k < n; ++k) {
+        const Implementation& impl = implementations_[k];
+        at(k, blocking, i) = timed(impl, [&] { return call(impl); });
+        at(k, pure, i) = timed(impl, [&] { return nonblocking_call(k); });
+        if (impl.choice != nullptr) at(k, persistent, i) = timed(impl, [&] { return persistent_start(k); });
+      }
+    }
+    // t_cpu: the median over the calls of the slowest rank's t_pure (IMB-NBC takes the mean; on a
+    // shared machine one descheduled call would set it), the same on every rank.
+    std::vector<double> cpu(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      std::vector<double> slowest_pure(&at(k, pure, 0), &at(k, pure, 0) + calls);
+      MPI_Allreduce(MPI_IN_PLACE, slowest_pure.data(), calls, MPI_DOUBLE, MPI_MAX, comm_);
+      cpu[k] = call_statistics(slowest_pure).median_us * 1e-6;
+    }
+    for (int i = 0; i < calls; ++i) {
+      for (std::size_t k = 0; k < n; ++k)
+        at(k, overlap, i) = timed(implementations_[k], [&] { return overlapped(k, cpu[k]); });
+    }
+    // Each call's time on its slowest rank; per column its median and interquartile range.
+    std::vector<double> slowest(seconds.size());
+    MPI_Reduce(seconds.data(), slowest.data(), static_cast<int>(seconds.size()), MPI_DOUBLE, MPI_MAX, 0, comm_);
+    if (rank_ != 0) return;
+    std::vector<CallStatistics> statistics(n * columns);
+    for (std::size_t i = 0; i < statistics.size(); ++i) {
+      const auto first = slowest.begin() + static_cast<std::ptrdiff_t>(i * calls);
+      statistics[i] = call_statistics({first, first + calls});
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const Implementation& impl = implementations_[k];
+      const CallStatistics* column = &statistics[k * columns];
+      const double us[columns] = {column[blocking].median_us, column[pure].median_us, column[persistent].median_us,
+                                  column[overlap].median_us};
+      const double native_pure = statistics[pure].median_us, native_overlap = statistics[overlap].median_us;
+      const double cpu_us = cpu[k] * 1e6;
+      const double overlap_pct =
+          cpu_us > 0 ? 100.0 * std::clamp((us[pure] + cpu_us - us[overlap]) / cpu_us, 0.0, 1.0) : 0.0;
+      const double persistent_us = impl.choice != nullptr ? us[persistent] : std::nan("");
+      if (options_.csv) {
+        std::printf(
+            "%s,%s,%d,%lld,%lld,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.1f,%.4f,%.4f,%.3f,%.3f,%s,%d,%d,%s,%lld,%g,%s,%s,%s\n",
+            std::string(collshim::collective_name(collective_)).c_str(), options_.case_options.variant.c_str(), p_,
+            step->bytes, step->total_bytes, collshim::bench::csv_field(impl.label).c_str(), us[blocking], us[pure],
+            persistent_us, cpu_us, us[overlap], overlap_pct, us[pure] / native_pure, us[overlap] / native_overlap,
+            column[pure].spread_us, column[overlap].spread_us, impl.mismatch ? "MISMATCH" : "ok", mapping_.nodes,
+            mapping_.ppn, std::string(collshim::mapping_name(mapping_.mapping)).c_str(), step->block_bytes,
+            options_.test_every_us, collshim::bench::csv_field(options_.platform).c_str(),
+            collshim::bench::csv_field(mpi_library_).c_str(), date_.c_str());
+        continue;
+      }
+      char persistent_cell[32] = "-";
+      if (impl.choice != nullptr) std::snprintf(persistent_cell, sizeof persistent_cell, "%.2f", persistent_us);
+      std::printf("%10lld  %-*s %10.2f %10.2f %10s %10.2f %10.2f %8.1f%s\n", step->bytes, label_width(),
+                  impl.label.c_str(), us[blocking], us[pure], persistent_cell, cpu_us, us[overlap], overlap_pct,
+                  impl.mismatch ? "  MISMATCH" : "");
+    }
+  }
+
+  int label_width() const {
+    int width = 9;
+    for (const Implementation& impl : implementations_) width = std::max(width, static_cast<int>(impl.label.size()));
+    return width;
+  }
+
   // Median and interquartile range, in microseconds, of the calls' slowest-rank times. The IQR is the
   // spread `collshim-tune` requires a win to exceed; one timed call gives 0 (SMPI is deterministic).
   struct CallStatistics {
@@ -327,6 +624,28 @@ class Bench {
     std::printf("# %d warm-up and %d timed calls per size, barrier before each, implementations interleaved\n",
                 options_.warmup, options_.iterations);
     for (const auto& note : notes_) std::printf("# %s\n", note.c_str());
+    if (options_.overlap) {
+      std::printf(
+          "# overlap (IMB-NBC): pure = start + wait; cpu = pure, of CPU work with a test every %g us; overlapped = "
+          "start + cpu + wait; overlap %% = 100 (pure + cpu - overlapped) / cpu, in [0, 100]; blocking = the "
+          "blocking call; persistent = a start of a schedule run made once (algorithms only)\n",
+          options_.test_every_us);
+      std::printf(
+          "# time: microseconds per call, median over calls of the slowest rank's time (spread: interquartile "
+          "range)\n");
+      if (options_.csv) {
+        std::printf(
+            "collective,distribution,ranks,bytes,total_bytes,algorithm,blocking_us,pure_us,persistent_us,cpu_us,"
+            "overlapped_us,overlap_pct,pure_ratio_to_native,overlapped_ratio_to_native,pure_spread_us,"
+            "overlapped_spread_us,verified,nodes,ppn,mapping,"
+            "block_bytes,test_every_us,platform,mpi_library,date\n");
+        return;
+      }
+      std::printf("# bytes: %s\n", info_.size_meaning.c_str());
+      std::printf("%10s  %-*s %10s %10s %10s %10s %10s %8s\n", "bytes", label_width(), "algorithm", "blocking", "pure",
+                  "persistent", "cpu", "overlapped", "overlap%");
+      return;
+    }
     if (options_.csv) {
       // The first eleven columns are the original ones (bench/sim/run.py reads them by position); the rest
       // are what `collshim-tune rules` needs.
@@ -479,8 +798,10 @@ class Bench {
   std::unique_ptr<collshim::CommContext> context_;
   collshim::CommMapping mapping_;
   std::vector<Implementation> implementations_;
-  std::string mpi_library_;     // first line of MPI_Get_library_version
-  std::string date_ = today();  // of the run
+  std::unique_ptr<DuplicateComm> lane_;                // --overlap: the nonblocking runs' communicator
+  std::vector<std::unique_ptr<NonblockingRun>> runs_;  // --overlap: one per implementation
+  std::string mpi_library_;                            // first line of MPI_Get_library_version
+  std::string date_ = today();                         // of the run
   int verified_ = 0, mismatches_ = 0, unverified_ = 0;
   bool unverified_note_ = false;
 };
@@ -575,6 +896,14 @@ std::optional<std::vector<AlgorithmChoice>> resolve_algorithms(const Options& op
                       std::string(choice.algorithm->fallback));
       continue;
     }
+    if (options.overlap && choice.algorithm->blocking_only) {
+      const std::string_view reason = choice.algorithm->blocking_only(choice.params);
+      if (!reason.empty()) {
+        notes.push_back(choice.text() + " skipped: blocking-only (" + std::string(reason) +
+                        "); the shim's nonblocking call runs another");
+        continue;
+      }
+    }
     const bool duplicate = std::any_of(choices.begin(), choices.end(),
                                        [&](const AlgorithmChoice& c) { return c.text() == choice.text(); });
     if (duplicate) continue;
@@ -642,6 +971,14 @@ int main(int argc, char** argv) {
       "and write it to this file (\"-\": standard output) instead of timing a collective; needs two nodes, one "
       "with two ranks. "
       "--platform names it, --min-bytes/--max-bytes/--iterations/--warmup set the measurements");
+  app.add_flag("--overlap", options.overlap,
+               "time the nonblocking form (MPI_I<collective>; the algorithms' schedules run without blocking, as "
+               "libcollshim.so runs them): pure, overlapped with CPU work and the overlap %, as IMB-NBC measures "
+               "them, with the blocking call's time and a persistent start's alongside");
+  app.add_option("--test-every", options.test_every_us,
+                 "--overlap: microseconds of CPU work between two tests of the running call (0: none)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_option("--native-label", options.native_label,
                  "name of the MPI library's own collective in the output (default: native; under SMPI "
                  "smpi_<coll-selector>)");
@@ -658,6 +995,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (options.min_bytes > options.max_bytes) throw CLI::ValidationError("--min-bytes", "exceeds --max-bytes");
+    if (options.overlap && !options.rules.empty())
+      throw CLI::ValidationError("--rules", "does not apply with --overlap");
     info = collshim::bench::find_bench_case(*collshim::find_collective(options.collective));
     for (const auto& [name, entry] : variant_options) {
       const auto& [value, option] = entry;

@@ -83,14 +83,19 @@ class RootedCase : public BenchCase {
   }
 
   int call(const AlgorithmChoice& choice, CommContext& context) override {
-    if (gather_) {
-      const GathervCall call{buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(),
-                             counts_.data(),  displs_.data(), MPI_BYTE, root_};
-      return run_call(call, choice, context);
-    }
-    const ScattervCall call{buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE,
-                            buffers_.recv(), counts_[rank_], MPI_BYTE,       root_};
-    return run_call(call, choice, context);
+    return gather_ ? run_call(gather_arguments(), choice, context) : run_call(scatter_arguments(), choice, context);
+  }
+
+  int start_native(MPI_Request* request) override {
+    return gather_ ? PMPI_Igatherv(buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(), counts_.data(),
+                                   displs_.data(), MPI_BYTE, root_, comm_, request)
+                   : PMPI_Iscatterv(buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE, buffers_.recv(),
+                                    counts_[rank_], MPI_BYTE, root_, comm_, request);
+  }
+
+  int call_layout(CommContext& context, LayoutStorage& storage, CallLayout& layout) override {
+    return gather_ ? make_layout(gather_arguments(), context.size(), context.rank(), storage, layout)
+                   : make_layout(scatter_arguments(), context.size(), context.rank(), storage, layout);
   }
 
   // Gatherv: every block at the root; Scatterv: the root's block for this rank, here.
@@ -110,6 +115,16 @@ class RootedCase : public BenchCase {
   }
 
  private:
+  // The call's arguments, as the shim's executor takes them.
+  GathervCall gather_arguments() {
+    return {buffers_.send(), counts_[rank_], MPI_BYTE, buffers_.recv(),
+            counts_.data(),  displs_.data(), MPI_BYTE, root_};
+  }
+  ScattervCall scatter_arguments() {
+    return {buffers_.send(), counts_.data(), displs_.data(), MPI_BYTE,
+            buffers_.recv(), counts_[rank_], MPI_BYTE,       root_};
+  }
+
   MPI_Comm comm_;
   const CaseOptions& options_;
   bool gather_;
