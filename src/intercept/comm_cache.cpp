@@ -9,10 +9,15 @@ namespace {
 std::atomic<long> live_state_count{0};
 CommCache* live_cache = nullptr;  // between CommCache's constructor and destructor
 
-// C ABI: MPI calls this when the user's communicator is freed (or its attribute deleted).
+// The attribute's value: the communicator's reference to its state.
+using StateReference = std::shared_ptr<CommState>;
+
+// C ABI: MPI calls this when the user's communicator is freed (or its attribute deleted). The state
+// goes with the last operation still running on it.
 extern "C" int delete_comm_context(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
-  std::unique_ptr<CommState> owned(static_cast<CommState*>(value));
-  CommCache::forget(owned.get());
+  const std::unique_ptr<StateReference> owned(static_cast<StateReference*>(value));
+  (*owned)->user_comm_freed = true;
+  CommCache::forget(owned->get());
   --live_state_count;
   return MPI_SUCCESS;
 }
@@ -64,17 +69,17 @@ CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, keyval_, &value, &found);
-  CommState* state = static_cast<CommState*>(value);
+  CommState* state = found ? static_cast<StateReference*>(value)->get() : nullptr;
   if (!found) {
     MPI_Comm shadow = MPI_COMM_NULL;
     if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
     // Errors inside an algorithm come back as return codes and are raised on the user's communicator
     // (run_decided), whose handler may have changed since this dup copied it.
     PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN);
-    auto created = std::make_unique<CommState>(shadow, placement);
+    auto created = std::make_unique<StateReference>(std::make_shared<CommState>(shadow, placement));
     if (PMPI_Comm_set_attr(comm, keyval_, created.get()) != MPI_SUCCESS) return nullptr;
     ++live_state_count;
-    state = created.release();  // owned by the attribute from here on
+    state = created.release()->get();  // the reference is owned by the attribute from here on
   }
   if (use_recent_) {
     recent_comm_ = comm;
@@ -87,7 +92,7 @@ CommState* CommCache::existing(MPI_Comm comm) const {
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, keyval_, &value, &found) != MPI_SUCCESS || !found) return nullptr;
-  return static_cast<CommState*>(value);
+  return static_cast<StateReference*>(value)->get();
 }
 
 long CommCache::live_states() { return live_state_count.load(); }

@@ -2,8 +2,12 @@
 // Shadow communicators: the shim's traffic runs on a PMPI_Comm_dup of the user's communicator, so an
 // application's pending MPI_ANY_SOURCE/MPI_ANY_TAG receive can never match it. The dup, the detected
 // mapping, the decision cache and the algorithms' state hang off the user's communicator as one
-// attribute; MPI calls our delete callback when the user frees the communicator, and all of it goes.
+// attribute; MPI calls our delete callback when the user frees the communicator, and all of it goes,
+// once no nonblocking or persistent operation of the shim that runs on it remains (MPI lets a
+// program free a communicator while its requests are pending: they complete as usual).
 #include <mpi.h>
+
+#include <memory>
 
 #include "algorithms/engine/comm_context.hpp"
 #include "decide/decision_policy.hpp"
@@ -28,7 +32,9 @@ struct NonblockingLane {
   unsigned long long turn = 0;
 };
 
-struct CommState {
+// Shared: the attribute holds one reference, and every operation of the shim running on the
+// communicator another (CollectiveOperation keeps shared_from_this()).
+struct CommState : std::enable_shared_from_this<CommState> {
   CommState(MPI_Comm shadow, const ProcessPlacement& placement)
       : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)), lane(context.comm()) {
     context.set_node_of_rank(mapping.node_of_rank);
@@ -38,6 +44,9 @@ struct CommState {
   CommDecisions decisions;            // the cache, and the keys the model or online tuning settles here
   bool device_memory_logged = false;  // the debug log says once that device buffers passed through
   NonblockingLane lane;
+  // The user freed the communicator (its handle is no longer valid): an operation still running here
+  // raises its error where MPI raises errors that have no communicator, on MPI_COMM_WORLD.
+  bool user_comm_freed = false;
 };
 
 class CommCache {

@@ -533,6 +533,7 @@ class CollectiveOperation final : public Operation {
       : runtime_(runtime),
         comm_(comm),
         state_(state),
+        keep_state_(state.shared_from_this()),
         entry_(entry),
         library_(std::move(library)),
         function_(function),
@@ -594,7 +595,7 @@ class CollectiveOperation final : public Operation {
   }
 
   int error() const override { return error_; }
-  MPI_Comm comm() const override { return comm_; }
+  MPI_Comm comm() const override { return state_.user_comm_freed ? MPI_COMM_WORLD : comm_; }
 
  private:
   enum class Phase : std::uint8_t { agreeing, waiting_turn, native, schedule, done };
@@ -670,6 +671,7 @@ class CollectiveOperation final : public Operation {
   Runtime& runtime_;
   MPI_Comm comm_;
   CommState& state_;
+  std::shared_ptr<CommState> keep_state_;  // the user may free the communicator while this runs
   Entry entry_;
   LibraryCall library_;
   const char* function_;

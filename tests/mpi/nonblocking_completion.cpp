@@ -4,7 +4,8 @@
 // completed request must be MPI_REQUEST_NULL afterwards (but after Request_get_status), reported
 // complete exactly once, and its result right. With MPI-4, persistent collective requests: started
 // together by MPI_Startall, inactive between rounds, freed while inactive; with --before-start also
-// inactive before their first MPI_Start.
+// inactive before their first MPI_Start. Requests, nonblocking and persistent, outlive an MPI_Comm_free
+// of their communicator.
 //
 // usage: nonblocking_completion [--before-start]
 #include <mpi.h>
@@ -277,6 +278,44 @@ void array_calls(MPI_Comm comm, int& salt) {
   expect(flag == 1, "MPI_Testall on null requests: flag true");
 }
 
+// MPI lets a program free a communicator while requests on it are pending (they complete as usual),
+// and a persistent request stays usable after its communicator is freed: the shim's operations must
+// outlive the user's handle (its state on the communicator goes with the last of them).
+void freed_communicator_calls(int& salt) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<std::unique_ptr<Call>> calls;
+  for (Kind kind : nonblocking::all_kinds()) calls.push_back(nonblocking::start(kind, comm, 20000, ++salt));
+  MPI_Comm_free(&comm);
+  for (auto& call : calls) {
+    MPI_Wait(&call->request, MPI_STATUS_IGNORE);
+    expect(call->correct() && call->request == MPI_REQUEST_NULL,
+           "MPI_Wait after the communicator was freed: " + call->what);
+  }
+#if MPI_VERSION >= 4
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  const int n = 1000;
+  std::vector<long long> send(n), recv(n);
+  MPI_Request request;
+  MPI_Allreduce_init(send.data(), recv.data(), n, MPI_LONG_LONG, MPI_SUM, comm, MPI_INFO_NULL, &request);
+  MPI_Comm_free(&comm);
+  for (int round = 1; round <= 2; ++round) {
+    ++salt;
+    for (int i = 0; i < n; ++i) send[i] = nonblocking::value(rank, i, salt);
+    MPI_Start(&request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    bool right = true;
+    for (int i = 0; i < n; ++i) {
+      long long sum = 0;
+      for (int r = 0; r < size; ++r) sum += nonblocking::value(r, i, salt);
+      right = right && recv[i] == sum;
+    }
+    expect(right, "persistent Allreduce after its communicator was freed, round " + std::to_string(round));
+  }
+  MPI_Request_free(&request);
+#endif
+}
+
 #if MPI_VERSION >= 4
 // Persistent collectives (not Allgather_init: MPICH 4.0.2's own returns wrong data, and this test
 // must pass where the shim passes the call through).
@@ -354,6 +393,7 @@ int main(int argc, char** argv) {
   int salt = 0;
   single_calls(comm, salt);
   array_calls(comm, salt);
+  freed_communicator_calls(salt);
 #if MPI_VERSION >= 4
   const bool before_start = argc > 1 && std::string(argv[1]) == "--before-start";
   persistent_calls(comm, before_start);
