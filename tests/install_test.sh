@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `cmake --install` puts the library, tools and default rules in the usual places, and the installed
-# collshim-run finds the installed library: run the demo through it with the report on.
+# collshim-run finds the installed library: run the demo through it with the report on. The installed
+# shim reads the site default platform description under its prefix, and refuses a broken one.
 # usage: install_test.sh BUILD_DIR
 set -eu
 build=$1
@@ -18,6 +19,25 @@ out=$("$prefix/bin/collshim-run" --report stderr --force allgather=ring -- \
       "$COLLSHIM_MPIEXEC" $COLLSHIM_MPIEXEC_PREFLAGS -np 2 "$prefix/bin/collshim-demo" 2>&1)
 echo "$out"
 grep -q "allgather .* ring .* forced" <<<"$out" || { echo "install_test: the report shows no forced ring"; exit 1; }
+
+# The installed shim finds the site default platform description of the prefix it is installed in
+# (COLLSHIM_PLATFORM unset), and a broken one stops the job naming it as the site default.
+site="$(readlink -f "$prefix")/etc/collshim/platform.yaml"
+mkdir -p "$(dirname "$site")"
+cp "$prefix/share/collshim/platforms/fattree-contending.yaml" "$site"
+# shellcheck disable=SC2086
+out=$(env -u COLLSHIM_PLATFORM "$prefix/bin/collshim-run" --log info -- \
+      "$COLLSHIM_MPIEXEC" $COLLSHIM_MPIEXEC_PREFLAGS -np 2 "$prefix/bin/collshim-demo" 2>&1)
+grep -q "cost model decides where no rule does .*: platform $site (fattree-contending)" <<<"$out" ||
+  { echo "$out"; echo "install_test: the installed shim did not read the site default $site"; exit 1; }
+printf 'name: broken\nshm: {overhead_us: [unclosed\n' >"$site"
+# shellcheck disable=SC2086
+out=$(env -u COLLSHIM_PLATFORM "$prefix/bin/collshim-run" -- \
+      "$COLLSHIM_MPIEXEC" $COLLSHIM_MPIEXEC_PREFLAGS -np 2 "$prefix/bin/collshim-demo" 2>&1) &&
+  { echo "$out"; echo "install_test: a broken site default did not stop the job"; exit 1; }
+grep -q "collshim: error: the site default platform description (COLLSHIM_PLATFORM is unset; COLLSHIM_PLATFORM=none runs without it): $site:[0-9]*:[0-9]*: " <<<"$out" ||
+  { echo "$out"; echo "install_test: a broken site default was not named"; exit 1; }
+rm "$site"
 
 # Link-time users, both ways: pkg-config and find_package(collshim). The programs are not preloaded;
 # the shim must run their MPI_Allgather (its debug log names the forced algorithm).

@@ -24,6 +24,14 @@ enum class TuneMode {
   online,   // learn by trial: every candidate, or native and the model's best few with a platform
 };
 
+// Where the cost model's platform description comes from (resolve_platform).
+enum class PlatformSource {
+  none,          // COLLSHIM_PLATFORM unset and no site default: rules and native decide
+  variable,      // COLLSHIM_PLATFORM=FILE
+  switched_off,  // COLLSHIM_PLATFORM=none: no model for this job, whatever the site's default
+  site_default,  // COLLSHIM_PLATFORM unset: the site default (site_platform_file), which exists
+};
+
 struct EnvironmentSettings {
   bool disabled = false;
   LogLevel log_level = LogLevel::off;
@@ -34,8 +42,10 @@ struct EnvironmentSettings {
   std::optional<std::string> report;         // COLLSHIM_REPORT
   bool tune_online = false;                  // COLLSHIM_TUNE=online
   TuneMode tune = TuneMode::unset;           // COLLSHIM_TUNE
-  std::optional<std::string> platform;       // COLLSHIM_PLATFORM: a cost-model description of the machine
-  double model_margin = 0.10;                // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
+  std::optional<std::string> platform;       // COLLSHIM_PLATFORM, else the site default: the machine's description
+  PlatformSource platform_source = PlatformSource::none;
+  std::string site_platform;   // the site default looked for (empty: none was looked for)
+  double model_margin = 0.10;  // COLLSHIM_MODEL_MARGIN: how much faster than native a model pick must be
   // COLLSHIM_TUNE_RECHECK: calls of a pick that left native before its second look against native
   // (TuningPolicy::recheck_after_calls; unset: the policy's default).
   std::optional<int> tune_recheck_calls;
@@ -58,9 +68,33 @@ struct EnvironmentSettings {
 };
 
 // `lookup` returns the value of a variable or nullptr (std::getenv in production, a map in tests).
+// `site_platform`: the site default platform description to use where COLLSHIM_PLATFORM is unset
+// (site_platform_file() in production; empty: none).
 template <typename Lookup>
-EnvironmentSettings read_environment(Lookup lookup);
+EnvironmentSettings read_environment(Lookup lookup, const std::string& site_platform = {});
 EnvironmentSettings read_process_environment();
+
+// The site's default platform description: <prefix>/etc/collshim/platform.yaml, written by
+// `collshim-tune calibrate --install`. <prefix> is where this code is installed: the library's or the
+// tool's own directory less the install's lib/ or bin/ (so that a tree installed with `cmake --install
+// --prefix DIR`, or moved, reads its own). Where that is the configured prefix, or the code does not
+// run from an install (a build tree), it is CMAKE_INSTALL_FULL_SYSCONFDIR/collshim/platform.yaml
+// (/usr/local/etc/..., /etc/... for the prefix /usr).
+std::string site_platform_file();
+
+// The one resolution of the platform description, for the shim and every tool: COLLSHIM_PLATFORM's
+// value (`variable`, null when unset) names a file, or `none` (no cost model for this job); unset,
+// the site default `site_platform` is used if that file exists. A missing site default is silently
+// none; a broken one stops the job as a broken COLLSHIM_PLATFORM file does (load_model_settings).
+void resolve_platform(EnvironmentSettings& settings, const char* variable, const std::string& site_platform);
+
+// The platform a job started here would use, and nothing else of the environment: COLLSHIM_PLATFORM,
+// else the site default (what the tools use where no --platform is given).
+EnvironmentSettings read_process_platform();
+
+// Which platform description a job uses and why, e.g. "/opt/c/etc/collshim/platform.yaml (the site
+// default: COLLSHIM_PLATFORM is unset)" or "none (COLLSHIM_PLATFORM=none: ...)".
+std::string platform_origin(const EnvironmentSettings& settings);
 
 // Warnings for COLLSHIM_* variables among `names` that nothing reads (a typo such as
 // COLLSHIM_ALLGATER would otherwise be ignored without a word), each naming the closest known

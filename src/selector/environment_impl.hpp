@@ -3,7 +3,7 @@
 namespace collshim {
 
 template <typename Lookup>
-EnvironmentSettings read_environment(Lookup lookup) {
+EnvironmentSettings read_environment(Lookup lookup, const std::string& site_platform) {
   EnvironmentSettings settings;
   if (const char* disable = lookup("COLLSHIM_DISABLE")) {
     const std::string value = disable;
@@ -53,13 +53,7 @@ EnvironmentSettings read_environment(Lookup lookup) {
                                 "MPI_THREAD_MULTIPLE) or 0");
     }
   }
-  if (const char* platform = lookup("COLLSHIM_PLATFORM")) {
-    settings.platform = platform;
-    if (settings.platform->empty())
-      settings.errors.push_back(
-          "COLLSHIM_PLATFORM is empty: expected the path of a platform description (YAML, "
-          "written by collshim-tune calibrate)");
-  }
+  resolve_platform(settings, lookup("COLLSHIM_PLATFORM"), site_platform);
   if (const char* tune = lookup("COLLSHIM_TUNE")) {
     const std::string value = tune;
     if (value == "online") {

@@ -406,7 +406,8 @@ def runner_args(case, values, flags):
 
 
 PROPERTIES = {"timeout": "TIMEOUT", "pass": "PASS_REGULAR_EXPRESSION", "fail": "FAIL_REGULAR_EXPRESSION",
-              "will_fail": "WILL_FAIL", "fixtures_setup": "FIXTURES_SETUP", "fixtures_required": "FIXTURES_REQUIRED"}
+              "will_fail": "WILL_FAIL", "fixtures_setup": "FIXTURES_SETUP", "fixtures_required": "FIXTURES_REQUIRED",
+              "skip_return_code": "SKIP_RETURN_CODE"}
 
 
 COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels"} | set(PROPERTIES)

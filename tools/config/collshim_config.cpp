@@ -5,7 +5,9 @@
 //   collshim-config explain --collective allgather --procs 96 --block-bytes 4KiB --mapping sequential
 //                   --nodes 12 [--library NAME[ VERSION]] [--platform FILE [--margin F]] [FILE...]
 //                                      show, rule by rule, which one a call matches and why; with a
-//                                      platform, what the cost model decides where no rule does;
+//                                      platform (--platform, else COLLSHIM_PLATFORM or the site
+//                                      default, as a job: which one and why is printed), what the cost
+//                                      model decides where no rule does;
 //                                      an Alltoallv with --pattern NAME as collshim-bench sends it;
 //                                      --json: all of it as one JSON object
 // --library: the MPI library the call runs on, as COLLSHIM_MPI_LIBRARY names it (default: the one
@@ -21,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <limits>
 #include <iostream>
@@ -126,10 +129,12 @@ void optional_member(JsonWriter& json, std::string_view name, const std::string&
 }
 
 // explain --json: the call's facts, each rule tried and why it matched or not, the rules' decision,
-// and where the model decides its verdict, predictions and the key's trial plan, as one object.
+// which platform description and why, and where the model decides its verdict, predictions and the
+// key's trial plan, as one object.
 std::string explain_json(const Selector& selector, const CallFacts& facts, const std::string& mapping,
                          const std::string& pattern, std::uint64_t seed, const Outcome& outcome,
-                         const model::ModelSettings* model) {
+                         const model::ModelSettings* model, const std::optional<std::string>& platform_file,
+                         const std::string& platform) {
   using Layout = JsonWriter::Layout;
   JsonWriter json;
   json.begin_object().member("format", "collshim-explain").member("version", 1);
@@ -173,6 +178,10 @@ std::string explain_json(const Selector& selector, const CallFacts& facts, const
   else
     json.null();
   json.member("passes_through", decision.choice->algorithm->passes_through).end_object();
+  // Which description a job (or --platform) gives the model, and why: the text's platform: line.
+  json.key("platform").begin_object(Layout::one_line);
+  optional_member(json, "file", platform_file.value_or(""));
+  json.member("origin", platform).end_object();
   json.key("model");
   if (outcome.key == nullptr || model == nullptr) return json.null().end_object().text();
   // The model's step, as a job's first call of the key takes it.
@@ -381,7 +390,9 @@ int main(int argc, char** argv) {
   double margin = 0.10;
   explain_command
       ->add_option("--platform", platform_file,
-                   "a platform description: show what the cost model decides where no rule does")
+                   "a platform description: show what the cost model decides where no rule does (default: "
+                   "the one a job would use, COLLSHIM_PLATFORM or the site default " +
+                       site_platform_file() + ")")
       ->check(CLI::ExistingFile);
   explain_command->add_option("--library", library_name,
                               library_help + ": which rules apply, and with --platform whose decisions native runs");
@@ -462,19 +473,33 @@ int main(int argc, char** argv) {
   EnvironmentSettings settings;
   settings.allreduce_reorder = reorder;
   if (!library_name.empty()) settings.mpi_library = library_name;
+  settings.model_margin = margin;
+  // --tune and --exclude read as the shim reads COLLSHIM_TUNE and COLLSHIM_TUNE_EXCLUDE (only the mode
+  // and the exclusions are taken: explain shows rules as a job without online tuning sees them), and
+  // the platform as a job here would find it (COLLSHIM_PLATFORM, else the site default) unless
+  // --platform names one.
+  const EnvironmentSettings as_job = read_environment(
+      [&](const char* name) -> const char* {
+        const std::string variable = name;
+        return variable == "COLLSHIM_TUNE"           ? tune_text.c_str()
+               : variable == "COLLSHIM_TUNE_EXCLUDE" ? exclude.c_str()
+               : variable == "COLLSHIM_PLATFORM"     ? std::getenv(name)
+                                                     : nullptr;
+      },
+      site_platform_file());
+  for (const std::string& error : as_job.errors) std::cerr << "collshim-config: error: " << error << "\n";
+  if (!as_job.errors.empty()) return 1;
+  std::string platform_line;
   if (!platform_file.empty()) {
     settings.platform = platform_file;
-    settings.model_margin = margin;
+    platform_line = platform_file + " (--platform)";
+  } else {
+    settings.platform = as_job.platform;
+    settings.platform_source = as_job.platform_source;
+    settings.site_platform = as_job.site_platform;
+    platform_line = platform_origin(as_job);
   }
-  // --tune and --exclude read as the shim reads COLLSHIM_TUNE and COLLSHIM_TUNE_EXCLUDE (only the mode
-  // and the exclusions are taken: explain shows rules as a job without online tuning sees them).
-  const EnvironmentSettings as_job = read_environment([&](const char* name) -> const char* {
-    const std::string variable = name;
-    return variable == "COLLSHIM_TUNE"           ? tune_text.c_str()
-           : variable == "COLLSHIM_TUNE_EXCLUDE" ? exclude.c_str()
-                                                 : nullptr;
-  });
-  if (!platform_file.empty()) settings.tune = as_job.tune;
+  if (settings.platform) settings.tune = as_job.tune;
   settings.tune_exclude = as_job.tune_exclude;
   const std::optional<ProcessLibrary> library = library_of(library_name);
   if (!library) return 2;
@@ -496,7 +521,8 @@ int main(int argc, char** argv) {
   const Outcome outcome =
       policy.decide(decisions, {facts, 0, node_of_rank, [&](CollectiveSteps&) { return call.call; }}, steps);
   if (json) {
-    std::cout << explain_json(selector, facts, mapping_text, pattern, seed, outcome, policy.model());
+    std::cout << explain_json(selector, facts, mapping_text, pattern, seed, outcome, policy.model(), settings.platform,
+                              platform_line);
     return 0;
   }
 
@@ -507,6 +533,7 @@ int main(int argc, char** argv) {
             << ", nodes " << facts.nodes << ", ppn " << facts.ppn << (facts.oversubscribed ? ", oversubscribed" : "")
             << "; MPI library " << library->library.text() << "\n";
   explain(selector, facts);
+  std::cout << "platform: " << platform_line << "\n";
   if (outcome.costed) {
     explain_model(selector, *policy.model(), outcome);
   } else if (outcome.key != nullptr && policy.model() != nullptr) {

@@ -2,6 +2,7 @@
 //   collshim-model predict --platform config/platforms/X.yaml --procs 256 --ppn 16 --mapping sequential
 //       --collective allgather --bytes 8 1KiB 64KiB
 // prints, per size, every candidate algorithm's predicted time and the winner (no MPI is started).
+// Without --platform, the description a job would use: COLLSHIM_PLATFORM, else the site default.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -103,9 +104,24 @@ int run_predict(const PredictOptions& options) {
       return 2;
     }
   }
+  // Without --platform, the description a job here would use (COLLSHIM_PLATFORM, else the site default).
+  std::string platform_file = options.platform;
+  if (platform_file.empty()) {
+    const EnvironmentSettings job = read_process_platform();
+    for (const std::string& error : job.errors) std::cerr << "collshim-model: " << error << "\n";
+    if (!job.errors.empty()) return 2;
+    if (!job.platform) {
+      std::cerr << "collshim-model: predict needs a platform description: --platform FILE, COLLSHIM_PLATFORM, "
+                   "or the site default (collshim-tune calibrate --install); here: "
+                << platform_origin(job) << "\n";
+      return 2;
+    }
+    platform_file = *job.platform;
+    std::cerr << "collshim-model: platform " << platform_origin(job) << "\n";
+  }
   model::Platform platform;
   try {
-    platform = model::load_platform(options.platform);
+    platform = model::load_platform(platform_file);
   } catch (const model::PlatformError& e) {
     for (const Diagnostic& problem : e.problems()) std::cerr << "collshim-model: " << problem.text() << "\n";
     return 2;
@@ -380,8 +396,11 @@ int main(int argc, char** argv) {
   PredictOptions predict;
   CLI::App* predict_command =
       app.add_subcommand("predict", "predicted time of every algorithm and the winner, per size");
-  predict_command->add_option("--platform", predict.platform, "platform description (YAML)")
-      ->required()
+  predict_command
+      ->add_option("--platform", predict.platform,
+                   "platform description (YAML); default: the one a job would use, COLLSHIM_PLATFORM or the site "
+                   "default " +
+                       site_platform_file())
       ->check(CLI::ExistingFile);
   predict_command->add_option("--procs", predict.procs, "process counts")->required()->check(CLI::Range(1, 1 << 20));
   CLI::Option* ppn = predict_command->add_option("--ppn", predict.ppn, "ranks per node")

@@ -56,8 +56,9 @@ int main(int argc, char** argv) {
                  "at MPI_Finalize with what this job learned)");
   app.add_option("--platform", platform,
                  "the machine's description (collshim-tune calibrate): the cost model decides where no rule does, "
-                 "its picks confirmed by a few timed calls (COLLSHIM_PLATFORM)")
-      ->check(CLI::ExistingFile);
+                 "its picks confirmed by a few timed calls (COLLSHIM_PLATFORM; default: the site default, if "
+                 "installed); none: no cost model, whatever the site default")
+      ->check(CLI::ExistingFile | CLI::IsMember({"none"}));
   app.add_flag("--disable", disable, "load the shim but pass every call through");
   app.prefix_command();  // everything after the options (and "--") is the command
   CLI11_PARSE(app, argc, argv);
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
   if (!log_level.empty()) set("COLLSHIM_LOG", log_level, exported);
   if (!topology.empty()) set("COLLSHIM_TOPOLOGY", topology, exported);
   // Absolute: the ranks may start in another directory than this one.
-  if (!platform.empty()) set("COLLSHIM_PLATFORM", fs::absolute(platform).string(), exported);
+  if (!platform.empty())
+    set("COLLSHIM_PLATFORM", platform == "none" ? platform : fs::absolute(platform).string(), exported);
   if (disable) set("COLLSHIM_DISABLE", "1", exported);
   for (const std::string& force : forces) {
     const auto equals = force.find('=');

@@ -144,18 +144,29 @@ std::optional<std::string> run_problem(const BenchOutput& output, int status, co
 
 }  // namespace
 
-int run_calibration(const SweepOptions& options) {
+int run_calibration(const SweepOptions& options, bool install) {
   namespace fs = std::filesystem;
   std::error_code error;
+  const std::string given = (install ? "--install " : "-o ") + options.output;
   if (fs::is_directory(options.output, error)) {
-    fail("-o " + options.output + " is a directory; give the description's file name, e.g. " +
+    fail(given + " is a directory; give the description's file name, e.g. " +
          (fs::path(options.output) / "platform.yaml").string());
+    return 2;
+  }
+  // The site default's directory (<prefix>/etc/collshim) is made here: `cmake --install` leaves it out.
+  const std::string instead =
+      "; run this as a user who may write there, or calibrate with -o FILE and copy the file "
+      "to " +
+      options.output;
+  if (install && (fs::create_directories(fs::path(options.output).parent_path(), error), error)) {
+    fail(given + ": cannot create the directory " + fs::path(options.output).parent_path().string() + " (" +
+         error.message() + ")" + instead);
     return 2;
   }
   PartialFile partial(options.output);
   if (const std::string why = partial.create(); !why.empty()) {
-    fail("-o " + options.output + ": cannot create a file there (" + why +
-         "); give a path in a directory you can write, and copy the file into place afterwards");
+    fail(given + ": cannot create a file there (" + why + ")" +
+         (install ? instead : "; give a path in a directory you can write, and copy the file into place afterwards"));
     return 2;
   }
   const std::string name = options.platform.empty() ? fs::path(options.output).stem().string() : options.platform;
@@ -191,9 +202,14 @@ int run_calibration(const SweepOptions& options) {
   }
   const std::string path = fs::absolute(options.output, error).lexically_normal().string();
   std::cout << "collshim-tune calibrate: platform description '" << name << "' (measured on "
-            << placement_text(output.layouts().front()) << ") written to " << path << "\n"
-            << "export COLLSHIM_PLATFORM=" << path << "   # the jobs' environment; or collshim-run --platform " << path
-            << " -- LAUNCHER...\n";
+            << placement_text(output.layouts().front()) << ") written to " << path << "\n";
+  if (install)
+    std::cout << "collshim-tune calibrate: " << path
+              << " is this installation's site default: every job reads it where COLLSHIM_PLATFORM is unset "
+                 "(COLLSHIM_PLATFORM=none runs a job without the cost model)\n";
+  else
+    std::cout << "export COLLSHIM_PLATFORM=" << path << "   # the jobs' environment; or collshim-run --platform "
+              << path << " -- LAUNCHER...\n";
   return 0;
 }
 

@@ -8,9 +8,10 @@
 namespace collshim::tune {
 
 // Uses options.launcher, bench, bench_arguments, min_bytes, max_bytes, iterations, warmup, platform
-// (empty: the output file's name without its extension) and output. Returns 0 once the description
-// is written, 1 when the calibration failed, 2 when the output cannot be written; every problem is
-// one line on stderr saying what is needed.
-int run_calibration(const SweepOptions& options);
+// (empty: the output file's name without its extension) and output. `install`: output is the site
+// default platform description (--install: site_platform_file()), whose directory is created. Returns
+// 0 once the description is written, 1 when the calibration failed, 2 when the output cannot be
+// written; every problem is one line on stderr saying what is needed.
+int run_calibration(const SweepOptions& options, bool install = false);
 
 }  // namespace collshim::tune

@@ -11,7 +11,7 @@
 //                          winner map and speed-up over native per sweep, PNG heat maps
 //   collshim-tune verify FILE.yaml [options] -- LAUNCHER...   (or --measured RESULTS.csv...)
 //                          the table against native, cell by cell; exit 1 if a cell is below 0.95
-//   collshim-tune calibrate -o FILE.yaml [options] -- LAUNCHER...
+//   collshim-tune calibrate -o FILE.yaml [options] -- LAUNCHER...   (or --install: the site default)
 //                          collshim-bench --calibrate under the launcher: the machine's cost-model
 //                          platform description; exit 1 when the calibration fails, 2 on bad arguments
 #include <CLI/CLI.hpp>
@@ -350,10 +350,17 @@ int main(int argc, char** argv) {
   add_bench_options(*calibrate_command, calibrate, "timed steps per measurement (fewer for large sizes)",
                     "untimed steps first",
                     "the description's name (default: the output file's name without its extension)");
-  calibrate_command->add_option("-o,--output", calibrate.output, "description to write (whole, or not at all)")
-      ->required();
+  CLI::Option* calibrate_output =
+      calibrate_command->add_option("-o,--output", calibrate.output, "description to write (whole, or not at all)");
+  bool install_site_default = false;
+  calibrate_command
+      ->add_flag("--install", install_site_default,
+                 "write it as this installation's site default, " + collshim::site_platform_file() +
+                     ", which every job reads where COLLSHIM_PLATFORM is unset (the directory is created)")
+      ->excludes(calibrate_output);
   calibrate_command->footer(
       "Usage: collshim-tune calibrate -o FILE.yaml [OPTIONS] -- LAUNCHER...\n"
+      "   or: collshim-tune calibrate --install [OPTIONS] -- LAUNCHER... (the site default)\n"
       "Everything after -- is the launcher: e.g. -- mpirun -np 18 --map-by ppr:16:node (two nodes), -- srun -N 2 "
       "-n 18, or --bench build-smpi/collshim-bench -- smpirun -np 32 -platform P.xml -hostfile H.\n"
       "Exit status: 0 written, 1 the calibration failed, 2 bad arguments or an output that cannot be written.");
@@ -395,6 +402,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (calibrate_command->parsed()) {
+    if (install_site_default) calibrate.output = collshim::site_platform_file();
+    if (calibrate.output.empty()) {
+      std::cerr << "collshim-tune calibrate: error: --output is required, or --install to write the site default ("
+                << collshim::site_platform_file() << ")\n";
+      return 2;
+    }
     if (launcher.empty()) {
       std::cerr << "collshim-tune calibrate: error: no launcher: give it after --, e.g. -- mpirun -np 18 --map-by "
                    "ppr:16:node (two nodes, one with at least two ranks)\n";
@@ -405,7 +418,7 @@ int main(int argc, char** argv) {
                 << calibrate.max_bytes << "\n";
       return 2;
     }
-    return collshim::tune::run_calibration(calibrate);
+    return collshim::tune::run_calibration(calibrate, install_site_default);
   }
   if (rules_command->parsed()) return run_rules(rules);
   if (plot_command->parsed()) return run_plot(plot_inputs, plot_platforms, plot_directory);

@@ -42,7 +42,12 @@ std::optional<ModelSettings> load_model_settings(const EnvironmentSettings& sett
   try {
     model.platform = load_platform(*settings.platform);
   } catch (const PlatformError& e) {
-    for (const Diagnostic& problem : e.problems()) errors.push_back("COLLSHIM_PLATFORM: " + problem.text());
+    // Each problem names the file, line and column; a site default says what it is and how to run without it.
+    const std::string origin = settings.platform_source == PlatformSource::site_default
+                                   ? "the site default platform description (COLLSHIM_PLATFORM is unset; "
+                                     "COLLSHIM_PLATFORM=none runs without it): "
+                                   : "COLLSHIM_PLATFORM: ";
+    for (const Diagnostic& problem : e.problems()) errors.push_back(origin + problem.text());
     return std::nullopt;
   }
   model.platform_file = *settings.platform;

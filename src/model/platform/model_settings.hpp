@@ -12,8 +12,9 @@
 
 namespace collshim::model {
 
-// Null without COLLSHIM_PLATFORM. A description that cannot be used adds an error naming its file,
-// line and column; an unknown library is no error (the model then leaves native and says why).
+// Null without a platform (COLLSHIM_PLATFORM unset or none, and no site default: resolve_platform).
+// A description that cannot be used adds an error naming its file, line and column (and a site
+// default as such); an unknown library is no error (the model then leaves native and says why).
 std::optional<ModelSettings> load_model_settings(const EnvironmentSettings& settings, const ProcessLibrary& library,
                                                  std::vector<std::string>& errors);
 
