@@ -24,6 +24,7 @@ std::string rule_name(int index, const ReportNames& names) {
   if (index == Decision::model_pick) return "model";
   if (index == Decision::model_confirmed) return "model, confirmed";
   if (index == Decision::model_kept_native) return "model, kept native";
+  if (index == Decision::model_widened) return "model, widened";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 
