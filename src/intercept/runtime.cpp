@@ -87,6 +87,10 @@ void Runtime::write_report() {
   header.mpi_library = mpi_library_name(library);
   const Selector& selector = policy.selector();
   header.rule_files = selector.rule_files();
+  {
+    const std::lock_guard lock(learned_mutex_);
+    header.widened_trials = widened_trials_;
+  }
   ReportNames names;
   for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
   for (const Rule& rule : selector.rules().rules()) names.rules.push_back(rule.where.text());
@@ -150,6 +154,10 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
     choice.widened_spread = key.widened_spread;
   }
   const std::lock_guard lock(learned_mutex_);
+  if (key.learned_index < 0 && !key.widened.empty())
+    widened_trials_.push_back(fmt::format("{} on {} p={} block {}: {}; kept {}", mpi_function_name(key.collective),
+                                          length > 0 ? name : "(unnamed)", procs, bucket_text(size_bucket(block_bytes)),
+                                          key.widened, session.best()->text()));
   if (key.learned_index < 0) {
     key.learned_index = static_cast<int>(learned_.size());
     learned_.push_back(choice);

@@ -5,7 +5,8 @@
 # microseconds. Wherever the model costed native exactly (its debug line gives native's time, not
 # "at least"), native's measured / predicted ratio is then thousands of times the others', far beyond
 # the model's error: every rank must widen that key's trial alike (the info line), the report must
-# label its settled rows "model, widened", and the written rules must say so. Results equal the MPI
+# label its settled rows "model, widened" and list the key under widened_trials (why, what it tried),
+# and the written rules must say so. Results equal the MPI
 # library's throughout.
 # usage: widened_trial_test.sh NP SHIM PROGRAM PLATFORM DELAY_LIBRARY
 set -eu
@@ -31,6 +32,14 @@ for block in $exact; do
   [ "$count" -eq "$np" ] || { grep "block $block" "$out/log.txt" | head; fail "block $block: widened on $count of $np ranks"; }
 done
 python3 "$here/check_model_report.py" "$out/report.json" --sources "tuning trial" "model, widened"
+# The report's own record of each widened key (rank 0's): where, the ratios, what it tried and kept.
+python3 - "$out/report.json" <<'PY' || fail "the report's widened_trials do not name the widened keys"
+import json, sys
+widened = json.load(open(sys.argv[1])).get("widened_trials", [])
+assert any(w.startswith("MPI_Allgather on ") and "measured / predicted" in w and "widened to " in w and "; kept "
+           in w for w in widened), widened
+print(f"report: {len(widened)} widened trials, e.g. {widened[0]}")
+PY
 grep -q "The trial was widened by [1-9] more of the model's ranked candidates: its measured/predicted ratios were" \
   "$out/settled.yaml" || { cat "$out/settled.yaml"; fail "the written rules do not say the trial was widened"; }
 echo "widened_trial_test: passed (Allgather blocks widened: $(echo $exact))"
