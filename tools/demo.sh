@@ -37,7 +37,8 @@ mkdir -p "$tuned"
 # A machine nobody tuned: describe it once (collshim-tune calibrate, here on two faked nodes of this
 # machine), then let the cost model decide where no rule does: per size, one rank costs every
 # candidate and the MPI library's own choice, all ranks agree, and a few timed calls of native and the
-# model's three best keep the fastest. The report's rule column says "model, confirmed" or "model, kept native"; the
+# model's three best keep the fastest (the next three too where their times disagree with the predictions). The
+# report's rule column says "model, confirmed", "model, kept native" or "model, widened"; the
 # info log shows the library and description the model uses.
 echo
 echo "== collshim-tune calibrate -o $tuned/platform.yaml -- mpirun -np $np (two faked nodes)"

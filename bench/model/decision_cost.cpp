@@ -70,7 +70,9 @@ struct Options {
   bool csv = false;
   bool assume_native = true;
   bool detail = false;
-  std::size_t ranked_exactly = model::confirm_model_candidates;  // as the shim asks to confirm (candidates_to_rank)
+  // As the shim asks to confirm, with the candidates a widened trial adds (candidates_to_rank).
+  std::size_t ranked_exactly =
+      model::candidates_to_rank(TuneMode::confirm, static_cast<std::size_t>(TuningPolicy{}.widen_candidates));
 };
 
 // Where the library's decision is not modelled (SMPI's Open MPI selector here: its Allgatherv, its
@@ -287,8 +289,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--csv", options.csv, "CSV rows instead of the table");
   app.add_option("--ranked-exactly", options.ranked_exactly,
-                 "how many of the fastest candidates the decision must cost exactly (the shim: 3 to confirm, 5 "
-                 "under COLLSHIM_TUNE=online; a large number costs all)")
+                 "how many of the fastest candidates the decision must cost exactly (the shim: 6 to confirm, its "
+                 "three best and three for a widened trial (3 with COLLSHIM_TUNE_WIDEN=0), 5 under "
+                 "COLLSHIM_TUNE=online; a large number costs all)")
       ->capture_default_str();
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
   app.add_flag("!--shim-natives-only", options.assume_native,

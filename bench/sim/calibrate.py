@@ -7,6 +7,10 @@ size, host files, SMPI flags and COLLSHIM_TOPOLOGY; collshim-tune runs, checks a
 
   bench/sim/calibrate.py --platform fattree-contending -o bench/sim/calibrated/fattree-contending.yaml
   bench/sim/calibrate.py --platform fattree --switch-probes -o bench/sim/calibrated/fattree.yaml
+  bench/sim/calibrate.py --platform oversub-contending --nodes 0 31 -o OUT/oversub-contending-far.yaml
+
+--nodes picks the two nodes (default the first two, which share a leaf switch where the platform has
+leaves: oversub-contending's leaves hold 8 nodes, so 0 and 31 are under different leaves).
 
 Needs build/ (collshim-tune) and build-smpi/ (collshim-bench, -DCOLLSHIM_MPI=smpi). The contending
 platforms have one host per core, so SMPI sees no shared nodes; COLLSHIM_TOPOLOGY tells
@@ -34,11 +38,22 @@ def main():
     ap.add_argument("--switch-probes", action="store_true",
                     help="also one rank on every other node, so that calibration probes the network's switches "
                          "(fat-pipe platforms, whose hosts are the nodes)")
+    ap.add_argument("--nodes", type=int, nargs=2, default=[0, 1], metavar=("A", "B"),
+                    help="the two nodes to calibrate on, by their place in the sequential host file (default 0 1)")
     args = ap.parse_args()
 
     cores = sim.CLUSTERS[args.platform].cores
     p = 2 * cores  # two whole nodes in sequential mapping
     hostfile = sim.hostfile(args.platform, "sequential")
+    chosen = None
+    if args.nodes != [0, 1]:
+        if args.switch_probes:
+            sys.exit("calibrate: --nodes and --switch-probes do not go together")
+        with open(hostfile) as f:
+            hosts = [line.strip() for line in f if line.strip()]
+        with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
+            f.write("".join(f"{host}\n" for node in args.nodes for host in hosts[node * cores:(node + 1) * cores]))
+            hostfile = chosen = f.name
     if args.switch_probes:
         if args.platform.endswith("-contending"):
             sys.exit("calibrate: --switch-probes needs a fat-pipe platform (a contending one's nodes are many hosts)")
@@ -59,7 +74,7 @@ def main():
         print(f"calibrate: {args.platform}, {p} ranks: exit {status} after {time.monotonic() - start:.1f} s")
         return status
     finally:
-        if args.switch_probes:
+        if args.switch_probes or chosen:
             os.unlink(hostfile)
 
 

@@ -1,6 +1,9 @@
 #include "decide/decision_policy.hpp"
 
+#include <algorithm>
 #include <limits>
+
+#include <spdlog/fmt/fmt.h>
 
 #include "model/platform/model_settings.hpp"
 #include "profile/profile.hpp"  // size_bucket: the key of a session
@@ -98,8 +101,9 @@ CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const Policy
   }
   // The model costs whole only the candidates that may be its pick or among the few the key's trial
   // calls need (plan_key).
+  const auto widen = static_cast<std::size_t>(std::max(tuning_.widen_candidates, 0));
   const std::size_t ranked_exactly = rank_every_candidate_ ? std::numeric_limits<std::size_t>::max()
-                                                           : model::candidates_to_rank(selector_.tune_mode());
+                                                           : model::candidates_to_rank(selector_.tune_mode(), widen);
   const model::ModelCall model_call = call.model_call(steps);
   model::ModelVerdict verdict = model::agree_on_verdict(
       steps,
@@ -112,10 +116,13 @@ CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const Policy
   if (log_)
     log_->debug("{}: p={} block {}: cost model: {}; picks {}", mpi_function_name(facts.collective), facts.procs,
                 bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
-  model::KeyPlan plan = model::plan_key(selector_, verdict, candidates);
+  model::KeyPlan plan = model::plan_key(selector_, verdict, candidates, widen);
   outcome.verdict = std::move(verdict);
   CommTuning::Entry& key = comm.tuning.add(facts.collective, bucket, call.properties, std::move(plan.trial), tuning_,
                                            plan.source, plan.evidence);
+  key.predicted_us = std::move(plan.predicted_us);
+  key.widen_to = std::move(plan.widen_to);
+  key.widen_to_us = std::move(plan.widen_to_us);
   outcome.settled_now = key.session.done();  // the model's pick alone, or nothing else to try
   return key;
 }
@@ -209,9 +216,28 @@ int DecisionPolicy::run_trial(CommTuning::Entry& key, CollectiveSteps& steps, co
   int rc = 0;
   const double agreed = steps.time_trial(key.session.next_call_timed(), run, rc, own_seconds);
   key.session.finish_call(agreed);
+  if (key.session.settled() && !settled) widen_if_mispredicted(key);
   // Newly settled: by the first trial (the pick runs until its second look), or by the second look.
   settled_now = key.session.settled() && !settled;
   return rc;
+}
+
+void DecisionPolicy::widen_if_mispredicted(CommTuning::Entry& key) const {
+  TuningSession& session = key.session;
+  if (key.widen_to.empty() || session.widened() || session.rechecked()) return;
+  const model::PredictionCheck check = model::check_predictions(session.measured(), key.predicted_us);
+  if (!check.disagrees) return;
+  std::string tried;
+  for (std::size_t i = 0; i < key.widen_to.size(); ++i)
+    tried += fmt::format("{}{} (predicted {:.1f} us)", i == 0 ? "" : ", ", key.widen_to[i]->text(), key.widen_to_us[i]);
+  key.widened_spread = check.highest / check.lowest;
+  key.widened =
+      fmt::format("measured / predicted {}: {:.2f}x apart, beyond the model's {:.2f}x; first trial {}; widened to {}",
+                  check.ratios, key.widened_spread, model::widen_ratio_spread, measured_text(session), tried);
+  session.widen(key.widen_to);
+  if (log_)
+    log_->info("{}: block {}: the trial's measured times disagree with the cost model's predictions: {}",
+               mpi_function_name(key.collective), bucket_text(key.bucket), key.widened);
 }
 
 }  // namespace collshim

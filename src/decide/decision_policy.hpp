@@ -163,6 +163,9 @@ class DecisionPolicy {
  private:
   CommTuning::Entry& key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
                                  Outcome& outcome) const;
+  // A confirmation's first trial just settled: widens it where its measured times disagree with the
+  // predictions (model::check_predictions). The times are the agreed ones, so every rank widens alike.
+  void widen_if_mispredicted(CommTuning::Entry& key) const;
 
   Selector selector_;
   std::optional<model::ModelSettings> model_;

@@ -4,7 +4,10 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <string>
+
+#include <spdlog/fmt/fmt.h>
 
 namespace collshim::model {
 namespace {
@@ -88,7 +91,7 @@ bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, cons
 }
 
 KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
-                 const std::vector<const AlgorithmChoice*>& candidates) {
+                 const std::vector<const AlgorithmChoice*>& candidates, std::size_t widen) {
   const AlgorithmChoice* native = selector.native_choice();
   KeyPlan plan{{native},
                KeySource::model,
@@ -111,6 +114,25 @@ KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
   if ((online || confirm) && !verdict.ranked.empty()) {
     plan.source = online ? KeySource::model_online : KeySource::model_confirmed;
     try_best(online ? online_model_candidates : confirm_model_candidates);
+    if (confirm) {
+      const auto predicted = [&](const AlgorithmChoice* choice) {
+        if (choice == native) return verdict.native_at_least ? 0.0 : verdict.native_us;
+        const auto found = std::find_if(verdict.ranked.begin(), verdict.ranked.end(),
+                                        [&](const CandidateCost& c) { return c.choice == choice; });
+        return found == verdict.ranked.end() ? 0.0 : found->us;
+      };
+      for (const AlgorithmChoice* choice : plan.trial) plan.predicted_us.push_back(predicted(choice));
+      // The next in the ranking, as try_best would have taken them.
+      for (const CandidateCost& c : verdict.ranked) {
+        if (plan.widen_to.size() >= widen) break;
+        const bool eligible = std::find(candidates.begin(), candidates.end(), c.choice) != candidates.end();
+        if (eligible && c.choice != native &&
+            std::find(plan.trial.begin(), plan.trial.end(), c.choice) == plan.trial.end()) {
+          plan.widen_to.push_back(c.choice);
+          plan.widen_to_us.push_back(c.us);
+        }
+      }
+    }
   } else if (!verdict.why_native.empty()) {
     plan.source = KeySource::model_not_costed;
     if (online) plan.trial = candidates, plan.source = KeySource::online;  // nothing ranked: every candidate
@@ -120,8 +142,29 @@ KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
   return plan;
 }
 
-std::size_t candidates_to_rank(TuneMode mode) {
-  return mode == TuneMode::online ? online_model_candidates : confirm_model_candidates;
+std::size_t candidates_to_rank(TuneMode mode, std::size_t widen) {
+  return mode == TuneMode::online ? online_model_candidates : confirm_model_candidates + widen;
+}
+
+PredictionCheck check_predictions(const std::vector<TuningSession::Measured>& measured,
+                                  const std::vector<double>& predicted_us) {
+  PredictionCheck check;
+  double lowest = std::numeric_limits<double>::infinity(), highest = 0;
+  int compared = 0;
+  for (std::size_t i = 0; i < measured.size() && i < predicted_us.size(); ++i) {
+    const TuningSession::Measured& m = measured[i];
+    if (predicted_us[i] <= 0 || m.timed_calls == 0 || m.seconds <= 0) continue;
+    const double ratio = m.seconds * 1e6 / predicted_us[i];
+    check.ratios += fmt::format("{}{} {:.2f}", check.ratios.empty() ? "" : ", ", m.choice->text(), ratio);
+    lowest = std::min(lowest, ratio);
+    highest = std::max(highest, ratio);
+    ++compared;
+  }
+  if (compared < 2) return check;
+  check.lowest = lowest;
+  check.highest = highest;
+  check.disagrees = highest > widen_ratio_spread * lowest;
+  return check;
 }
 
 }  // namespace collshim::model

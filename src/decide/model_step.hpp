@@ -46,18 +46,46 @@ AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector
 // candidate, and a hopeless one is dropped after its first timed call. Three, not two: replayed on the
 // simulated evidence, the third best was the fastest often enough on a blocking network to matter
 // (oversub-contending: 66% of cells within 5% of the oracle with two, 82% with three; docs/results.md).
+//
+// Under confirm, `widen` more of the ranked candidates (beyond the trial, in predicted order) are kept
+// for a widened trial (check_predictions below), with every trial candidate's prediction.
 struct KeyPlan {
   std::vector<const AlgorithmChoice*> trial;  // native first where there is a choice to confirm
   KeySource source = KeySource::model;
   ModelEvidence evidence;
+  std::vector<double> predicted_us;  // per trial candidate; 0 where not costed exactly
+  std::vector<const AlgorithmChoice*> widen_to;
+  std::vector<double> widen_to_us;
 };
 inline constexpr std::size_t confirm_model_candidates = 3;
 inline constexpr std::size_t online_model_candidates = 5;
 KeyPlan plan_key(const Selector& selector, const ModelVerdict& verdict,
-                 const std::vector<const AlgorithmChoice*>& candidates);
+                 const std::vector<const AlgorithmChoice*>& candidates, std::size_t widen = 0);
 
-// How many of the fastest candidates model_decision must cost whole for plan_key under `mode`.
-std::size_t candidates_to_rank(TuneMode mode);
+// How many of the fastest candidates model_decision must cost whole for plan_key under `mode`, with
+// `widen` more for a widened confirmation (ranked exactly up front: the branch and bound costs a few
+// more candidates whole, where rerunning it at the trial's end would be a second collective step).
+std::size_t candidates_to_rank(TuneMode mode, std::size_t widen = 0);
+
+// When the description is wrong (docs/cost-model.md): a confirmation's measured times against the
+// model's predictions. Each candidate timed with an exact prediction has a ratio measured /
+// predicted. A description that is off by a common factor (a slower machine, every call's first
+// calls slow) moves every ratio alike and leaves the ranking right; ratios far apart mean the model
+// ranked these candidates wrongly, so it may have ranked the untried ones wrongly too (a link the
+// calibration never crossed). The model's own error against SMPI, with a description it was
+// validated on, is at most 1.17 per prediction outside its known structural misses (Allgather at
+// p = 256 and 512, docs/results.md, "The cost model against SMPI"): two predictions within it can
+// have ratios up to 1.17² ≈ 1.37 apart, so a wider spread is disagreement beyond its error.
+inline constexpr double largest_validated_error = 1.17;
+inline constexpr double widen_ratio_spread = largest_validated_error * largest_validated_error;
+struct PredictionCheck {
+  bool disagrees = false;          // highest / lowest > widen_ratio_spread
+  double lowest = 0, highest = 0;  // measured / predicted ratios (0: fewer than two to compare)
+  std::string ratios;              // "native 1.02, bruck 1.71, ..." for logs
+};
+// `measured` as TuningSession::measured() gives them, `predicted_us` in the same order (0: none).
+PredictionCheck check_predictions(const std::vector<TuningSession::Measured>& measured,
+                                  const std::vector<double>& predicted_us);
 
 // True when nothing but native may run for these candidates (nothing to cost, e.g. floating-point
 // sums without reordering).

@@ -29,6 +29,7 @@ double lower_median(std::vector<double> times) {
 TuningPolicy tuning_policy(const EnvironmentSettings& settings) {
   TuningPolicy policy;
   if (settings.tune_recheck_calls) policy.recheck_after_calls = *settings.tune_recheck_calls;
+  if (settings.tune_widen_candidates) policy.widen_candidates = *settings.tune_widen_candidates;
   return policy;
 }
 
@@ -51,6 +52,20 @@ void TuningSession::begin_trial() {
   warmup_calls_made_ = 0;
   next_ = 0;
   best_ = 0;
+}
+
+void TuningSession::widen(const std::vector<const AlgorithmChoice*>& more) {
+  if (!settled() || rechecked_ || widened_) return;
+  std::vector<const AlgorithmChoice*> trial{candidates_[0]};
+  if (best_ > 0) trial.push_back(candidates_[best_]);
+  for (const AlgorithmChoice* choice : more)
+    if (std::find(trial.begin(), trial.end(), choice) == trial.end()) trial.push_back(choice);
+  if (trial.size() <= (best_ > 0 ? 2U : 1U)) return;  // nothing new to try
+  first_measured_ = measured();
+  candidates_ = std::move(trial);
+  widened_ = true;
+  calls_before_recheck_ = 0;  // the widened trial's winner gets the second look, if it leaves native
+  begin_trial();
 }
 
 void TuningSession::begin_recheck() {
@@ -160,6 +175,9 @@ Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* n
     case KeySource::model:
     case KeySource::model_confirmed:
     case KeySource::model_online:
+      // A widened trial says so, whatever it kept, until a second look brings native back.
+      if (!key.widened.empty() && !(best == native && key.session.rechecked()))
+        return {best, best, "model, confirmed by a widened trial", Decision::model_widened};
       if (best == native) return {best, best, "model, kept native", Decision::model_kept_native};
       if (key.source == KeySource::model) return {best, best, "model", Decision::model_pick};
       return {best, best, "model, confirmed", Decision::model_confirmed};
@@ -233,6 +251,11 @@ std::string learned_rules_yaml(const std::vector<LearnedChoice>& learned, const 
                       "platform {}",
                       header.date, pick, l.predicted_pick_us, native, header.platform_file));
       if (l.trial_calls > 0) evidence.push_back("Confirmed by timed calls: " + measured);
+      if (l.widened_candidates > 0)
+        evidence.push_back(
+            fmt::format("The trial was widened by {} more of the model's ranked candidates: its "
+                        "measured/predicted ratios were {:.2f}x apart, beyond the model's error",
+                        l.widened_candidates, l.widened_spread));
     }
     evidence.push_back("MPI library: " + header.mpi_library +
                        (header.library.name.empty() ? " (not identified: the rule cannot name it, so it applies "

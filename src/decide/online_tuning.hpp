@@ -42,9 +42,13 @@ struct TuningPolicy {
   // node"), and a pick confirmed there then ran at a third of native's speed for the rest of the job.
   // 0: no second look (COLLSHIM_TUNE_RECHECK).
   int recheck_after_calls = 64;
+  // Model confirmation only: where the trial's measured times disagree with the model's predictions
+  // beyond its own error (model::check_predictions, model_step.hpp), the trial is widened once to this
+  // many more of the model's ranked candidates (COLLSHIM_TUNE_WIDEN; 0: never).
+  int widen_candidates = 3;
 };
 
-// The policy with what the environment sets (COLLSHIM_TUNE_RECHECK).
+// The policy with what the environment sets (COLLSHIM_TUNE_RECHECK, COLLSHIM_TUNE_WIDEN).
 TuningPolicy tuning_policy(const EnvironmentSettings& settings);
 
 // One key on one communicator. Every candidate's warm-up calls come first, in order, before any call
@@ -72,6 +76,11 @@ class TuningSession {
   // The second look (TuningPolicy::recheck_after_calls) has begun: the trial is native against the
   // first trial's pick, and measured() is its.
   bool rechecked() const { return rechecked_; }
+  // Once the first trial has settled (and before any second look): a new trial of native, the first
+  // trial's winner and `more` (those not among them), from fresh warm-up calls, whose fastest wins as
+  // before. At most once; `first_measured()` keeps what the first trial measured.
+  void widen(const std::vector<const AlgorithmChoice*>& more);
+  bool widened() const { return widened_; }
 
   const AlgorithmChoice* best() const { return candidates_[best_]; }
   // The candidates of the current trial (the first, or the second look's), in the order they run.
@@ -90,6 +99,8 @@ class TuningSession {
     bool dropped;
   };
   std::vector<Measured> measured() const;
+  // What the first trial measured, once widen() started another (empty otherwise).
+  const std::vector<Measured>& first_measured() const { return first_measured_; }
 
  private:
   bool another_round() const;  // once every candidate left has had this round's call
@@ -112,6 +123,8 @@ class TuningSession {
   int trial_calls_ = 0;
   int calls_before_recheck_ = 0;  // the pick's calls left before its second look
   bool rechecked_ = false;
+  bool widened_ = false;
+  std::vector<Measured> first_measured_;
 };
 
 // What each candidate measured, for logs: "native 7.9 us (16), bruck 6.1 us (16), ring 20.0 us (1, dropped)".
@@ -145,6 +158,14 @@ class CommTuning {
     KeySource source = KeySource::online;
     ModelEvidence evidence;
     int learned_index = -1;  // where Runtime::learned keeps the key (-1: not yet)
+    // Model confirmation: the model's predictions of the trial's candidates in microseconds (0 where it
+    // has none exactly: native not costed or only bounded), and the next candidates of its ranking with
+    // theirs, which a widened trial tries (DecisionPolicy::run_trial).
+    std::vector<double> predicted_us{};
+    std::vector<const AlgorithmChoice*> widen_to{};
+    std::vector<double> widen_to_us{};
+    std::string widened{};      // once widened: why and what it tried, for logs and the written rules
+    double widened_spread = 0;  // the measured/predicted ratios' spread that widened it
   };
   Entry* find(Collective collective, int bucket, int properties) {
     for (Entry& entry : sessions_) {
@@ -191,6 +212,8 @@ struct LearnedChoice {
   double predicted_pick_us = 0, predicted_native_us = 0;  // the model's (0: not costed)
   int predicted_native_at_least = 0;                      // predicted_native_us is a lower bound
   int predicted_pick_id = -1;                             // the model's pick (a choice id)
+  int widened_candidates = 0;                             // candidates a widened confirmation added (0: not widened)
+  double widened_spread = 0;                              // the measured/predicted ratios' spread that widened it
 };
 
 struct LearnedRulesHeader {

@@ -87,6 +87,10 @@ void Runtime::write_report() {
   header.mpi_library = mpi_library_name(library);
   const Selector& selector = policy.selector();
   header.rule_files = selector.rule_files();
+  {
+    const std::lock_guard lock(learned_mutex_);
+    header.widened_trials = widened_trials_;
+  }
   ReportNames names;
   for (const AlgorithmChoice& choice : selector.choices()) names.choices.push_back(choice.text());
   for (const Rule& rule : selector.rules().rules()) names.rules.push_back(rule.where.text());
@@ -118,33 +122,42 @@ void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long
   if (key.source == KeySource::online || session.trial_calls() > 0) {
     log->info(
         "{}{}: {} on {} p={} mapping={} nodes={} block {}: {} after {} trial calls ({} dropped early); "
-        "best {:.1f} us, native {:.1f} us{}",
+        "best {:.1f} us, native {:.1f} us{}{}",
         key.source == KeySource::online ? "tuned online" : "model's pick timed against native",
         session.rechecked() ? ", second look once warm" : "", mpi_function_name(key.collective),
         length > 0 ? name : "(unnamed)", procs, mapping_name(mapping.mapping), mapping.nodes,
         bucket_text(size_bucket(block_bytes)), session.best()->text(), session.trial_calls(), session.dropped(),
         session.best_seconds() * 1e6, session.first_candidate_seconds() * 1e6,
-        session.done() ? "" : "; timed against native again after its next calls");
+        session.done() ? "" : "; timed against native again after its next calls",
+        key.widened.empty() ? "" : "; the trial was widened: " + key.widened);
     log->debug("{}: {} block {}: trial calls measured {}", mpi_function_name(key.collective),
                length > 0 ? name : "(unnamed)", bucket_text(size_bucket(block_bytes)), measured_text(session));
   }
-  const LearnedChoice choice{static_cast<int>(key.collective),
-                             procs,
-                             mapping.nodes,
-                             mapping.ppn,
-                             static_cast<int>(mapping.mapping),
-                             size_bucket(block_bytes),
-                             key.properties,
-                             session.best()->id,
-                             session.trial_calls(),
-                             session.best_seconds(),
-                             session.first_candidate_seconds(),
-                             static_cast<int>(key.source),
-                             key.evidence.pick_us,
-                             key.evidence.native_us,
-                             key.evidence.native_at_least ? 1 : 0,
-                             key.evidence.pick != nullptr ? key.evidence.pick->id : -1};
+  LearnedChoice choice{static_cast<int>(key.collective),
+                       procs,
+                       mapping.nodes,
+                       mapping.ppn,
+                       static_cast<int>(mapping.mapping),
+                       size_bucket(block_bytes),
+                       key.properties,
+                       session.best()->id,
+                       session.trial_calls(),
+                       session.best_seconds(),
+                       session.first_candidate_seconds(),
+                       static_cast<int>(key.source),
+                       key.evidence.pick_us,
+                       key.evidence.native_us,
+                       key.evidence.native_at_least ? 1 : 0,
+                       key.evidence.pick != nullptr ? key.evidence.pick->id : -1};
+  if (!key.widened.empty()) {
+    choice.widened_candidates = static_cast<int>(key.widen_to.size());
+    choice.widened_spread = key.widened_spread;
+  }
   const std::lock_guard lock(learned_mutex_);
+  if (key.learned_index < 0 && !key.widened.empty())
+    widened_trials_.push_back(fmt::format("{} on {} p={} block {}: {}; kept {}", mpi_function_name(key.collective),
+                                          length > 0 ? name : "(unnamed)", procs, bucket_text(size_bucket(block_bytes)),
+                                          key.widened, session.best()->text()));
   if (key.learned_index < 0) {
     key.learned_index = static_cast<int>(learned_.size());
     learned_.push_back(choice);

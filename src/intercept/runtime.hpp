@@ -71,6 +71,7 @@ class Runtime {
   std::optional<std::string> tune_out_;  // COLLSHIM_TUNE_OUT
   std::mutex learned_mutex_;             // communicators of several threads may finish tuning at once
   std::vector<LearnedChoice> learned_;
+  std::vector<std::string> widened_trials_;  // this rank's widened keys, for the report (ReportHeader)
 
   static inline Runtime* active_ = nullptr;  // owned by runtime.cpp between start() and stop()
   std::array<bool, collective_count> passes_through_{};

@@ -24,6 +24,7 @@ std::string rule_name(int index, const ReportNames& names) {
   if (index == Decision::model_pick) return "model";
   if (index == Decision::model_confirmed) return "model, confirmed";
   if (index == Decision::model_kept_native) return "model, kept native";
+  if (index == Decision::model_widened) return "model, widened";
   return index >= 0 && index < static_cast<int>(names.rules.size()) ? names.rules[index] : "?";
 }
 
@@ -143,6 +144,10 @@ std::string format_text_report(const ReportHeader& h, const std::vector<MergedRo
         "'tuning trial'); rows with rule 'tuned online', 'model, confirmed' or 'model, kept native' run "
         "what they settled on\n",
         cost.calls, cost.seconds);
+  if (!h.widened_trials.empty()) {
+    out += "widened trials (rule 'model, widened'; as rank 0 saw them):\n";
+    for (const std::string& widened : h.widened_trials) out += "  " + widened + "\n";
+  }
   out +=
       "calls: per rank (the most any rank made); bytes: received, summed over ranks; "
       "time: inside the calls, summed over ranks and the largest single rank\n";
@@ -197,6 +202,11 @@ std::string format_json_report(const ReportHeader& h, const std::vector<MergedRo
   out.key("tuning").begin_object(Layout::one_line).member("trial_calls", cost.calls);
   out.key("trial_time_s").fixed(cost.seconds, 9);
   out.end_object();
+  if (!h.widened_trials.empty()) {
+    out.key("widened_trials").begin_array();
+    for (const std::string& widened : h.widened_trials) out.value(widened);
+    out.end_array();
+  }
   out.key("not_handled").begin_array();
   for (const MergedUnhandled& u : unhandled)
     out.begin_object(Layout::one_line)

@@ -17,6 +17,10 @@ struct ReportHeader {
   bool oversubscribed = false;
   std::string mpi_library;
   std::vector<std::string> rule_files;
+  // The cost model's confirmations widened on rank 0 (DecisionPolicy::run_trial): per key, where, why
+  // (the measured / predicted ratios) and what the trial added. Every rank widens alike, so rank 0's
+  // own keys speak for theirs; keys of communicators without rank 0 are in the ranks' info logs.
+  std::vector<std::string> widened_trials;
 };
 
 // How to name what the keys refer to.

@@ -49,6 +49,9 @@ struct EnvironmentSettings {
   // COLLSHIM_TUNE_RECHECK: calls of a pick that left native before its second look against native
   // (TuningPolicy::recheck_after_calls; unset: the policy's default).
   std::optional<int> tune_recheck_calls;
+  // COLLSHIM_TUNE_WIDEN: how many more of the model's ranked candidates a confirmation tries where its
+  // measured times disagree with the predictions (TuningPolicy::widen_candidates; unset: its default).
+  std::optional<int> tune_widen_candidates;
   // COLLSHIM_MPI_LIBRARY: the library the job runs on, as rules (`library`) and the cost model's native
   // decisions see it, overriding detection (mpi_library_from_name's forms; checked here).
   std::optional<std::string> mpi_library;

@@ -84,6 +84,18 @@ EnvironmentSettings read_environment(Lookup lookup, const std::string& site_plat
     else
       settings.tune_recheck_calls = calls;
   }
+  if (const char* widen = lookup("COLLSHIM_TUNE_WIDEN")) {
+    const std::string value = widen;
+    int candidates = -1;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), candidates);
+    if (value.empty() || error != std::errc{} || end != value.data() + value.size() || candidates < 0 || candidates > 5)
+      settings.errors.push_back("COLLSHIM_TUNE_WIDEN=" + value +
+                                ": expected a number of candidates from 0 to 5: how many more of the cost model's "
+                                "ranked candidates a confirmation tries where its measured times disagree with the "
+                                "predictions; 0: never");
+    else
+      settings.tune_widen_candidates = candidates;
+  }
   if (const char* margin = lookup("COLLSHIM_MODEL_MARGIN")) {
     const std::string value = margin;
     char* end = nullptr;

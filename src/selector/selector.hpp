@@ -32,6 +32,9 @@ struct Decision {
   static constexpr int model_pick = -6;
   static constexpr int model_confirmed = -7;
   static constexpr int model_kept_native = -8;
+  // Confirmed by a trial widened beyond the model's three best, its measured times having disagreed
+  // with its predictions beyond the model's error (model_step.hpp, check_predictions).
+  static constexpr int model_widened = -9;
 };
 
 class Selector {

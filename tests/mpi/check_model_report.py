@@ -12,7 +12,7 @@ import collections
 import json
 import sys
 
-MODEL_LABELS = {"model", "model, confirmed", "model, kept native"}
+MODEL_LABELS = {"model", "model, confirmed", "model, kept native", "model, widened"}
 
 
 def load(path):
@@ -24,7 +24,7 @@ def load(path):
 
 def settled(report, labels):
     """(collective, comm_size, bucket) -> algorithm, for rows with these rule labels. A key may show two:
-    a pick that left native ran as "model, confirmed" until its second look against native
+    a pick that left native ran as "model, confirmed" (or "model, widened") until its second look against native
     (COLLSHIM_TUNE_RECHECK), which brought native back ("model, kept native"): native is what settled."""
     by_key = collections.defaultdict(dict)
     for row in report["rows"]:
@@ -36,7 +36,8 @@ def settled(report, labels):
     keys = {}
     for key, algorithms in by_key.items():
         if len(set(algorithms.values())) > 1:
-            assert set(algorithms) == {"model, confirmed", "model, kept native"}, f"{key}: two algorithms"
+            assert set(algorithms) in ({"model, confirmed", "model, kept native"},
+                                       {"model, widened", "model, kept native"}), f"{key}: two algorithms"
             keys[key] = algorithms["model, kept native"]
         else:
             keys[key] = next(iter(algorithms.values()))

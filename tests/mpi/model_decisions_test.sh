@@ -5,7 +5,7 @@
 # whose choices the model does not know (confirmed by timed calls all the same), and a bad platform
 # description (a clean error naming file, line and column). Results equal the MPI library's
 # in every job; every report row was run alike on every rank. The jobs with no trial calls (the model
-# alone, the replay) make 16 calls per size instead of 72.
+# alone, the replay) make 16 calls per size instead of 160 (a widened confirmation takes up to 153).
 # usage: model_decisions_test.sh NP SHIM PROGRAM PLATFORM BAD_PLATFORM
 set -eu
 np=$1; shim=$2; program=$3; platform=$4; bad_platform=$5

@@ -239,7 +239,10 @@ TEST(DecidePolicy, TheModelPicksOnlyByItsMargin) {
 // and the fastest measured stays, whatever the model predicted.
 TEST(DecidePolicy, ConfirmationKeepsTheFastestMeasured) {
   std::vector<RuleDiagnostic> diagnostics;
-  auto settings = environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}});
+  // Confirmation alone: every candidate measured alike disagrees with the predictions, which would
+  // widen the trial (tested below).
+  auto settings =
+      environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}, {"COLLSHIM_TUNE_WIDEN", "0"}});
   const DecisionPolicy policy(settings, rules_of("  []\n"), model_of("ring", 0.0), diagnostics);
   const CommMapping mapping = two_nodes();
   FakeRanks ranks(8);
@@ -261,6 +264,62 @@ TEST(DecidePolicy, ConfirmationKeepsTheFastestMeasured) {
   ranks.seconds[fastest] = 1e-3;
   ranks.seconds["native"] = 1e-4;
   EXPECT_EQ(settle(policy, ranks, allgather_call(mapping, 8)).choice->text(), "native");
+}
+
+// When the description is wrong: the confirmation's measured times set against the predictions. Each
+// candidate of the first trial runs `ratio` times its prediction, the model's own pick `pick_ratio`
+// times; the last of the candidates kept for widening is the fastest of all.
+struct WideningCase {
+  const DecisionPolicy& policy;
+  FakeRanks ranks{8};
+  std::string fastest_beyond;  // the last candidate kept for widening
+  WideningCase(const DecisionPolicy& policy, double ratio, double pick_ratio, std::size_t kept = 3) : policy(policy) {
+    CommDecisions probe;
+    SoloSteps solo(8);
+    const Outcome planned = policy.decide(probe, allgather_call(two_nodes(), 8), solo);
+    const CommTuning::Entry& key = *planned.key;
+    const auto& trial = key.session.candidates();
+    EXPECT_EQ(key.predicted_us.size(), trial.size());
+    EXPECT_EQ(key.widen_to.size(), kept);
+    double slowest = 0;
+    for (std::size_t i = 0; i < trial.size(); ++i) {
+      const double us = key.predicted_us[i] > 0 ? key.predicted_us[i] : 1000;
+      ranks.seconds[trial[i]->text()] = us * 1e-6 * (i == 1 ? pick_ratio : ratio);
+      slowest = std::max(slowest, ranks.seconds[trial[i]->text()]);
+    }
+    if (key.widen_to.empty()) return;
+    for (std::size_t i = 0; i < key.widen_to.size(); ++i) ranks.seconds[key.widen_to[i]->text()] = slowest * 2;
+    fastest_beyond = key.widen_to.back()->text();
+    double fastest = slowest;
+    for (const auto& [text, seconds] : ranks.seconds) fastest = std::min(fastest, seconds);
+    ranks.seconds[fastest_beyond] = fastest / 2;
+  }
+};
+
+TEST(DecidePolicy, ConfirmationWidensWhereMeasuredTimesDisagreeWithThePredictions) {
+  std::vector<RuleDiagnostic> diagnostics;
+  const DecisionPolicy policy(environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}}),
+                              rules_of("  []\n"), model_of("ring", 0.0), diagnostics);
+  // The pick 3x slower than predicted against the others: every rank widens alike (settle checks),
+  // and the fastest of the widened trial, beyond the model's three best, stays.
+  WideningCase apart(policy, 2.0, 6.0);
+  const Settled widened = settle(policy, apart.ranks, allgather_call(two_nodes(), 8));
+  EXPECT_EQ(widened.choice->text(), apart.fastest_beyond);
+  EXPECT_EQ(widened.rule_index, Decision::model_widened);
+  // Every candidate 2x slower than predicted: a common factor, within the model's error; not widened,
+  // so the candidate beyond the three best is never tried.
+  WideningCase scaled(policy, 2.0, 2.0);
+  const Settled confirmed = settle(policy, scaled.ranks, allgather_call(two_nodes(), 8));
+  EXPECT_NE(confirmed.choice->text(), scaled.fastest_beyond);
+  EXPECT_NE(confirmed.rule_index, Decision::model_widened);
+  EXPECT_LT(confirmed.trial_calls, widened.trial_calls);
+  // COLLSHIM_TUNE_WIDEN=0: never.
+  const DecisionPolicy never(
+      environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}, {"COLLSHIM_TUNE_WIDEN", "0"}}),
+      rules_of("  []\n"), model_of("ring", 0.0), diagnostics);
+  WideningCase off(never, 2.0, 6.0, 0);
+  EXPECT_TRUE(off.fastest_beyond.empty());
+  EXPECT_NE(settle(never, off.ranks, allgather_call(two_nodes(), 8)).rule_index, Decision::model_widened);
 }
 
 // A pick that left native gets a second look once warm: native returns if the pick no longer beats
@@ -394,7 +453,8 @@ namespace {
 // fallback, named as such.
 TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
   std::vector<RuleDiagnostic> diagnostics;
-  const auto with_platform = environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}});
+  const auto with_platform =
+      environment({{"COLLSHIM_PLATFORM", "test.yaml"}, {"COLLSHIM_TUNE_RECHECK", "0"}, {"COLLSHIM_TUNE_WIDEN", "0"}});
   const DecisionPolicy model_policy(with_platform, rules_of("  []\n"), model_of("ring", 0.0), diagnostics);
   const DecisionPolicy ruled(with_platform, rules_of("  - collective: allgather\n    use: bruck\n"),
                              model_of("ring", 0.0), diagnostics);

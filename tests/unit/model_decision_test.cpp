@@ -263,5 +263,50 @@ TEST(KeyPlan, OnlineTriesNativeAndTheBestFiveOrEveryCandidateWithoutARanking) {
   EXPECT_EQ(candidates_to_rank(TuneMode::confirm), 3u);
 }
 
+// Confirmation keeps the next of the ranking, beyond its trial, for a widened trial, with every trial
+// candidate's prediction (native's only where costed exactly).
+TEST(KeyPlan, ConfirmKeepsTheNextRankedForAWidenedTrial) {
+  const PlanFixture f("confirm");
+  const KeyPlan plan = plan_key(f.selector, f.verdict(true), f.candidates, 2);
+  EXPECT_EQ(plan.predicted_us, (std::vector<double>{20, 10, 11, 12}));
+  std::vector<std::string> next;
+  for (const AlgorithmChoice* c : plan.widen_to) next.push_back(c->text());
+  EXPECT_EQ(next, (std::vector<std::string>{"recursive_doubling", "neighbor_exchange"}));
+  EXPECT_EQ(plan.widen_to_us, (std::vector<double>{13, 14}));
+  // Native only bounded: no prediction to compare its time with.
+  ModelVerdict bounded = f.verdict(true);
+  bounded.native_at_least = true;
+  EXPECT_EQ(plan_key(f.selector, bounded, f.candidates, 2).predicted_us, (std::vector<double>{0, 10, 11, 12}));
+  // No widening asked, or not confirming: nothing kept.
+  EXPECT_TRUE(plan_key(f.selector, f.verdict(true), f.candidates).widen_to.empty());
+  const PlanFixture online("online");
+  EXPECT_TRUE(plan_key(online.selector, online.verdict(true), online.candidates, 2).widen_to.empty());
+  EXPECT_EQ(candidates_to_rank(TuneMode::confirm, 3), 6u);
+  EXPECT_EQ(candidates_to_rank(TuneMode::online, 3), 5u);
+}
+
+// The disagreement rule: measured / predicted ratios further apart than the model's own error allows.
+TEST(PredictionCheck, RatiosApartBeyondTheModelsErrorDisagree) {
+  const PlanFixture f("confirm");
+  const AlgorithmChoice &a = *f.candidate("ring"), &b = *f.candidate("bruck"), &c = *f.candidate("sparbit");
+  using M = TuningSession::Measured;
+  // A description off by a common factor (everything 3x slower than predicted): the ranking holds.
+  const PredictionCheck scaled = check_predictions({M{&a, 30e-6, 4, false}, M{&b, 60e-6, 4, false}}, {10, 20});
+  EXPECT_FALSE(scaled.disagrees);
+  EXPECT_DOUBLE_EQ(scaled.lowest, 3.0);
+  EXPECT_DOUBLE_EQ(scaled.highest, 3.0);
+  // Within the model's error either way: 1.3x apart.
+  EXPECT_FALSE(check_predictions({M{&a, 13e-6, 4, false}, M{&b, 20e-6, 4, false}}, {10, 20}).disagrees);
+  // b predicted twice a's time and measured the same: 2x apart.
+  const PredictionCheck apart = check_predictions({M{&a, 10e-6, 4, false}, M{&b, 10e-6, 4, false}}, {10, 20});
+  EXPECT_TRUE(apart.disagrees);
+  EXPECT_DOUBLE_EQ(apart.highest / apart.lowest, 2.0);
+  EXPECT_GT(widen_ratio_spread, 1.3);
+  EXPECT_LT(widen_ratio_spread, 2.0);
+  // Candidates without an exact prediction, or never timed, are not compared: one ratio is no spread.
+  EXPECT_FALSE(
+      check_predictions({M{&a, 10e-6, 4, false}, M{&b, 100e-6, 4, false}, M{&c, 0, 0, false}}, {0, 20, 5}).disagrees);
+}
+
 }  // namespace
 }  // namespace collshim::model

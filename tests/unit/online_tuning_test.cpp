@@ -52,6 +52,29 @@ void drive_until_settled(TuningSession& session, const std::map<const AlgorithmC
     session.finish_call(session.next_call_timed() ? time.at(session.current()) : -1.0);
 }
 
+// A widened trial: native, the first trial's winner and the new candidates, from fresh warm-up calls;
+// the fastest of them wins, and what the first trial measured is kept.
+TEST(TuningSession, AWidenedTrialTimesNativeTheWinnerAndTheNewCandidates) {
+  const ThreeChoices c;
+  AlgorithmChoice d, e;
+  TuningSession session({&c.a, &c.b, &c.c}, fixed_calls(1, 2, 100.0, 1.05));
+  const std::map<const AlgorithmChoice*, double> time{{&c.a, 3e-6}, {&c.b, 2e-6}, {&c.c, 4e-6}, {&d, 1e-6}, {&e, 5e-6}};
+  drive_until_settled(session, time);
+  ASSERT_EQ(session.best(), &c.b);
+  const int first_calls = session.trial_calls();
+  session.widen({&d, &c.b, &e});  // b, the winner, is in once
+  EXPECT_TRUE(session.widened());
+  EXPECT_FALSE(session.settled());
+  EXPECT_EQ(session.candidates(), (std::vector<const AlgorithmChoice*>{&c.a, &c.b, &d, &e}));
+  EXPECT_EQ(session.first_measured().size(), 3u);
+  EXPECT_EQ(session.current(), &c.a);  // warm-up calls first again
+  EXPECT_EQ(drive(session, time), &d);
+  EXPECT_GT(session.trial_calls(), first_calls);
+  // At most once.
+  session.widen({&e});
+  EXPECT_TRUE(session.done());
+}
+
 TEST(TuningSession, WarmsEveryCandidateUpFirstThenTimesThemInRoundsAndLocksTheFastest) {
   const ThreeChoices c;
   TuningSession session(c.all(), fixed_calls(1, 2, 100.0, 1.0));
@@ -349,6 +372,17 @@ TEST(ModelEnvironment, PlatformMarginAndTuneModes) {
     ASSERT_EQ(bad.errors.size(), 1u) << calls;
     EXPECT_EQ(bad.errors[0].rfind(std::string("COLLSHIM_TUNE_RECHECK=") + calls + ": expected a number of calls", 0),
               0u);
+  }
+}
+
+TEST(TuningPolicy, WideningIsSetByTheEnvironment) {
+  EXPECT_EQ(tuning_policy(environment({})).widen_candidates, 3);
+  EXPECT_EQ(tuning_policy(environment({{"COLLSHIM_TUNE_WIDEN", "0"}})).widen_candidates, 0);
+  EXPECT_EQ(tuning_policy(environment({{"COLLSHIM_TUNE_WIDEN", "5"}})).widen_candidates, 5);
+  for (const char* candidates : {"-1", "6", "two", ""}) {
+    const auto bad = environment({{"COLLSHIM_TUNE_WIDEN", candidates}});
+    ASSERT_EQ(bad.errors.size(), 1u) << candidates;
+    EXPECT_EQ(bad.errors[0].rfind(std::string("COLLSHIM_TUNE_WIDEN=") + candidates + ": expected a number", 0), 0u);
   }
 }
 

@@ -371,7 +371,13 @@ CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
     return result;
   }
   result.first_node = nodes[0];
-  result.second_node = nodes[1];
+  // B's candidates: the other nodes as full as the fullest of them, in the job's node order.
+  std::vector<std::vector<int>> candidates(nodes.begin() + 1, nodes.end());
+  std::erase_if(candidates, [&](const std::vector<int>& ranks) { return ranks.size() < nodes[1].size(); });
+  std::sort(candidates.begin(), candidates.end(),
+            [&](const auto& x, const auto& y) { return node_of_rank[x.front()] < node_of_rank[y.front()]; });
+  result.second_candidates = candidates;
+  result.second_node = candidates.back();
   for (const std::vector<int>& members : make_node_layout(node_of_rank).members)
     result.node_firsts.push_back(members.front());
   return result;
@@ -380,6 +386,54 @@ CalibrationRanks calibration_ranks(const std::vector<int>& node_of_rank) {
 model::CalibrationMeasurements measure_platform(MPI_Comm comm, const CalibrationRanks& ranks,
                                                 const CalibrationOptions& options) {
   return Calibrator(comm, ranks, options).run();
+}
+
+std::size_t farthest_of(const std::vector<double>& probe_us) {
+  if (probe_us.empty()) return 0;
+  const double slowest = *std::max_element(probe_us.begin(), probe_us.end());
+  std::size_t chosen = 0;
+  for (std::size_t i = 0; i < probe_us.size(); ++i)
+    if (probe_us[i] >= slowest / 1.02) chosen = i;
+  return chosen;
+}
+
+FarNodeChoice choose_far_node(MPI_Comm comm, CalibrationRanks& ranks, const CalibrationOptions& options) {
+  FarNodeChoice choice;
+  choice.chosen = ranks.second_candidates.size() - 1;
+  if (ranks.second_candidates.size() < 2) return choice;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int a = ranks.first_node.front();
+  // The smallest size, a few steps each: latency is what the switches between two nodes add.
+  const int iterations = std::clamp(options.iterations, 5, 20);
+  char byte = 0;
+  for (const std::vector<int>& candidate : ranks.second_candidates) {
+    const int b = candidate.front();
+    MPI_Barrier(comm);
+    double elapsed = 0;
+    if (rank == a || rank == b) {
+      const int peer = rank == a ? b : a;
+      const auto step = [&] {
+        if (rank == a) {
+          MPI_Send(&byte, 1, MPI_BYTE, peer, 0, comm);
+          MPI_Recv(&byte, 1, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(&byte, 1, MPI_BYTE, peer, 0, comm, MPI_STATUS_IGNORE);
+          MPI_Send(&byte, 1, MPI_BYTE, peer, 0, comm);
+        }
+      };
+      for (int i = 0; i < std::max(options.warmup, 2); ++i) step();
+      const double start = MPI_Wtime();
+      for (int i = 0; i < iterations; ++i) step();
+      elapsed = MPI_Wtime() - start;
+    }
+    // Every rank the same time, so every rank chooses the same node.
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, comm);
+    choice.probe_us.push_back(elapsed * 1e6 / iterations / 2);
+  }
+  choice.chosen = farthest_of(choice.probe_us);
+  ranks.second_node = ranks.second_candidates[choice.chosen];
+  return choice;
 }
 
 std::string calibration_yaml(const model::CalibrationMeasurements& measured, const model::Calibration& fitted,

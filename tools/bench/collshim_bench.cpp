@@ -166,6 +166,39 @@ std::string library_version_line() {
                      std::find_if(library, library + length, [](char ch) { return ch == '\n' || ch == '\0'; }));
 }
 
+// Which two nodes --calibrate measures, for its output and the description's comments: their place
+// in the job's node order and their host names (MPI_Get_processor_name of their first rank), and how
+// B was chosen. Collective over `comm`.
+std::string calibrated_nodes_text(MPI_Comm comm, const std::vector<int>& node_of_rank,
+                                  const collshim::bench::CalibrationRanks& ranks,
+                                  const collshim::bench::FarNodeChoice& far) {
+  int p = 0;
+  MPI_Comm_size(comm, &p);
+  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0'), names(static_cast<std::size_t>(p) * MPI_MAX_PROCESSOR_NAME);
+  int length = 0;
+  MPI_Get_processor_name(mine.data(), &length);
+  MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+  std::vector<int> node_ids(node_of_rank);
+  std::sort(node_ids.begin(), node_ids.end());
+  node_ids.erase(std::unique(node_ids.begin(), node_ids.end()), node_ids.end());
+  const auto node_text = [&](int rank) {
+    const auto place = std::lower_bound(node_ids.begin(), node_ids.end(), node_of_rank[rank]) - node_ids.begin();
+    return "node " + std::to_string(place) + " (" +
+           std::string(names.data() + static_cast<std::ptrdiff_t>(rank) * MPI_MAX_PROCESSOR_NAME) + ")";
+  };
+  std::string text = "between " + node_text(ranks.first_node.front()) + " and " + node_text(ranks.second_node.front()) +
+                     " of " + std::to_string(node_ids.size()) + " nodes: ";
+  if (far.probe_us.empty())
+    return text +
+           (ranks.second_candidates.size() == 1 ? "the fullest of the other nodes" : "the last node of the allocation");
+  const double nearest = *std::min_element(far.probe_us.begin(), far.probe_us.end());
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "the farthest of %zu candidate nodes by a 1 B ping-pong from the first (%.2f us; the nearest %.2f us)",
+                far.probe_us.size(), far.probe_us[far.chosen], nearest);
+  return text + line;
+}
+
 // A duplicate of a communicator, freed with this object (before MPI_Finalize).
 class DuplicateComm {
  public:
@@ -824,7 +857,7 @@ int calibrate(const Options& options, MPI_Comm comm) {
     std::printf("%s\n", collshim::bench::layout_line(layout).c_str());
     std::fflush(stdout);
   }
-  const collshim::bench::CalibrationRanks ranks = collshim::bench::calibration_ranks(mapping.node_of_rank);
+  collshim::bench::CalibrationRanks ranks = collshim::bench::calibration_ranks(mapping.node_of_rank);
   if (!ranks.error.empty()) {
     if (rank == 0) std::fprintf(stderr, "collshim-bench: error: %s\n", ranks.error.c_str());
     return 2;
@@ -835,6 +868,14 @@ int calibrate(const Options& options, MPI_Comm comm) {
   calibration.max_bytes = options.max_bytes;
   calibration.iterations = options.iterations;
   calibration.warmup = options.warmup;
+  // The two nodes, as far apart as the allocation allows (calibration.hpp), named in the output and
+  // in the description's comments.
+  const collshim::bench::FarNodeChoice far = collshim::bench::choose_far_node(comm, ranks, calibration);
+  const std::string measured_nodes = calibrated_nodes_text(comm, mapping.node_of_rank, ranks, far);
+  if (rank == 0) {
+    std::printf("collshim-bench: calibrating %s\n", measured_nodes.c_str());
+    std::fflush(stdout);
+  }
   const collshim::model::CalibrationMeasurements measured = collshim::bench::measure_platform(comm, ranks, calibration);
   if (rank != 0) return 0;
   const collshim::model::Calibration fitted = collshim::model::fit_platform(measured);
@@ -843,6 +884,7 @@ int calibrate(const Options& options, MPI_Comm comm) {
       "measured " + today() + " on " + std::to_string(p) + " ranks, " + std::to_string(mapping.nodes) + " nodes (" +
           std::to_string(ranks.first_node.size()) + " and " + std::to_string(ranks.second_node.size()) +
           " ranks on the two measured), " + first_line,
+      measured_nodes,
       "sizes " + std::to_string(options.min_bytes) + " to " + std::to_string(options.max_bytes) + " B, up to " +
           std::to_string(options.iterations) + " timed steps each"};
   const std::string yaml = collshim::bench::calibration_yaml(measured, fitted, provenance);

@@ -116,6 +116,13 @@ void explain_model(const Selector& selector, const model::ModelSettings& setting
       std::cout << (i == 0 ? " " : i + 1 == trial.size() ? " and " : ", ") << trial[i]->text();
     std::cout << " decide first";
   }
+  // Where the description may be wrong: what a widened trial adds (model_step.hpp, check_predictions).
+  if (!outcome.key->widen_to.empty()) {
+    std::cout << "; if their measured / predicted times are more than " << std::fixed << std::setprecision(2)
+              << model::widen_ratio_spread << "x apart, also";
+    for (std::size_t i = 0; i < outcome.key->widen_to.size(); ++i)
+      std::cout << (i == 0 ? " " : ", ") << outcome.key->widen_to[i]->text();
+  }
   std::cout << "\n";
 }
 
@@ -215,6 +222,21 @@ std::string explain_json(const Selector& selector, const CallFacts& facts, const
   json.key("trial").begin_array(Layout::one_line);
   for (const AlgorithmChoice* choice : outcome.key->session.candidates()) json.value(choice->text());
   json.end_array();
+  // Confirmation: each trial candidate's prediction (null: none exact), and what a trial whose measured
+  // times disagree with them beyond the model's error adds (model_step.hpp, check_predictions).
+  json.key("trial_predicted_us").begin_array(Layout::one_line);
+  for (const double us : outcome.key->predicted_us) {
+    if (us > 0)
+      json.fixed(us, 3);
+    else
+      json.null();
+  }
+  json.end_array().key("widen").begin_object(Layout::one_line).key("ratio_spread").fixed(model::widen_ratio_spread, 4);
+  json.key("candidates").begin_array(Layout::one_line);
+  for (const AlgorithmChoice* choice : outcome.key->widen_to) json.value(choice->text());
+  json.end_array().key("predicted_us").begin_array(Layout::one_line);
+  for (const double us : outcome.key->widen_to_us) json.fixed(us, 3);
+  json.end_array().end_object();
   if (outcome.decision)
     json.member("runs", outcome.decision->choice->text()).member("reason", outcome.decision->reason);
   else
