@@ -445,8 +445,12 @@ int main(int argc, char** argv) {
     std::cerr << "--pattern " << pattern << ": only Alltoallv takes a pattern, not " << collective_text << "\n";
     return 2;
   }
+  // The job's node map, as the shim would see it (an Alltoallv's pattern is summarized by node).
+  const TopologyOverride topology{nodes, *parse_mapping(mapping_text), std::nullopt};
+  std::vector<int> node_of_rank(procs);
+  for (int r = 0; r < procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, procs);
   bench::PatternCall call{{collective, procs, *block_bytes}, *block_bytes};
-  if (!pattern.empty()) call = bench::alltoallv_model_call(pattern, procs, *block_bytes, seed);
+  if (!pattern.empty()) call = bench::alltoallv_model_call(pattern, procs, *block_bytes, seed, node_of_rank);
   const CallFacts facts{collective,
                         procs,
                         call.average_block_bytes,
@@ -488,9 +492,6 @@ int main(int argc, char** argv) {
 
   // The job's decision of this call's first call, through the shim's policy: the model's verdict and
   // the key's plan where the model decides.
-  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
-  std::vector<int> node_of_rank(facts.procs);
-  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
   CommDecisions decisions;
   SoloSteps steps(facts.procs);
   const Outcome outcome =
