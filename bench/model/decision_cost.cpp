@@ -26,6 +26,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -155,19 +156,29 @@ void compare_summary(const model::ModelSettings& settings, const std::string& pl
                      const CallFacts& facts, const std::string& pattern, long long bytes, const Options& options) {
   const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
   const AlgorithmChoice* native = selector.native_choice();
-  const auto decide = [&](bench::PatternForm form, model::ModelCall& call, double& cpu_seconds) {
+  // The decision's processor time (the call built beforehand); for the summary also rebuilding the
+  // pattern from the ranks' records, rank 0's other work.
+  const auto decide = [&](bench::PatternForm form, model::ModelCall& call, double& cpu_seconds,
+                          double& rebuild_seconds) {
+    bench::PatternCall built = bench::alltoallv_model_call(pattern, p, bytes, options.seed, node_of_rank, form);
+    call = std::move(built.call);
+    if (form == bench::PatternForm::summary && !built.summaries.empty()) {
+      const double rebuild_start = thread_cpu_seconds();
+      const model::AlltoallBlocks rebuilt =
+          model::blocks_from_summaries(built.summaries, node_of_rank, built.average_block_bytes);
+      rebuild_seconds = thread_cpu_seconds() - rebuild_start;
+      if (rebuilt.sending != call.pairs.sending) throw std::logic_error("the rebuilt pattern is not deterministic");
+    }
     const double cpu_start = thread_cpu_seconds();
-    long long block_bytes = 0;
-    call = shim_call(Collective::alltoallv, p, bytes, pattern, options.seed, node_of_rank, form, block_bytes);
     model::ModelVerdict verdict = model::model_decision(settings, call, node_of_rank, candidates, native,
                                                         facts.commutative, options.ranked_exactly);
     cpu_seconds = thread_cpu_seconds() - cpu_start;
     return verdict;
   };
   model::ModelCall exact_call, summary_call;
-  double exact_cpu = 0, summary_cpu = 0;
-  const model::ModelVerdict exact = decide(bench::PatternForm::exact, exact_call, exact_cpu);
-  const model::ModelVerdict summary = decide(bench::PatternForm::summary, summary_call, summary_cpu);
+  double exact_cpu = 0, summary_cpu = 0, rebuild_cpu = 0;
+  const model::ModelVerdict exact = decide(bench::PatternForm::exact, exact_call, exact_cpu, rebuild_cpu);
+  const model::ModelVerdict summary = decide(bench::PatternForm::summary, summary_call, summary_cpu, rebuild_cpu);
   const double exact_us = predicted_us(settings, exact_call, node_of_rank, exact, exact.pick, native);
   const double summary_us = predicted_us(settings, summary_call, node_of_rank, summary, summary.pick, native);
   // The summary's pick as the exact pattern costs it: what choosing it from the summary costs the job.
@@ -175,10 +186,11 @@ void compare_summary(const model::ModelSettings& settings, const std::string& pl
   const double ratio = exact_us > 0 ? summary_pick_exact_us / exact_us : 1.0;
   const bool same = exact.pick == summary.pick;
   const auto name = [&](const AlgorithmChoice* choice) { return choice == native ? "native" : choice->text(); };
-  std::printf("%s,%d,%s,%s,%lld,%s,%s,%.3f,%.3f,%.3f,%.4f,%d,%d,%.4f,%.4f\n", bench::csv_field(platform_file).c_str(),
-              p, placement.name.c_str(), pattern.c_str(), bytes, bench::csv_field(name(exact.pick)).c_str(),
-              bench::csv_field(name(summary.pick)).c_str(), exact_us, summary_us, summary_pick_exact_us, ratio,
-              same ? 1 : 0, same || ratio <= 1.05 ? 1 : 0, exact_cpu, summary_cpu);
+  std::printf("%s,%d,%s,%s,%lld,%s,%s,%.3f,%.3f,%.3f,%.4f,%d,%d,%.4f,%.4f,%.4f\n",
+              bench::csv_field(platform_file).c_str(), p, placement.name.c_str(), pattern.c_str(), bytes,
+              bench::csv_field(name(exact.pick)).c_str(), bench::csv_field(name(summary.pick)).c_str(), exact_us,
+              summary_us, summary_pick_exact_us, ratio, same ? 1 : 0, same || ratio <= 1.05 ? 1 : 0, exact_cpu,
+              summary_cpu, rebuild_cpu);
   std::fflush(stdout);
 }
 
@@ -213,7 +225,7 @@ int run(const Options& options) {
   if (options.compare_summary)
     std::printf(
         "platform,procs,placement,pattern,bytes,exact_pick,summary_pick,exact_pick_us,summary_pick_us,"
-        "summary_pick_exact_us,ratio,same_pick,within_5pct,exact_cpu_s,summary_cpu_s\n");
+        "summary_pick_exact_us,ratio,same_pick,within_5pct,exact_cpu_s,summary_cpu_s,rebuild_cpu_s\n");
   else if (options.csv)
     std::printf(
         "platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"

@@ -49,6 +49,7 @@ PatternCall alltoallv_model_call(const std::string& pattern, int p, long long by
                           ? std::move(exact)
                           : model::blocks_from_summaries(summaries, node_of_rank, result.average_block_bytes);
   if (result.call.pairs.uniform()) result.call.bytes = result.call.pairs.every_pair_bytes;
+  result.summaries = std::move(summaries);
   return result;
 }
 

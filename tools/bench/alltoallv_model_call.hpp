@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cost/alltoall_summary.hpp"
 #include "model/cost/call_prediction.hpp"
 
 namespace collshim::bench {
@@ -13,6 +14,8 @@ struct PatternCall {
   model::ModelCall call;
   // The average block over all p² pairs: what the shim keys the call on (agreed_block_bytes).
   long long average_block_bytes = 0;
+  // Every rank's summary, as the shim gathers them (empty for `uniform`).
+  std::vector<model::AlltoallRankSummary> summaries;
 };
 
 // How the model sees the pattern: as the shim does, rebuilt from every rank's summary
