@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
       ->add_option("--pattern", pattern,
                    "Alltoallv only: every rank sends --block-bytes to each destination of this collshim-bench "
                    "pattern; the call is keyed on the average block, and the model costs the pattern as the shim "
-                   "gathers it")
+                   "does, rebuilt from every rank's summary of its counts")
       ->check(CLI::IsMember(alltoallv.variants));
   explain_command->add_option("--seed", seed, "seed of the random patterns, as collshim-bench --seed")
       ->capture_default_str();
