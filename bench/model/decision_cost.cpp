@@ -10,6 +10,13 @@
 //
 // Times are wall-clock: pin it to one core (taskset -c 1) on a quiet machine. Nothing here is a
 // threshold; docs/cost-model.md ("The cost of deciding") says what the targets are.
+//
+// An Alltoallv's pattern is costed as the shim sees it, rebuilt from every rank's summary
+// (alltoall_summary.hpp); --pattern-form exact costs every pair's block as it is. --compare-summary
+// decides every Alltoallv key both ways and prints, per key, both picks and the summary's pick
+// costed on the exact pattern (docs/results.md, "The Alltoallv pattern from a summary"):
+//
+//   build/bench/decision_cost --compare-summary --collective alltoallv --platform ... --procs 64 256
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -17,7 +24,9 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -73,6 +82,8 @@ struct Options {
   // As the shim asks to confirm, with the candidates a widened trial adds (candidates_to_rank).
   std::size_t ranked_exactly =
       model::candidates_to_rank(TuneMode::confirm, static_cast<std::size_t>(TuningPolicy{}.widen_candidates));
+  bench::PatternForm pattern_form = bench::PatternForm::summary;
+  bool compare_summary = false;
 };
 
 // Where the library's decision is not modelled (SMPI's Open MPI selector here: its Allgatherv, its
@@ -115,12 +126,74 @@ double median(std::vector<double> values) {
 // One key's call as the shim's model_call builds it (an Alltoallv: bench::alltoallv_model_call), and
 // the block it is keyed on.
 model::ModelCall shim_call(Collective collective, int p, long long bytes, const std::string& pattern,
-                           std::uint64_t seed, long long& block_bytes) {
+                           std::uint64_t seed, const std::vector<int>& node_of_rank, bench::PatternForm form,
+                           long long& block_bytes) {
   block_bytes = bytes;
   if (collective != Collective::alltoallv) return {collective, p, bytes};
-  bench::PatternCall patterned = bench::alltoallv_model_call(pattern, p, bytes, seed);
+  bench::PatternCall patterned = bench::alltoallv_model_call(pattern, p, bytes, seed, node_of_rank, form);
   block_bytes = patterned.average_block_bytes;
   return std::move(patterned.call);
+}
+
+// A verdict's prediction of `choice` (native: the library's), where it costed it whole; else costed
+// now, on `call`.
+double predicted_us(const model::ModelSettings& settings, const model::ModelCall& call,
+                    const std::vector<int>& node_of_rank, const model::ModelVerdict& verdict,
+                    const AlgorithmChoice* choice, const AlgorithmChoice* native) {
+  if (choice == native) {
+    if (!verdict.native_at_least && verdict.why_native.empty()) return verdict.native_us;
+    const std::optional<model::CallPrediction> library =
+        model::predict_library(settings.platform, call, node_of_rank,
+                               settings.library(call.collective, model::library_facts(call, node_of_rank, true)));
+    return library ? library->prediction.us : 0;
+  }
+  for (const model::CandidateCost& c : verdict.ranked)
+    if (c.choice == choice) return c.us;
+  return model::predict_algorithm(settings.platform, call, node_of_rank, *choice).prediction.us;
+}
+
+// One Alltoallv key decided from the exact pattern and from its summary: a CSV row.
+void compare_summary(const model::ModelSettings& settings, const std::string& platform_file, int p,
+                     const Placement& placement, const std::vector<int>& node_of_rank, const Selector& selector,
+                     const CallFacts& facts, const std::string& pattern, long long bytes, const Options& options) {
+  const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
+  const AlgorithmChoice* native = selector.native_choice();
+  // The decision's processor time (the call built beforehand); for the summary also rebuilding the
+  // pattern from the ranks' records, rank 0's other work.
+  const auto decide = [&](bench::PatternForm form, model::ModelCall& call, double& cpu_seconds,
+                          double& rebuild_seconds) {
+    bench::PatternCall built = bench::alltoallv_model_call(pattern, p, bytes, options.seed, node_of_rank, form);
+    call = std::move(built.call);
+    if (form == bench::PatternForm::summary && !built.summaries.empty()) {
+      const double rebuild_start = thread_cpu_seconds();
+      const model::AlltoallBlocks rebuilt =
+          model::blocks_from_summaries(built.summaries, node_of_rank, built.average_block_bytes);
+      rebuild_seconds = thread_cpu_seconds() - rebuild_start;
+      if (rebuilt.sending != call.pairs.sending) throw std::logic_error("the rebuilt pattern is not deterministic");
+    }
+    const double cpu_start = thread_cpu_seconds();
+    model::ModelVerdict verdict = model::model_decision(settings, call, node_of_rank, candidates, native,
+                                                        facts.commutative, options.ranked_exactly);
+    cpu_seconds = thread_cpu_seconds() - cpu_start;
+    return verdict;
+  };
+  model::ModelCall exact_call, summary_call;
+  double exact_cpu = 0, summary_cpu = 0, rebuild_cpu = 0;
+  const model::ModelVerdict exact = decide(bench::PatternForm::exact, exact_call, exact_cpu, rebuild_cpu);
+  const model::ModelVerdict summary = decide(bench::PatternForm::summary, summary_call, summary_cpu, rebuild_cpu);
+  const double exact_us = predicted_us(settings, exact_call, node_of_rank, exact, exact.pick, native);
+  const double summary_us = predicted_us(settings, summary_call, node_of_rank, summary, summary.pick, native);
+  // The summary's pick as the exact pattern costs it: what choosing it from the summary costs the job.
+  const double summary_pick_exact_us = predicted_us(settings, exact_call, node_of_rank, exact, summary.pick, native);
+  const double ratio = exact_us > 0 ? summary_pick_exact_us / exact_us : 1.0;
+  const bool same = exact.pick == summary.pick;
+  const auto name = [&](const AlgorithmChoice* choice) { return choice == native ? "native" : choice->text(); };
+  std::printf("%s,%d,%s,%s,%lld,%s,%s,%.3f,%.3f,%.3f,%.4f,%d,%d,%.4f,%.4f,%.4f\n",
+              bench::csv_field(platform_file).c_str(), p, placement.name.c_str(), pattern.c_str(), bytes,
+              bench::csv_field(name(exact.pick)).c_str(), bench::csv_field(name(summary.pick)).c_str(), exact_us,
+              summary_us, summary_pick_exact_us, ratio, same ? 1 : 0, same || ratio <= 1.05 ? 1 : 0, exact_cpu,
+              summary_cpu, rebuild_cpu);
+  std::fflush(stdout);
 }
 
 int run(const Options& options) {
@@ -151,7 +224,11 @@ int run(const Options& options) {
     return 2;
   }
   if (options.assume_native) library = assuming_native(std::move(library));
-  if (options.csv)
+  if (options.compare_summary)
+    std::printf(
+        "platform,procs,placement,pattern,bytes,exact_pick,summary_pick,exact_pick_us,summary_pick_us,"
+        "summary_pick_exact_us,ratio,same_pick,within_5pct,exact_cpu_s,summary_cpu_s,rebuild_cpu_s\n");
+  else if (options.csv)
     std::printf(
         "platform,procs,placement,mapping,collective,pattern,bytes,candidates,exact,pruned,median_s,min_s,max_s,cpu_s,"
         "slowest,slowest_s,native_s,pick,native_algorithm,native_bounded\n");
@@ -195,9 +272,16 @@ int run(const Options& options) {
           for (const std::string& pattern : patterns) {
             for (const long long bytes : sizes) {
               long long block_bytes = 0;
-              const model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, block_bytes);
+              const model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, node_of_rank,
+                                                      options.pattern_form, block_bytes);
               // An integer sum for Allreduce: commutative, and every candidate may reorder it.
               const CallFacts facts{*collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn};
+              if (options.compare_summary) {
+                if (*collective == Collective::alltoallv)
+                  compare_summary(*settings, platform_file, p, placement, node_of_rank, selector, facts, pattern, bytes,
+                                  options);
+                continue;
+              }
               const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
               std::vector<double> seconds, cpu_seconds;
               model::ModelVerdict verdict;
@@ -218,10 +302,9 @@ int run(const Options& options) {
               const model::CandidateCost* slowest = costed.empty() ? nullptr : costed.front();
               const std::string slowest_name = slowest ? slowest->choice->text() : "-";
               const double slowest_seconds = slowest ? slowest->seconds : 0;
-              const std::string shown_pattern = pattern.empty() ? "-"
-                                                : p > model::max_gathered_procs && pattern != "uniform"
-                                                    ? pattern + "~avg"
-                                                    : pattern;
+              const std::string shown_pattern = pattern.empty()                                     ? "-"
+                                                : options.pattern_form == bench::PatternForm::exact ? pattern + "=exact"
+                                                                                                    : pattern;
               const auto [low, high] = std::minmax_element(seconds.begin(), seconds.end());
               if (options.csv) {
                 std::printf("%s,%d,%s,%s,%s,%s,%lld,%zu,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%s,%.4f,%.4f,%s,%s,%d\n",
@@ -293,6 +376,15 @@ int main(int argc, char** argv) {
                  "three best and three for a widened trial (3 with COLLSHIM_TUNE_WIDEN=0), 5 under "
                  "COLLSHIM_TUNE=online; a large number costs all)")
       ->capture_default_str();
+  app.add_option("--pattern-form", options.pattern_form,
+                 "an Alltoallv's pattern as the model costs it: summary (as the shim gathers it) or exact (every "
+                 "pair's block)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, bench::PatternForm>{
+          {"summary", bench::PatternForm::summary}, {"exact", bench::PatternForm::exact}}))
+      ->capture_default_str();
+  app.add_flag("--compare-summary", options.compare_summary,
+               "for each Alltoallv key, decide from the exact pattern and from its summary, and print both picks "
+               "and the summary's pick costed on the exact pattern (CSV); other collectives are skipped");
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
   app.add_flag("!--shim-natives-only", options.assume_native,
                "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "

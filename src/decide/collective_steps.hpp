@@ -21,7 +21,8 @@ class CollectiveSteps {
   virtual int max(int value) = 0;
   // `bytes` of `data` from `root` to every rank (the root's size, the model's verdict).
   virtual void broadcast(void* data, std::size_t bytes, int root) = 0;
-  // Every rank's `values` (p each) on rank 0, rank after rank; empty elsewhere (Alltoallv's pattern).
+  // Every rank's `values` (as many from each) on rank 0, rank after rank; empty elsewhere (the summary
+  // of Alltoallv's pattern).
   virtual std::vector<long long> gather(const std::vector<long long>& values) = 0;
   // One call of a trial: `run` once (it returns an MPI error code, which goes to `rc`). Timed: from a
   // barrier, and the result is the slowest rank's time; untimed: this rank's own. `own_seconds`:

@@ -63,7 +63,8 @@ struct PolicyCall {
   int properties = 0;                    // of a reduction's operation and data (part of the key)
   const std::vector<int>& node_of_rank;  // the communicator's node map, which the model costs on
   // The call's data as the model costs it, asked only where the model decides: collective, as an
-  // Alltoallv's pattern is only known to the ranks together (gather_alltoall_pattern).
+  // Alltoallv's pattern is only known to the ranks together (gather_alltoall_pattern: a summary of
+  // each rank's counts, gathered).
   std::function<model::ModelCall(CollectiveSteps&)> model_call;
 };
 

@@ -77,12 +77,18 @@ ModelVerdict agree_on_verdict(CollectiveSteps& steps, const std::function<ModelV
 }
 
 AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector<long long>& sent_bytes,
-                                       long long average_bytes) {
-  const int p = steps.size();
+                                       const std::vector<long long>& received_bytes,
+                                       const std::vector<int>& node_of_rank, long long average_bytes) {
+  const auto p = static_cast<std::size_t>(steps.size());
   AlltoallBlocks pattern{average_bytes, {}};
-  if (p > max_gathered_procs || static_cast<int>(sent_bytes.size()) != p) return pattern;
-  const std::vector<long long> all = steps.gather(sent_bytes);
-  return steps.rank() == 0 ? alltoall_blocks(all, p) : pattern;
+  // (The same on every rank: the communicator's size and node map.)
+  if (node_of_rank.size() != p) return pattern;
+  // A malformed count list still takes part in the gather, as an empty record.
+  const AlltoallRankSummary own = sent_bytes.size() == p && received_bytes.size() == p
+                                      ? summarize_rank(steps.rank(), sent_bytes, received_bytes, node_of_rank)
+                                      : AlltoallRankSummary{};
+  const std::vector<long long> all = steps.gather(summary_values(own));
+  return steps.rank() == 0 ? blocks_from_summaries(summaries_of(all), node_of_rank, average_bytes) : pattern;
 }
 
 bool nothing_to_cost(const std::vector<const AlgorithmChoice*>& candidates, const AlgorithmChoice* native) {

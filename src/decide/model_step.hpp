@@ -12,6 +12,7 @@
 
 #include "decide/collective_steps.hpp"
 #include "decide/online_tuning.hpp"
+#include "model/cost/alltoall_summary.hpp"
 #include "model/cost/model_decision.hpp"
 #include "selector/selector.hpp"
 
@@ -23,12 +24,14 @@ namespace collshim::model {
 ModelVerdict agree_on_verdict(CollectiveSteps& steps, const std::function<ModelVerdict()>& compute,
                               const std::deque<AlgorithmChoice>& choices, const AlgorithmChoice* native);
 
-// An Alltoallv's pattern, on rank 0 of `steps` (collective): every rank's bytes to each destination
-// (p entries) gathered. Elsewhere, and beyond max_gathered_procs ranks, uniform (every pair holding
-// `average_bytes`): p² counts on one rank would not fit.
-inline constexpr int max_gathered_procs = 4096;
+// An Alltoallv's pattern, on rank 0 of `steps` (collective): every rank's summary of its counts
+// (alltoall_summary.hpp: summary_fields values, 64 bytes) gathered in one MPI_Gather, and the pattern
+// the model costs rebuilt from them on rank 0. Elsewhere uniform (every pair holding
+// `average_bytes`). `sent_bytes`, `received_bytes`: this rank's bytes to each destination and from
+// each source (p each).
 AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector<long long>& sent_bytes,
-                                       long long average_bytes);
+                                       const std::vector<long long>& received_bytes,
+                                       const std::vector<int>& node_of_rank, long long average_bytes);
 
 // What a key's session tries once the model has spoken, by COLLSHIM_TUNE:
 //   off      its pick alone;

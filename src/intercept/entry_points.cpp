@@ -162,10 +162,11 @@ concept CollectiveEntry = CallShape<Entry> && requires(const Entry& entry, MPI_C
 
 // The data of a call as the cost model needs it (model::ModelCall): the size, each rank's block
 // where they differ (Allgatherv), the element (Allreduce), and Alltoallv's pattern, which only the
-// ranks together know (gathered on rank 0 of the shadow through `steps`: collective).
+// ranks together know (a summary of each rank's counts gathered on rank 0 of the shadow through
+// `steps`: collective).
 template <CallShape Entry>
 model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long long block_bytes,
-                            bool gather_pattern = true) {
+                            const std::vector<int>& node_of_rank, bool gather_pattern = true) {
   const int p = steps.size();
   model::ModelCall call;
   call.collective = Entry::collective;
@@ -177,7 +178,8 @@ model::ModelCall model_call(const Entry& entry, CollectiveSteps& steps, long lon
   if constexpr (requires { entry.call.op; }) call.builtin_op = predefined_operation(entry.call.op);
   if constexpr (requires { entry.sent_bytes(p); }) {
     if (!gather_pattern) return call;
-    call.pairs = model::gather_alltoall_pattern(steps, entry.sent_bytes(p), block_bytes);
+    call.pairs = model::gather_alltoall_pattern(steps, entry.sent_bytes(p), entry.received_bytes_by_source(p),
+                                                node_of_rank, block_bytes);
     // Every pair holding the same bytes: the uniform call, costed by its symmetry.
     if (call.pairs.uniform()) call.bytes = call.pairs.every_pair_bytes;
   }
@@ -192,9 +194,9 @@ template <CollectiveEntry Entry>
                                                    const Entry& entry, long long block_bytes, int properties) {
   const int p = state.context.size();
   ShadowSteps steps = shadow_steps(state);
-  const PolicyCall call{call_facts(Entry::collective, p, state.mapping, block_bytes, properties), properties,
-                        state.mapping.node_of_rank,
-                        [&](CollectiveSteps& on) { return model_call(entry, on, block_bytes); }};
+  const PolicyCall call{
+      call_facts(Entry::collective, p, state.mapping, block_bytes, properties), properties, state.mapping.node_of_rank,
+      [&](CollectiveSteps& on) { return model_call(entry, on, block_bytes, state.mapping.node_of_rank); }};
   const Outcome outcome = runtime.policy.decide(state.decisions, call, steps);
   if (outcome.settled_now) runtime.learned(comm, state.mapping, p, block_bytes, *outcome.key);
   return outcome.decision;
@@ -384,6 +386,13 @@ struct AlltoallvEntry {
     for (int destination = 0; destination < p; ++destination) bytes[destination] = counts[destination] * size;
     return bytes;
   }
+  // Bytes from each source.
+  std::vector<long long> received_bytes_by_source(int p) const {
+    const long long size = type_size(call.recvtype);
+    std::vector<long long> bytes(p);
+    for (int source = 0; source < p; ++source) bytes[source] = call.recvcounts[source] * size;
+    return bytes;
+  }
   bool device_buffers(DeviceMemory& memory, int p) const {
     if (call.sendbuf != MPI_IN_PLACE && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf)) return true;
     return any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
@@ -509,8 +518,9 @@ template <CallShape Entry>
 Decision decide_nonblocking(Runtime& runtime, CommState& state, const Entry& entry, long long block_bytes,
                             int properties, bool settled_by_blocking_calls) {
   const PolicyCall call{call_facts(Entry::collective, state.context.size(), state.mapping, block_bytes, properties),
-                        properties, state.mapping.node_of_rank,
-                        [&](CollectiveSteps& alone) { return model_call(entry, alone, block_bytes, false); }};
+                        properties, state.mapping.node_of_rank, [&](CollectiveSteps& alone) {
+                          return model_call(entry, alone, block_bytes, state.mapping.node_of_rank, false);
+                        }};
   return runtime.policy.decide_nonblocking(state.decisions, call, settled_by_blocking_calls);
 }
 

@@ -159,6 +159,7 @@ class AlltoallvCase : public BenchCase {
   }
 
   std::vector<long long> sent_bytes() const override { return {sendcounts_.begin(), sendcounts_.end()}; }  // MPI_BYTE
+  std::vector<long long> received_bytes() const override { return {recvcounts_.begin(), recvcounts_.end()}; }
 
  private:
   // The call's arguments, as the shim's executor takes them.

@@ -90,10 +90,11 @@ class BenchCase {
   // What a decision needs of the call beyond size and placement (a reduction's operation properties).
   virtual void describe(CallFacts& facts) const { (void)facts; }
   // What the cost model needs of the call beyond its size, as the shim reads it from the arguments:
-  // every rank's block where they differ (Allgatherv), this rank's bytes to each destination
-  // (Alltoallv), the element of a reduction. Empty or 0 where the collective has none.
+  // every rank's block where they differ (Allgatherv), this rank's bytes to each destination and
+  // from each source (Alltoallv), the element of a reduction. Empty or 0 where the collective has none.
   virtual std::vector<long long> block_bytes_by_rank() const { return {}; }
   virtual std::vector<long long> sent_bytes() const { return {}; }
+  virtual std::vector<long long> received_bytes() const { return {}; }
   virtual long long reduction_element_bytes() const { return 0; }
   StepBuffers& buffers() { return buffers_; }
 

@@ -769,7 +769,8 @@ class Bench {
             costed.block_bytes = case_->block_bytes_by_rank();
             if (const long long element = case_->reduction_element_bytes(); element > 0) costed.element_bytes = element;
             if (const std::vector<long long> sent = case_->sent_bytes(); !sent.empty())
-              costed.pairs = model::gather_alltoall_pattern(on, sent, step.block_bytes);
+              costed.pairs = model::gather_alltoall_pattern(on, sent, case_->received_bytes(), mapping_.node_of_rank,
+                                                            step.block_bytes);
             return costed;
           }};
       collshim::Outcome outcome = policy_->decide(decisions, policy_call, steps);

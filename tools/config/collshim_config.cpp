@@ -393,7 +393,7 @@ int main(int argc, char** argv) {
       ->add_option("--pattern", pattern,
                    "Alltoallv only: every rank sends --block-bytes to each destination of this collshim-bench "
                    "pattern; the call is keyed on the average block, and the model costs the pattern as the shim "
-                   "gathers it")
+                   "does, rebuilt from every rank's summary of its counts")
       ->check(CLI::IsMember(alltoallv.variants));
   explain_command->add_option("--seed", seed, "seed of the random patterns, as collshim-bench --seed")
       ->capture_default_str();
@@ -478,8 +478,12 @@ int main(int argc, char** argv) {
     std::cerr << "--pattern " << pattern << ": only Alltoallv takes a pattern, not " << collective_text << "\n";
     return 2;
   }
+  // The job's node map, as the shim would see it (an Alltoallv's pattern is summarized by node).
+  const TopologyOverride topology{nodes, *parse_mapping(mapping_text), std::nullopt};
+  std::vector<int> node_of_rank(procs);
+  for (int r = 0; r < procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, procs);
   bench::PatternCall call{{collective, procs, *block_bytes}, *block_bytes};
-  if (!pattern.empty()) call = bench::alltoallv_model_call(pattern, procs, *block_bytes, seed);
+  if (!pattern.empty()) call = bench::alltoallv_model_call(pattern, procs, *block_bytes, seed, node_of_rank);
   const CallFacts facts{collective,
                         procs,
                         call.average_block_bytes,
@@ -535,9 +539,6 @@ int main(int argc, char** argv) {
 
   // The job's decision of this call's first call, through the shim's policy: the model's verdict and
   // the key's plan where the model decides.
-  const TopologyOverride topology{facts.nodes, facts.mapping, std::nullopt};
-  std::vector<int> node_of_rank(facts.procs);
-  for (int r = 0; r < facts.procs; ++r) node_of_rank[r] = topology.node_of_world_rank(r, facts.procs);
   CommDecisions decisions;
   SoloSteps steps(facts.procs);
   const Outcome outcome =

@@ -38,9 +38,10 @@ struct AlltoallBlocks {
   long long bytes(int origin, int destination) const;
 };
 
-// The blocks of an Alltoallv from every origin's bytes per destination (p x p, origin by origin), as
-// the shim gathers them: where every pair holds the same bytes, the uniform form, which the rank
-// symmetries apply to (an Alltoallv with equal counts costs as an Alltoall, not rank by rank).
+// The blocks of an Alltoallv from every origin's bytes per destination (p x p, origin by origin; the
+// shim gathers a summary instead, alltoall_summary.hpp): where every pair holds the same bytes, the
+// uniform form, which the rank symmetries apply to (an Alltoallv with equal counts costs as an
+// Alltoall, not rank by rank).
 AlltoallBlocks alltoall_blocks(const std::vector<long long>& bytes_by_pair, int p);
 
 // `choice`'s profiles, by rank, from counts; empty where the algorithm has none here: other
