@@ -82,7 +82,7 @@ AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector
   const auto p = static_cast<std::size_t>(steps.size());
   AlltoallBlocks pattern{average_bytes, {}};
   // (The same on every rank: the communicator's size and node map.)
-  if (node_of_rank.size() != p) return pattern;
+  if (node_of_rank.size() != p || p > max_summarized_procs) return pattern;
   // A malformed count list still takes part in the gather, as an empty record.
   const AlltoallRankSummary own = sent_bytes.size() == p && received_bytes.size() == p
                                       ? summarize_rank(steps.rank(), sent_bytes, received_bytes, node_of_rank)

@@ -28,7 +28,8 @@ ModelVerdict agree_on_verdict(CollectiveSteps& steps, const std::function<ModelV
 // (alltoall_summary.hpp: summary_fields values, 64 bytes) gathered in one MPI_Gather, and the pattern
 // the model costs rebuilt from them on rank 0. Elsewhere uniform (every pair holding
 // `average_bytes`). `sent_bytes`, `received_bytes`: this rank's bytes to each destination and from
-// each source (p each).
+// each source (p each). Beyond max_summarized_procs ranks nothing is gathered: the pattern stays
+// uniform (alltoall_summary.hpp says why).
 AlltoallBlocks gather_alltoall_pattern(CollectiveSteps& steps, const std::vector<long long>& sent_bytes,
                                        const std::vector<long long>& received_bytes,
                                        const std::vector<int>& node_of_rank, long long average_bytes);

@@ -45,9 +45,13 @@ PatternCall alltoallv_model_call(const std::string& pattern, int p, long long by
   result.call = {Collective::alltoallv, p, result.average_block_bytes};
   // (A pattern listing every pair is the uniform call, as the shim's summary finds.)
   if (pairs == static_cast<long long>(p) * p) exact = {bytes, {}};
-  result.call.pairs = form == PatternForm::exact
-                          ? std::move(exact)
-                          : model::blocks_from_summaries(summaries, node_of_rank, result.average_block_bytes);
+  if (form == PatternForm::exact) {
+    result.call.pairs = std::move(exact);
+  } else if (static_cast<std::size_t>(p) > model::max_summarized_procs) {  // as the shim: the average block
+    result.call.pairs = {result.average_block_bytes, {}};
+  } else {
+    result.call.pairs = model::blocks_from_summaries(summaries, node_of_rank, result.average_block_bytes);
+  }
   if (result.call.pairs.uniform()) result.call.bytes = result.call.pairs.every_pair_bytes;
   result.summaries = std::move(summaries);
   return result;

@@ -36,6 +36,12 @@ struct AlltoallRankSummary {
 };
 inline constexpr std::size_t summary_fields = 8;
 
+// Beyond this many ranks the shim gathers no summaries and the model costs an Alltoallv at its
+// average block: a rebuilt irregular pattern has no rank symmetry (ModelCall's sampling needs one),
+// and costing it over every rank took 2.7-9.5 s of processor time per key at p = 16384, against
+// 0.1-0.4 s for the average block (bench/model/results/decision_cost_alltoallv_summary_after.csv).
+inline constexpr std::size_t max_summarized_procs = 4096;
+
 // This rank's record from its bytes to each destination and from each source (p entries each; in
 // place, both the receive counts).
 AlltoallRankSummary summarize_rank(int rank, const std::vector<long long>& sent_by_destination,
