@@ -70,6 +70,7 @@ struct Options {
   bool csv = false;
   bool assume_native = true;
   bool detail = false;
+  int exact_up_to = model::ModelCall{}.exact_up_to_p;
   std::size_t ranked_exactly = model::confirm_model_candidates;  // as the shim asks to confirm (candidates_to_rank)
 };
 
@@ -193,7 +194,8 @@ int run(const Options& options) {
           for (const std::string& pattern : patterns) {
             for (const long long bytes : sizes) {
               long long block_bytes = 0;
-              const model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, block_bytes);
+              model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, block_bytes);
+              call.exact_up_to_p = options.exact_up_to;
               // An integer sum for Allreduce: commutative, and every candidate may reorder it.
               const CallFacts facts{*collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn};
               const std::vector<const AlgorithmChoice*> candidates = selector.tuning_candidates(facts);
@@ -291,6 +293,10 @@ int main(int argc, char** argv) {
                  "under COLLSHIM_TUNE=online; a large number costs all)")
       ->capture_default_str();
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
+  app.add_option("--exact-up-to", options.exact_up_to,
+                 "beyond this many ranks, candidates whose symmetry leaves many ranks to cost are costed by a sample "
+                 "of them, approximated (a large number: exact everywhere)")
+      ->capture_default_str();
   app.add_flag("!--shim-natives-only", options.assume_native,
                "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "
                "Alltoallv then cost nothing); by default native is assumed for them (docs/cost-model.md)");

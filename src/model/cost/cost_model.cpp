@@ -209,7 +209,7 @@ class ChannelLoad {
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-            const RankSymmetry& symmetry, const std::vector<double>& start_us)
+            const RankSymmetry& symmetry, const std::vector<double>& start_us, int sampled_ranks = 0)
       : platform_(platform),
         call_(call),
         start_us_(start_us),
@@ -218,7 +218,25 @@ class CostModel {
         // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
         symmetry_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry),
         orbits_(symmetry_, node_, start_us, switch_of_rank_) {
+    if (sampled_ranks > 0 && orbits_.representatives() > sampled_ranks) sample(sampled_ranks);
     concurrency_.resize(static_cast<std::size_t>(orbits_.node_orbits()));
+  }
+
+  // Where the exact orbits leave more than `ranks` ranks to cost: the relabelings by multiples of the
+  // first shift t >= ranks (a divisor of p) that keeps nodes, switches and starts are assumed to be
+  // a symmetry, and ranks 0..t-1 (whole nodes where nodes are sequential, one rank of t nodes where
+  // round robin) are costed for all. Exact where the schedules have that symmetry; elsewhere (grids
+  // with holes) an approximation, marked so. No shift keeps the nodes: exact.
+  void sample(int ranks) {
+    for (int t = ranks; t <= call_.p / 2; ++t) {
+      if (call_.p % t != 0) continue;
+      RankOrbits assumed(RankSymmetry{RankSymmetry::Kind::rotation, t}, node_, start_us_, switch_of_rank_);
+      if (assumed.kind() == RankSymmetry::Kind::none) return;  // none of t's multiples keeps the nodes
+      if (assumed.representatives() >= orbits_.representatives()) return;
+      orbits_ = std::move(assumed);
+      prediction_.sampled = true;
+      return;
+    }
   }
 
   // Pass 1: the representatives' profiles (each rank is asked for once at most), then the clocks at
@@ -269,6 +287,7 @@ class CostModel {
     entry_.assign(clock_.size(), nullptr);
     is_touched_.assign(clock_.size(), false);
     prediction_.ranks_costed = ranks;
+    prediction_.approximated = prediction_.sampled;
     prediction_.steps.resize(steps_);
   }
 
@@ -455,6 +474,7 @@ class CostModel {
   std::vector<int> checked_ranks() const {
     constexpr int samples = 3;
     std::vector<int> ranks;
+    if (prediction_.sampled) return ranks;  // an assumed symmetry: nothing to check it against
     for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i)
       ranks.push_back(static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1)));
     return ranks;
@@ -624,7 +644,7 @@ class CostModel {
   std::vector<int> node_;            // rank -> node index 0..M-1
   std::vector<int> switch_of_rank_;  // empty where the platform has one switch
   RankSymmetry symmetry_;            // the declared one, or none where packing costs
-  RankOrbits orbits_;                // the ranks costed: one per orbit
+  RankOrbits orbits_;                // the ranks costed: one per orbit (of an assumed symmetry where sampled)
   std::size_t steps_ = 0;
   Concurrency concurrency_;
   mutable std::array<std::pair<long long, double>, 2> last_work_{{{-1, 0.0}, {-1, 0.0}}};  // work(): shm, net
@@ -656,8 +676,8 @@ Prediction predict(const Platform& platform, const CheckSetup& call, const std::
 
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us,
-                   const RankSymmetry& symmetry, const ProfilesOf& profiles_of) {
-  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, profiles_of);
+                   const RankSymmetry& symmetry, const ProfilesOf& profiles_of, int sampled_ranks) {
+  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, profiles_of, sampled_ranks);
   stepped.advance();
   return stepped.prediction();
 }
@@ -670,8 +690,9 @@ SteppedPrediction::SteppedPrediction(const Platform& platform, const CheckSetup&
                                      const std::vector<int>& node_of_rank,
                                      const std::function<RankProfile(int rank)>& profile_of,
                                      const std::vector<double>& start_us, const RankSymmetry& symmetry,
-                                     const ProfilesOf& profiles_of)
-    : state_(std::make_unique<State>(State{CostModel(platform, call, node_of_rank, symmetry, start_us)})) {
+                                     const ProfilesOf& profiles_of, int sampled_ranks)
+    : state_(
+          std::make_unique<State>(State{CostModel(platform, call, node_of_rank, symmetry, start_us, sampled_ranks)})) {
   state_->model.prepare(profile_of, profiles_of);
 }
 
