@@ -218,7 +218,9 @@ class CostModel {
         // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
         symmetry_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry),
         orbits_(symmetry_, node_, start_us, switch_of_rank_) {
-    if (sampled_ranks > 0 && orbits_.representatives() > sampled_ranks) sample(sampled_ranks);
+    // Where packing costs, no relabeling is a symmetry (as above): nothing is sampled either.
+    if (sampled_ranks > 0 && platform.pack_gbytes_per_s <= 0 && orbits_.representatives() > sampled_ranks)
+      sample(sampled_ranks);
     concurrency_.resize(static_cast<std::size_t>(orbits_.node_orbits()));
   }
 
@@ -226,13 +228,12 @@ class CostModel {
   // first shift t >= ranks (a divisor of p) that keeps nodes, switches and starts are assumed to be
   // a symmetry, and ranks 0..t-1 (whole nodes where nodes are sequential, one rank of t nodes where
   // round robin) are costed for all. Exact where the schedules have that symmetry; elsewhere (grids
-  // with holes) an approximation, marked so. No shift keeps the nodes: exact.
+  // with holes) an approximation, marked so. Where no such shift keeps the nodes: exact.
   void sample(int ranks) {
     for (int t = ranks; t <= call_.p / 2; ++t) {
       if (call_.p % t != 0) continue;
       RankOrbits assumed(RankSymmetry{RankSymmetry::Kind::rotation, t}, node_, start_us_, switch_of_rank_);
-      if (assumed.kind() == RankSymmetry::Kind::none) return;  // none of t's multiples keeps the nodes
-      if (assumed.representatives() >= orbits_.representatives()) return;
+      if (assumed.representatives() >= orbits_.representatives()) continue;  // no multiple of t keeps them
       orbits_ = std::move(assumed);
       prediction_.sampled = true;
       return;
