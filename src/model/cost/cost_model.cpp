@@ -224,20 +224,44 @@ class CostModel {
     concurrency_.resize(static_cast<std::size_t>(orbits_.node_orbits()));
   }
 
-  // Where the exact orbits leave more than `ranks` ranks to cost: the relabelings by multiples of the
-  // first shift t >= ranks (a divisor of p) that keeps nodes, switches and starts are assumed to be
-  // a symmetry, and ranks 0..t-1 (whole nodes where nodes are sequential, one rank of t nodes where
-  // round robin) are costed for all. Exact where the schedules have that symmetry; elsewhere (grids
-  // with holes) an approximation, marked so. Where no such shift keeps the nodes: exact.
+  // Where the exact orbits leave more than `ranks` ranks to cost, a symmetry is assumed and its
+  // representatives are costed for all: where every node holds p/M ranks, sequentially or round
+  // robin, the relabelings that move whole nodes by multiples of k (the first divisor of M with
+  // k·p/M >= ranks), so that the ranks of nodes 0..k-1 stand for those of every node (a node's
+  // leader and the others alike); otherwise the rotation by the first divisor t >= ranks of p that
+  // keeps the nodes (ranks 0..t-1). Each must also keep switches and starts. Exact where the
+  // schedules have that symmetry; elsewhere (grids with holes) an approximation, marked so. Where
+  // none keeps the nodes: exact.
   void sample(int ranks) {
-    for (int t = ranks; t <= call_.p / 2; ++t) {
-      if (call_.p % t != 0) continue;
-      RankOrbits assumed(RankSymmetry{RankSymmetry::Kind::rotation, t}, node_, start_us_, switch_of_rank_);
-      if (assumed.representatives() >= orbits_.representatives()) continue;  // no multiple of t keeps them
+    const int p = call_.p;
+    const auto take = [&](const RankSymmetry& symmetry) {
+      RankOrbits assumed(symmetry, node_, start_us_, switch_of_rank_);
+      if (assumed.kind() == RankSymmetry::Kind::none || assumed.representatives() >= orbits_.representatives())
+        return false;  // no relabeling of the kind keeps the nodes
       orbits_ = std::move(assumed);
       prediction_.sampled = true;
-      return;
+      return true;
+    };
+    const int nodes = *std::max_element(node_.begin(), node_.end()) + 1;
+    const int per_node = p / nodes;
+    if (per_node > 1 && per_node * nodes == p) {
+      bool in_order = true, round_robin = true;  // node_ numbers nodes in order of their first rank
+      for (int r = 0; r < p; ++r) {
+        in_order = in_order && node_[r] == r / per_node;
+        round_robin = round_robin && node_[r] == r % nodes;
+      }
+      for (int k = 1; k < nodes && (in_order || round_robin); ++k) {
+        if (nodes % k != 0 || k * per_node < ranks) continue;
+        RankSymmetry whole_nodes{RankSymmetry::Kind::digits};
+        if (in_order)  // rank = local index + per_node · node: add multiples of k to the node
+          whole_nodes.radices = {per_node, nodes}, whole_nodes.fixed = {0}, whole_nodes.strides = {1, k};
+        else  // rank = node + nodes · local index
+          whole_nodes.radices = {nodes, per_node}, whole_nodes.fixed = {1}, whole_nodes.strides = {k, 1};
+        if (take(whole_nodes)) return;
+      }
     }
+    for (int t = ranks; t <= p / 2; ++t)
+      if (p % t == 0 && take(RankSymmetry{RankSymmetry::Kind::rotation, t})) return;
   }
 
   // Pass 1: the representatives' profiles (each rank is asked for once at most), then the clocks at
