@@ -290,7 +290,8 @@ AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& ca
       node_of_rank_(node_of_rank),
       inputs_(std::make_unique<CostInputs>(std::move(inputs))) {
   plan_ = plan_inputs(call, *inputs_);
-  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, inputs_->schedule_of(0));
+  rank_0_ = inputs_->schedule_of(0);
+  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, *rank_0_);
 }
 
 std::optional<AlgorithmCosting> AlgorithmCosting::of_library(const Platform& platform, const ModelCall& call,
@@ -314,8 +315,11 @@ bool AlgorithmCosting::advance(double give_up_above_us) {
   if (!stepped_) {
     stepped_.emplace(
         platform_, plan_.setup, node_of_rank_,
-        [&](int rank) { return rank_profile(plan_.setup, rank, inputs_->schedule_of(rank)); }, std::vector<double>{},
-        plan_.symmetry, inputs_->counted, plan_.sampled_ranks);
+        [&](int rank) {
+          return rank_profile(plan_.setup, rank, rank == 0 && rank_0_ ? *rank_0_ : inputs_->schedule_of(rank));
+        },
+        std::vector<double>{}, plan_.symmetry, inputs_->counted, plan_.sampled_ranks);
+    rank_0_.reset();  // the profiles are taken
   }
   return stepped_->advance(give_up_above_us);
 }

@@ -107,6 +107,8 @@ class AlgorithmCosting {
   std::unique_ptr<CostInputs> inputs_;  // on the heap: the closures in it outlive moves
   CostPlan plan_;
   double bound_us_ = 0;
+  // Rank 0's schedule, built for the bound, kept for the first advance() (which needs its profile).
+  std::optional<Schedule> rank_0_;
   std::optional<SteppedPrediction> stepped_;
 };
 
