@@ -35,6 +35,7 @@ def main():
     parser.add_argument("--platform", default="fattree-contending")
     parser.add_argument("--procs", nargs="+", default=["1536", "2048", "3072", "4000", "4096"])
     parser.add_argument("--bytes", nargs="+", default=["8", "1KiB", "64KiB"])
+    parser.add_argument("--collectives", nargs="+", default=COLLECTIVES)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", default=os.path.join(ROOT, "bench/model/results/sampled_vs_exact.csv"))
     options = parser.parse_args()
@@ -55,7 +56,7 @@ def main():
         print(f"{collective} p={procs} {ppn} {mapping}: {len(found)} sampled", file=sys.stderr, flush=True)
         return found
 
-    cells = list(itertools.product(PLACEMENTS, COLLECTIVES, options.procs))
+    cells = list(itertools.product(PLACEMENTS, options.collectives, options.procs))
     with ThreadPoolExecutor(options.jobs) as pool:
         results = [r for found in pool.map(compare, cells) for r in found]
     with open(options.out, "w", newline="") as f:
@@ -65,7 +66,7 @@ def main():
             writer.writerow(r | {"relative": f"{r['relative']:.6f}"})
     print("| collective | sampled predictions | max abs error | median abs error | within 1% | within 5% |")
     print("|---|---|---|---|---|---|")
-    for collective in COLLECTIVES + ["all"]:
+    for collective in options.collectives + ["all"]:
         errors = [abs(r["relative"]) for r in results if collective in ("all", r["collective"])]
         if not errors:
             print(f"| {collective} | 0 | | | | |")

@@ -100,7 +100,9 @@ CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::func
   plan.setup = model_setup(costed);
   plan.setup.every_size_known = every_size_known;
   plan.symmetry = one_size || plan.rounded ? symmetry : RankSymmetry{};
-  if ((one_size || plan.rounded) && p > call.exact_up_to_p) plan.sampled_ranks = sampled_ranks;
+  // An Allreduce vector of uneven segments (at most one element apart) is sampled too; an irregular
+  // Alltoallv or Allgatherv is not.
+  if ((one_size || reduction) && p > call.exact_up_to_p) plan.sampled_ranks = sampled_ranks;
   return plan;
 }
 
