@@ -84,6 +84,7 @@ struct Options {
       model::candidates_to_rank(TuneMode::confirm, static_cast<std::size_t>(TuningPolicy{}.widen_candidates));
   bench::PatternForm pattern_form = bench::PatternForm::summary;
   bool compare_summary = false;
+  int exact_up_to = model::ModelCall{}.exact_up_to_p;
 };
 
 // Where the library's decision is not modelled (SMPI's Open MPI selector here: its Allgatherv, its
@@ -272,8 +273,9 @@ int run(const Options& options) {
           for (const std::string& pattern : patterns) {
             for (const long long bytes : sizes) {
               long long block_bytes = 0;
-              const model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, node_of_rank,
-                                                      options.pattern_form, block_bytes);
+              model::ModelCall call = shim_call(*collective, p, bytes, pattern, options.seed, node_of_rank,
+                                                options.pattern_form, block_bytes);
+              call.exact_up_to_p = options.exact_up_to;
               // An integer sum for Allreduce: commutative, and every candidate may reorder it.
               const CallFacts facts{*collective, p, block_bytes, mapping.mapping, mapping.nodes, mapping.ppn};
               if (options.compare_summary) {
@@ -386,6 +388,10 @@ int main(int argc, char** argv) {
                "for each Alltoallv key, decide from the exact pattern and from its summary, and print both picks "
                "and the summary's pick costed on the exact pattern (CSV); other collectives are skipped");
   app.add_flag("--detail", options.detail, "after each key, every candidate's time (lines starting with #)");
+  app.add_option("--exact-up-to", options.exact_up_to,
+                 "beyond this many ranks, candidates whose symmetry leaves many ranks to cost are costed by a sample "
+                 "of them, approximated (a large number: exact everywhere)")
+      ->capture_default_str();
   app.add_flag("!--shim-natives-only", options.assume_native,
                "cost only where the library's decision is modelled, as the shim does today (Allgatherv and "
                "Alltoallv then cost nothing); by default native is assumed for them (docs/cost-model.md)");

@@ -6,7 +6,9 @@
 // the same bytes costs as the uniform call.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -288,6 +290,87 @@ TEST(DecisionCost, AnAlltoallvOfEqualPairsCostsAsTheUniformCall) {
       }
     }
   }
+}
+
+// Beyond ModelCall::exact_up_to_p the model costs a sample of ranks under an assumed rotation
+// (predict's sampled_ranks). Where the schedules have that rotation, the sample is exact.
+Prediction sampled_prediction(const Platform& platform, const std::vector<int>& nodes, const AlgorithmChoice& choice,
+                              long long bytes, int sampled_ranks) {
+  const int p = static_cast<int>(nodes.size());
+  const CheckSetup setup = uniform_setup(BlockNaming::alltoall, p, bytes);
+  return predict(
+      platform, setup, nodes,
+      [&](int rank) { return rank_profile(setup, rank, generate_schedule(choice, nodes, rank)); }, {}, {}, {},
+      sampled_ranks);
+}
+
+TEST(DecisionCost, ASampleOfRanksIsExactWhereTheRotationHolds) {
+  const int p = 64;
+  const SpecParseResult linear = parse_algorithm_spec("linear", Collective::alltoall);
+  ASSERT_TRUE(linear.choice);
+  int compared = 0;
+  // Nodes in order: the sample moves whole nodes, which is the exchange's rotation by their ranks.
+  for (const std::vector<int>& nodes : {sequential(p, 4), sequential(p, 8), sequential(p, 1)}) {
+    for (const Platform& platform : platforms()) {
+      if (platform.pack_gbytes_per_s > 0) continue;  // no relabeling is a symmetry there: never sampled
+      for (const long long bytes : {8LL, 3000LL}) {
+        // No symmetry declared: every rank costed, or ranks 0..7 for all under the shift by 8, which
+        // is one of the exchange's (rank r sends to r + i).
+        const Prediction exact = sampled_prediction(platform, nodes, *linear.choice, bytes, 0);
+        const Prediction sampled = sampled_prediction(platform, nodes, *linear.choice, bytes, 8);
+        EXPECT_EQ(exact.ranks_costed, p);
+        EXPECT_FALSE(exact.sampled);
+        // At least 8 ranks of whole nodes (16 where switches hold two nodes of 8).
+        EXPECT_GE(sampled.ranks_costed, 8) << platform.name;
+        EXPECT_LE(sampled.ranks_costed, 16) << platform.name;
+        EXPECT_TRUE(sampled.sampled && sampled.approximated);
+        EXPECT_NEAR(sampled.us, exact.us, 1e-9 * exact.us) << platform.name << " " << bytes << " B";
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 18);
+}
+
+TEST(DecisionCost, ASampleOfAGridWithHolesStaysNearTheExactCost) {
+  // 60 ranks in a 4 x 4 x 4 grid: four holes, no rank symmetry. A sample of whole nodes, at least 12
+  // ranks, against all 60.
+  const int p = 60;
+  const SpecParseResult grid = parse_algorithm_spec("grid:dims=3", Collective::alltoall);
+  ASSERT_TRUE(grid.choice);
+  double worst = 0;
+  for (const std::vector<int>& nodes : {sequential(p, 4), round_robin(p, 4)}) {
+    for (const Platform& platform : platforms()) {
+      // Packing: never sampled; switches of two nodes: no shift by three nodes keeps them.
+      if (platform.pack_gbytes_per_s > 0 || !platform.nodes_per_switch.empty()) continue;
+      for (const long long bytes : {8LL, 3000LL}) {
+        const Prediction exact = sampled_prediction(platform, nodes, *grid.choice, bytes, 0);
+        const Prediction sampled = sampled_prediction(platform, nodes, *grid.choice, bytes, 12);
+        ASSERT_EQ(sampled.ranks_costed, nodes[1] == 0 ? 12 : 15);  // three nodes of 4, one of 15
+        ASSERT_TRUE(sampled.approximated);
+        const double error = std::abs(sampled.us - exact.us) / exact.us;
+        EXPECT_LE(error, 0.15) << platform.name << " " << bytes << " B: " << sampled.us << " against " << exact.us;
+        worst = std::max(worst, error);
+      }
+    }
+  }
+  std::printf("grid:dims=3 at p = 60, a sample of whole nodes: at most %.2f%% from the exact cost\n", 100 * worst);
+}
+
+TEST(DecisionCost, CallsUpToTheLimitAreCostedExactly) {
+  const int p = 544;  // a three-dimensional grid with holes: no rank symmetry
+  const std::vector<int> nodes = sequential(p, 4);
+  const SpecParseResult grid = parse_algorithm_spec("grid:dims=3", Collective::alltoall);
+  ASSERT_TRUE(grid.choice);
+  ModelCall call{Collective::alltoall, p, 8};
+  const CallPrediction exact = predict_algorithm(platforms()[0], call, nodes, *grid.choice);
+  EXPECT_EQ(exact.prediction.ranks_costed, p);
+  EXPECT_FALSE(exact.prediction.approximated);
+  call.exact_up_to_p = 543;  // beyond the limit: a sample of 272 ranks (the first divisor of p from 256)
+  const CallPrediction sampled = predict_algorithm(platforms()[0], call, nodes, *grid.choice);
+  EXPECT_EQ(sampled.prediction.ranks_costed, 272);
+  EXPECT_TRUE(sampled.prediction.approximated);
+  EXPECT_NE(sampled.note.find("costed by 272 ranks"), std::string::npos) << sampled.note;
 }
 
 }  // namespace

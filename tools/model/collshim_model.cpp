@@ -48,6 +48,7 @@ struct PredictOptions {
   bool csv = false;
   bool json = false;
   bool after_barrier = false;
+  int exact_up_to = model::ModelCall{}.exact_up_to_p;
   std::string pattern = "uniform";  // Alltoallv: which pairs send (collshim-bench's --pattern)
   std::uint64_t seed = 1;
   std::vector<std::string> natives;    // libraries whose own decision is costed too (library_decisions.hpp)
@@ -262,6 +263,7 @@ int run_predict(const PredictOptions& options) {
     for (const long long bytes : sizes) {
       // The call's data: Alltoallv's pattern gives each sending pair `bytes`.
       model::ModelCall call{*collective, p, bytes};
+      call.exact_up_to_p = options.exact_up_to;
       for (const std::vector<int>& to : destinations) {
         call.pairs.sending.emplace_back();
         for (const int destination : to) call.pairs.sending.back().emplace_back(destination, bytes);
@@ -453,6 +455,11 @@ int main(int argc, char** argv) {
   predict_command->add_flag("--after-barrier", predict.after_barrier,
                             "time every rank from its exit of a dissemination barrier (MPICH's), as collshim-bench "
                             "under smpi/barrier:mpich measures: the barrier's skew counts");
+  predict_command
+      ->add_option("--exact-up-to", predict.exact_up_to,
+                   "beyond this many ranks, an algorithm whose symmetry leaves many ranks to cost is costed by a "
+                   "sample of them, approximated (docs/cost-model.md); 1 samples wherever it applies")
+      ->capture_default_str();
   predict_command->add_option("--steps", predict.steps_csv,
                               "also write every prediction step by step to this CSV file (per step: the longest "
                               "any rank spent in it, that rank, whether an opaque phase)");

@@ -29,6 +29,12 @@ BlockNaming naming_of(Collective collective) {
 // ring exact up to p = 256 and a key's decision near 0.05 s at p = 1024.
 constexpr long long exact_rank_steps = 1LL << 17;
 
+// Beyond ModelCall::exact_up_to_p, an algorithm whose exact symmetry leaves more ranks than this to
+// cost is costed by a sample of about this many (whole nodes where they are sequential) under an
+// assumed rotation (predict's sampled_ranks): at p = 16384 a grid with holes, costed for every rank,
+// took 0.2-0.7 s of a key's decision (docs/cost-model.md, "The cost of deciding").
+constexpr int sampled_ranks = 256;
+
 // Whether `blocks` hold no segment or every segment of the vector once (block b holds segment b mod
 // p: each temp copy numbers its segments from c·p).
 bool none_or_all(const BlockList& blocks, int p) {
@@ -94,6 +100,9 @@ CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::func
   plan.setup = model_setup(costed);
   plan.setup.every_size_known = every_size_known;
   plan.symmetry = one_size || plan.rounded ? symmetry : RankSymmetry{};
+  // An Allreduce vector of uneven segments (at most one element apart) is sampled too; an irregular
+  // Alltoallv or Allgatherv is not.
+  if ((one_size || reduction) && p > call.exact_up_to_p) plan.sampled_ranks = sampled_ranks;
   return plan;
 }
 
@@ -111,6 +120,13 @@ struct CostInputs {
 
 namespace {
 
+// Where the prediction was costed by a sample of ranks, the note says so.
+void add_sample_note(CallPrediction& result, const std::string& label, int p) {
+  if (!result.prediction.sampled) return;
+  result.note += (result.note.empty() ? "" : "; ") + label + " at p = " + std::to_string(p) + ": costed by " +
+                 std::to_string(result.prediction.ranks_costed) + " ranks under an assumed rotation, approximated";
+}
+
 CostPlan plan_inputs(const ModelCall& call, const CostInputs& inputs) {
   CostPlan plan = plan_cost(call, inputs.every_size_known, inputs.schedule_of, inputs.symmetry, inputs.label);
   plan.setup.sends_empty_messages = inputs.sends_empty_messages;
@@ -127,9 +143,10 @@ CallPrediction cost(const Platform& platform, const ModelCall& call, const std::
   CallPrediction result{predict(
                             platform, plan.setup, node_of_rank,
                             [&](int rank) { return rank_profile(plan.setup, rank, inputs.schedule_of(rank)); },
-                            start_us, plan.symmetry, inputs.counted),
+                            start_us, plan.symmetry, inputs.counted, plan.sampled_ranks),
                         plan.note};
   result.prediction.approximated = result.prediction.approximated || plan.approximated;
+  add_sample_note(result, inputs.label, call.p);
   return result;
 }
 
@@ -218,6 +235,7 @@ ModelCall library_call(const ModelCall& call, const NativeDecision& decision) {
   if (decision.whole_buffers || naming_of(decision.costed_as) != naming_of(call.collective)) {
     ModelCall costed{decision.costed_as, call.p, decision.whole_buffers ? call.bytes * call.p : call.bytes};
     costed.element_bytes = call.element_bytes;
+    costed.exact_up_to_p = call.exact_up_to_p;
     return costed;
   }
   ModelCall costed = call;
@@ -274,7 +292,8 @@ AlgorithmCosting::AlgorithmCosting(const Platform& platform, const ModelCall& ca
       node_of_rank_(node_of_rank),
       inputs_(std::make_unique<CostInputs>(std::move(inputs))) {
   plan_ = plan_inputs(call, *inputs_);
-  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, inputs_->schedule_of(0));
+  rank_0_ = inputs_->schedule_of(0);
+  bound_us_ = rank_work_lower_bound_us(platform_, plan_.setup, node_of_rank_, 0, *rank_0_);
 }
 
 std::optional<AlgorithmCosting> AlgorithmCosting::of_library(const Platform& platform, const ModelCall& call,
@@ -298,8 +317,11 @@ bool AlgorithmCosting::advance(double give_up_above_us) {
   if (!stepped_) {
     stepped_.emplace(
         platform_, plan_.setup, node_of_rank_,
-        [&](int rank) { return rank_profile(plan_.setup, rank, inputs_->schedule_of(rank)); }, std::vector<double>{},
-        plan_.symmetry, inputs_->counted);
+        [&](int rank) {
+          return rank_profile(plan_.setup, rank, rank == 0 && rank_0_ ? *rank_0_ : inputs_->schedule_of(rank));
+        },
+        std::vector<double>{}, plan_.symmetry, inputs_->counted, plan_.sampled_ranks);
+    rank_0_.reset();  // the profiles are taken
   }
   return stepped_->advance(give_up_above_us);
 }
@@ -309,6 +331,7 @@ CallPrediction AlgorithmCosting::prediction() const {
   if (!stepped_) result.prediction.lower_bound = true;
   result.prediction.us = std::max(result.prediction.us, result.prediction.lower_bound ? bound_us_ : 0.0);
   result.prediction.approximated = result.prediction.approximated || plan_.approximated;
+  add_sample_note(result, inputs_->label, plan_.setup.p);
   return result;
 }
 

@@ -32,6 +32,9 @@ struct ModelCall {
   // What a library's decision may also test: MPI_IN_PLACE, a predefined operation.
   bool in_place = false;
   bool builtin_op = true;
+  // How it is costed: beyond this many ranks, where the data has one size, by a sample of ranks
+  // under an assumed rotation where the exact symmetry leaves more to cost (CostPlan::sampled_ranks).
+  int exact_up_to_p = 4096;
 
   // Whether every datum has one size (what a rank symmetry needs).
   bool one_size() const;
@@ -61,6 +64,9 @@ struct CostPlan {
   bool rounded = false;
   bool approximated = false;  // rounded, or another approximation the note names
   std::string note;
+  // predict()'s sampled_ranks: beyond ModelCall::exact_up_to_p, where every datum has one size (or the
+  // vector is rounded), the ranks costed at most, about, by an assumed rotation; 0: exact.
+  int sampled_ranks = 0;
 };
 CostPlan plan_cost(const ModelCall& call, bool every_size_known, const std::function<Schedule(int)>& schedule_of,
                    const RankSymmetry& symmetry, const std::string& label);
@@ -101,6 +107,8 @@ class AlgorithmCosting {
   std::unique_ptr<CostInputs> inputs_;  // on the heap: the closures in it outlive moves
   CostPlan plan_;
   double bound_us_ = 0;
+  // Rank 0's schedule, built for the bound, kept for the first advance() (which needs its profile).
+  std::optional<Schedule> rank_0_;
   std::optional<SteppedPrediction> stepped_;
 };
 

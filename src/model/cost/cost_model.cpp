@@ -209,7 +209,7 @@ class ChannelLoad {
 class CostModel {
  public:
   CostModel(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
-            const RankSymmetry& symmetry, const std::vector<double>& start_us)
+            const RankSymmetry& symmetry, const std::vector<double>& start_us, int sampled_ranks = 0)
       : platform_(platform),
         call_(call),
         start_us_(start_us),
@@ -218,7 +218,53 @@ class CostModel {
         // Where packing costs, which messages are scattered is not symmetric: every rank is costed.
         symmetry_(platform.pack_gbytes_per_s > 0 ? RankSymmetry{} : symmetry),
         orbits_(symmetry_, node_, start_us, switch_of_rank_) {
+    // Where packing costs, no relabeling is a symmetry (as above): nothing is sampled either.
+    if (sampled_ranks > 0 && platform.pack_gbytes_per_s <= 0 && orbits_.representatives() > sampled_ranks)
+      sample(sampled_ranks);
+    // Beyond the limit of exact costing the declared symmetry is trusted (the unit tests check every
+    // declaration rank by rank): the two spot checks each build a schedule of O(p) blocks.
+    spot_checks_ = sampled_ranks == 0;
     concurrency_.resize(static_cast<std::size_t>(orbits_.node_orbits()));
+  }
+
+  // Where the exact orbits leave more than `ranks` ranks to cost, a symmetry is assumed and its
+  // representatives are costed for all: where every node holds p/M ranks, sequentially or round
+  // robin, the relabelings that move whole nodes by multiples of k (the first divisor of M with
+  // k·p/M >= ranks), so that the ranks of nodes 0..k-1 stand for those of every node (a node's
+  // leader and the others alike); otherwise the rotation by the first divisor t >= ranks of p that
+  // keeps the nodes (ranks 0..t-1). Each must also keep switches and starts. Exact where the
+  // schedules have that symmetry; elsewhere (grids with holes) an approximation, marked so. Where
+  // none keeps the nodes: exact.
+  void sample(int ranks) {
+    const int p = call_.p;
+    const auto take = [&](const RankSymmetry& symmetry) {
+      RankOrbits assumed(symmetry, node_, start_us_, switch_of_rank_);
+      if (assumed.kind() == RankSymmetry::Kind::none || assumed.representatives() >= orbits_.representatives())
+        return false;  // no relabeling of the kind keeps the nodes
+      orbits_ = std::move(assumed);
+      prediction_.sampled = true;
+      return true;
+    };
+    const int nodes = *std::max_element(node_.begin(), node_.end()) + 1;
+    const int per_node = p / nodes;
+    if (per_node > 1 && per_node * nodes == p) {
+      bool in_order = true, round_robin = true;  // node_ numbers nodes in order of their first rank
+      for (int r = 0; r < p; ++r) {
+        in_order = in_order && node_[r] == r / per_node;
+        round_robin = round_robin && node_[r] == r % nodes;
+      }
+      for (int k = 1; k < nodes && (in_order || round_robin); ++k) {
+        if (nodes % k != 0 || k * per_node < ranks) continue;
+        RankSymmetry whole_nodes{RankSymmetry::Kind::digits};
+        if (in_order)  // rank = local index + per_node · node: add multiples of k to the node
+          whole_nodes.radices = {per_node, nodes}, whole_nodes.fixed = {0}, whole_nodes.strides = {1, k};
+        else  // rank = node + nodes · local index
+          whole_nodes.radices = {nodes, per_node}, whole_nodes.fixed = {1}, whole_nodes.strides = {k, 1};
+        if (take(whole_nodes)) return;
+      }
+    }
+    for (int t = ranks; t <= p / 2; ++t)
+      if (p % t == 0 && take(RankSymmetry{RankSymmetry::Kind::rotation, t})) return;
   }
 
   // Pass 1: the representatives' profiles (each rank is asked for once at most), then the clocks at
@@ -269,6 +315,7 @@ class CostModel {
     entry_.assign(clock_.size(), nullptr);
     is_touched_.assign(clock_.size(), false);
     prediction_.ranks_costed = ranks;
+    prediction_.approximated = prediction_.sampled;
     prediction_.steps.resize(steps_);
   }
 
@@ -455,6 +502,7 @@ class CostModel {
   std::vector<int> checked_ranks() const {
     constexpr int samples = 3;
     std::vector<int> ranks;
+    if (prediction_.sampled || !spot_checks_) return ranks;  // an assumed symmetry, or trusted
     for (int i = 0; i < samples && orbits_.representatives() < call_.p; ++i)
       ranks.push_back(static_cast<int>(static_cast<long long>(call_.p - 1) * i / (samples - 1)));
     return ranks;
@@ -624,7 +672,8 @@ class CostModel {
   std::vector<int> node_;            // rank -> node index 0..M-1
   std::vector<int> switch_of_rank_;  // empty where the platform has one switch
   RankSymmetry symmetry_;            // the declared one, or none where packing costs
-  RankOrbits orbits_;                // the ranks costed: one per orbit
+  RankOrbits orbits_;                // the ranks costed: one per orbit (of an assumed symmetry where sampled)
+  bool spot_checks_ = true;          // ranks outside the representatives checked against the symmetry
   std::size_t steps_ = 0;
   Concurrency concurrency_;
   mutable std::array<std::pair<long long, double>, 2> last_work_{{{-1, 0.0}, {-1, 0.0}}};  // work(): shm, net
@@ -656,8 +705,8 @@ Prediction predict(const Platform& platform, const CheckSetup& call, const std::
 
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us,
-                   const RankSymmetry& symmetry, const ProfilesOf& profiles_of) {
-  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, profiles_of);
+                   const RankSymmetry& symmetry, const ProfilesOf& profiles_of, int sampled_ranks) {
+  SteppedPrediction stepped(platform, call, node_of_rank, profile_of, start_us, symmetry, profiles_of, sampled_ranks);
   stepped.advance();
   return stepped.prediction();
 }
@@ -670,8 +719,9 @@ SteppedPrediction::SteppedPrediction(const Platform& platform, const CheckSetup&
                                      const std::vector<int>& node_of_rank,
                                      const std::function<RankProfile(int rank)>& profile_of,
                                      const std::vector<double>& start_us, const RankSymmetry& symmetry,
-                                     const ProfilesOf& profiles_of)
-    : state_(std::make_unique<State>(State{CostModel(platform, call, node_of_rank, symmetry, start_us)})) {
+                                     const ProfilesOf& profiles_of, int sampled_ranks)
+    : state_(
+          std::make_unique<State>(State{CostModel(platform, call, node_of_rank, symmetry, start_us, sampled_ranks)})) {
   state_->model.prepare(profile_of, profiles_of);
 }
 

@@ -54,6 +54,8 @@ struct Prediction {
   // Costing stopped before the last step (SteppedPrediction): `us` is only a lower bound of the
   // prediction, and `steps` and `approximated` cover the steps costed.
   bool lower_bound = false;
+  // Costed by a sample of ranks under an assumed rotation (predict's sampled_ranks): approximated.
+  bool sampled = false;
 };
 
 // A rank's schedule as the model costs it: per step its local copies (bytes), its messages (peer,
@@ -107,9 +109,13 @@ Prediction predict(const Platform& platform, const CheckSetup& call, const std::
                    const RankSymmetry& symmetry = {});
 // The same from the ranks' profiles (`call` then only gives p). `profiles_of`, if given, is used
 // instead of profile_of where the symmetry leaves more than a few dozen ranks to cost.
+// `sampled_ranks` > 0: where the symmetry leaves more ranks than that to cost, a rotation by the
+// first divisor t of p from sampled_ranks on that keeps the nodes is assumed instead, and ranks
+// 0..t-1 are costed for all (not spot-checked): exact where the schedules have that rotation, an
+// approximation elsewhere, marked approximated and sampled. 0: exact.
 Prediction predict(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                    const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
-                   const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {});
+                   const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {}, int sampled_ranks = 0);
 
 // The same prediction a few steps at a time, for a decision that only needs to know that an
 // algorithm loses: the profiles are taken at construction (profile_of is not kept), the steps costed
@@ -118,7 +124,7 @@ class SteppedPrediction {
  public:
   SteppedPrediction(const Platform& platform, const CheckSetup& call, const std::vector<int>& node_of_rank,
                     const std::function<RankProfile(int rank)>& profile_of, const std::vector<double>& start_us = {},
-                    const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {});
+                    const RankSymmetry& symmetry = {}, const ProfilesOf& profiles_of = {}, int sampled_ranks = 0);
   SteppedPrediction(SteppedPrediction&&) noexcept;
   SteppedPrediction& operator=(SteppedPrediction&&) noexcept;
   ~SteppedPrediction();
