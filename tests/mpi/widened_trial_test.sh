@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # When the description is wrong, confirmation widens its trial (docs/cost-model.md): model_decisions
 # under the cost model (COLLSHIM_PLATFORM, two faked nodes, no rule) with the delay injector behind
-# the shim, so that native's Allgather and Alltoallv run 20-60 ms where the description predicts
+# the shim, so that native's Allgather and Alltoallv run 2-6 ms where the description predicts
 # microseconds. Wherever the model costed native exactly (its debug line gives native's time, not
 # "at least"), native's measured / predicted ratio is then thousands of times the others', far beyond
 # the model's error: every rank must widen that key's trial alike (the info line), the report must
@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 printf 'version: 1\nrules: []\n' > "$out/none.yaml"
 # 160 calls per size: a widened key's two trials take up to 68 + 85 calls before its pick runs.
 "$here/run_mpi_test.sh" --np "$np" --timeout 400 --preload "$shim:$delay" \
-  --env COLLSHIM_TOPOLOGY=nodes=2,mapping=sequential --env COLLSHIM_CONFIG="$out/none.yaml" \
+  --env DELAY_INJECTOR_US=2000-6000 --env COLLSHIM_TOPOLOGY=nodes=2,mapping=sequential --env COLLSHIM_CONFIG="$out/none.yaml" \
   --env COLLSHIM_PLATFORM="$platform" --env COLLSHIM_TUNE_RECHECK=0 --env COLLSHIM_LOG=debug \
   --env COLLSHIM_REPORT="$out/report.json" --env COLLSHIM_TUNE_OUT="$out/settled.yaml" \
   --expect-output "model_decisions: [0-9]+ checks passed, 0 failed" -- "$program" 160 > "$out/log.txt" ||
