@@ -23,7 +23,7 @@ time, and per key the slowest rank's simulated time of its first --calls calls.
       [--platform fattree-contending] [--calls 100] [--largest 4096]     # -> OUT/probe.csv, OUT/*.json
   bench/sim/scale/scale.py --out bench/sim/out/scale --stages compact     # -> bench/sim/scale/*.csv
   bench/sim/scale/scale.py --stages committed   # p = 64-256 decision runs -> confirmation_committed.csv
-  bench/sim/scale/scale.py --procs 1024 4096 --stages decision  # build/bench/decision_cost -> decision_time.csv
+  bench/sim/scale/scale.py --procs 1024 4096 --stages decision  # decision_cost -> decision_time.csv, decision_memory.csv
 
 p above the platform's cores (fattree-contending: 64 x 16 = 1,024) puts several ranks on each host: a
 sequential host file with each host repeated (COLLSHIM_TOPOLOGY says the node layout). Resumable: a
@@ -142,17 +142,51 @@ def compact(args):
     # Memory and MPI_Init: per (p, mode), the heap and resident set after each phase, and MPI_Init.
     with open(os.path.join(args.evidence, "memory_init.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["platform", "procs", "mode", "init_sim_us", "init_wall_s", "heap_init_mib", "heap_collectives_mib",
+        w.writerow(["platform", "procs", "mode", "init_sim_us", "init_wall_s", "heap_init_mib", "heap_own_comm_mib", "heap_collectives_mib",
                     "heap_two_comms_mib", "rss_two_comms_mib", "maxrss_mib", "smpirun_wall_s", "largest_block"])
         for platform, p, mode in runs:
             g = lambda phase, what: value.get((platform, p, mode, phase, what), "")  # noqa: E731
             mib = lambda v: f"{int(v) / 2**20:.1f}" if v else ""  # noqa: E731
             init = g("init", "init_sim_s")
             w.writerow([platform, p, mode, f"{float(init) * 1e6:.1f}" if init else "", g("init", "wall_s"),
-                        mib(g("init", "heap_bytes")), mib(g("collectives_world", "heap_bytes")),
+                        mib(g("init", "heap_bytes")), mib(g("own_communicator", "heap_bytes")),
+                        mib(g("collectives", "heap_bytes")),
                         mib(g("two_communicators", "heap_bytes")), mib(g("two_communicators", "rss_bytes")),
                         mib(g("run", "maxrss_bytes")), g("run", "smpirun_wall_s"),
                         g("run", "largest_block") or "4096"])
+    # Per rank, against native at the same p: what the shim adds after MPI_Init, with one communicator
+    # of the application's (its shadow and maps), after a call of each collective on it (schedules,
+    # the decision cache), and its resident set; MPI_Init's simulated and host time.
+    with open(os.path.join(args.evidence, "per_rank.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["platform", "procs", "mode", "heap_after_init_kib", "heap_per_communicator_kib",
+                    "heap_collectives_kib", "resident_kib", "init_sim_us", "init_sim_native_us",
+                    "init_host_s_per_rank", "init_host_native_s_per_rank"])
+        for platform, p, mode in runs:
+            if mode == "native" or (platform, p, "native") not in runs:
+                continue
+            def num(m, phase, what):
+                v = value.get((platform, p, m, phase, what), "")
+                return float(v) if v else None
+            def kib(phase, base_phase=None, what="heap_bytes"):
+                here, native = num(mode, phase, what), num("native", phase, what)
+                if here is None or native is None:
+                    return ""
+                if base_phase:
+                    b_here, b_native = num(mode, base_phase, what), num("native", base_phase, what)
+                    if b_here is None or b_native is None:
+                        return ""
+                    here, native = here - b_here, native - b_native
+                return f"{(here - native) / p / 1024:.1f}"
+            init, init_native = num(mode, "init", "init_sim_s"), num("native", "init", "init_sim_s")
+            wall, wall_native = num(mode, "init", "wall_s"), num("native", "init", "wall_s")
+            w.writerow([platform, p, mode, kib("init"), kib("own_communicator", "init"),
+                        kib("collectives", "own_communicator"), kib("collectives", what="rss_bytes"),
+                        f"{init * 1e6:.1f}" if init is not None else "",
+                        f"{init_native * 1e6:.1f}" if init_native is not None else "",
+                        f"{wall / p:.4f}" if wall is not None else "",
+                        f"{wall_native / p:.4f}" if wall_native is not None else ""])
+    print(open(os.path.join(args.evidence, "per_rank.csv")).read())
     # Confirmation: per key of the model runs, trial calls and their time against the first calls.
     with open(os.path.join(args.evidence, "confirmation.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -200,6 +234,30 @@ def decision_time(args):
 
 # The committed decision runs (bench/sim/model_evidence.py, p = 64-256) whose cells are current
 # (bench/sim/evidence_status.py's CURRENT): the confirmation's trial calls as the shim made them.
+def decision_memory(args):
+    """The deciding rank's peak resident set while it decides one key (build/bench/decision_cost under
+    /usr/bin/time, one decision, 1 KiB, sequential 16 per node), and that of a decision at p = 2 (the
+    program alone) -> bench/sim/scale/decision_memory.csv."""
+    def peak(p, collective):
+        proc = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb %M", "nice", "-n", "10",
+                               os.path.join(sim.BUILD, "bench", "decision_cost"), "--platform",
+                               os.path.join(sim.HERE, "calibrated", args.platform + ".yaml"), "--procs", str(p),
+                               "--placement", "sequential:16" if p >= 16 else f"sequential:{p}", "--collective",
+                               collective, "--pattern", "uniform", "--bytes", "1KiB", "--library",
+                               "smpi-3.32-" + args.selector, "--repeat", "1", "--csv"],
+                              capture_output=True, text=True, check=True)
+        return int(re.search(r"maxrss_kb (\d+)", proc.stderr).group(1)) * 1024
+    with open(os.path.join(args.evidence, "decision_memory.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["platform", "procs", "collective", "peak_rss_mib", "above_p2_mib"])
+        for collective in ["allgather", "allreduce", "alltoall", "alltoallv"]:
+            base = peak(2, collective)
+            for p in args.procs:
+                m = peak(p, collective)
+                w.writerow([args.platform, p, collective, f"{m / 2**20:.1f}", f"{(m - base) / 2**20:.1f}"])
+    print(open(os.path.join(args.evidence, "decision_memory.csv")).read())
+
+
 def confirmation_committed(args):
     """Per p and collective (Allgather, Alltoall, 8 B-4 KiB, every platform, placement and selector of the
     committed decision runs): the trial calls per key and their time against the key's first --calls
@@ -265,6 +323,7 @@ def main():
         confirmation_committed(args)
     if "decision" in args.stages:
         decision_time(args)
+        decision_memory(args)
     return 0
 
 

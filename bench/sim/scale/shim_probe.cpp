@@ -3,6 +3,14 @@
 // only), so every simulated rank runs its own copy of them, as a preloaded shim would per process.
 // COLLSHIM_DISABLE=1 runs the same program with every call passed through: the native baseline.
 //
+// After every call that makes communicators (MPI_Init, whose mapping detection splits the world;
+// MPI_Comm_dup and MPI_Comm_split, after which the shim dups its shadow) each rank sleeps 10 ms of
+// simulated time before it sends anything: SMPI matches a message to a receive of a communicator whose
+// id is still being agreed (docs/simulation.md, "The impi selector crosses communicators"), so a rank
+// that left its dup early and sent on the new communicator deadlocked the ranks still inside theirs.
+// The shim makes its shadow eagerly on MPI_Comm_dup; on MPI_COMM_WORLD it would make it on the first
+// call, so the probe's collectives run on a duplicate of the world.
+//
 // Rank 0 prints CSV lines "probe,<phase>,<what>,<value>" at barriers between phases:
 //   init_sim_s   the slowest rank's simulated time in MPI_Init (SMPI's clock starts at 0)
 //   wall_s       host seconds since rank 0 entered main, when every rank has reached the barrier
@@ -77,6 +85,7 @@ int main(int argc, char** argv) {
   probe_start = std::chrono::steady_clock::now();
   MPI_Init(&argc, &argv);
   const double init_s = MPI_Wtime();
+  usleep(10000);
   int p = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &probe_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -85,25 +94,31 @@ int main(int argc, char** argv) {
   const double init_max = slowest(init_s);
   if (probe_rank == 0) std::printf("probe,init,init_sim_s,%.9f\nprobe,init,ranks,%d\n", init_max, p);
   sample("init");
+  MPI_Comm work = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &work);
+  usleep(10000);
+  sample("own_communicator");
 
   for (int bytes = 8; bytes <= largest; bytes *= 8) {
     const auto block = static_cast<std::size_t>(bytes);
     std::vector<char> send(block * p, 1), recv(block * p);
     first_calls("allgather", bytes, calls,
-                [&] { MPI_Allgather(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, MPI_COMM_WORLD); });
+                [&] { MPI_Allgather(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, work); });
     first_calls("alltoall", bytes, calls,
-                [&] { MPI_Alltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, MPI_COMM_WORLD); });
+                [&] { MPI_Alltoall(send.data(), bytes, MPI_BYTE, recv.data(), bytes, MPI_BYTE, work); });
     const int count = bytes / 8;
     std::vector<long long> in(count, probe_rank), out(count);
     first_calls("allreduce", bytes, calls,
-                [&] { MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD); });
+                [&] { MPI_Allreduce(in.data(), out.data(), count, MPI_LONG_LONG, MPI_SUM, work); });
   }
-  sample("collectives_world");
+  sample("collectives");
 
-  // A communicator of the application's own: its shadow and node maps in the shim.
+  // A communicator of the application's own: each gets its shadow and node maps in the shim.
   MPI_Comm dup = MPI_COMM_NULL, half = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  usleep(10000);
   MPI_Comm_split(MPI_COMM_WORLD, probe_rank % 2, probe_rank, &half);
+  usleep(10000);
   for (MPI_Comm comm : {dup, half}) {
     int size = 0;
     MPI_Comm_size(comm, &size);
@@ -113,6 +128,7 @@ int main(int argc, char** argv) {
   sample("two_communicators");
   MPI_Comm_free(&half);
   MPI_Comm_free(&dup);
+  MPI_Comm_free(&work);
   MPI_Finalize();
   return 0;
 }
