@@ -142,13 +142,14 @@ def compact(args):
     # Memory and MPI_Init: per (p, mode), the heap and resident set after each phase, and MPI_Init.
     with open(os.path.join(args.evidence, "memory_init.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["platform", "procs", "mode", "init_sim_us", "init_wall_s", "heap_init_mib", "heap_own_comm_mib", "heap_collectives_mib",
+        w.writerow(["platform", "procs", "mode", "init_sim_us", "init_wall_s", "init_cpu_s", "heap_init_mib", "heap_own_comm_mib", "heap_collectives_mib",
                     "heap_two_comms_mib", "rss_two_comms_mib", "maxrss_mib", "smpirun_wall_s", "largest_block"])
         for platform, p, mode in runs:
             g = lambda phase, what: value.get((platform, p, mode, phase, what), "")  # noqa: E731
             mib = lambda v: f"{int(v) / 2**20:.1f}" if v else ""  # noqa: E731
             init = g("init", "init_sim_s")
             w.writerow([platform, p, mode, f"{float(init) * 1e6:.1f}" if init else "", g("init", "wall_s"),
+                        g("init", "cpu_s"),
                         mib(g("init", "heap_bytes")), mib(g("own_communicator", "heap_bytes")),
                         mib(g("collectives", "heap_bytes")),
                         mib(g("two_communicators", "heap_bytes")), mib(g("two_communicators", "rss_bytes")),
@@ -161,7 +162,7 @@ def compact(args):
         w = csv.writer(f)
         w.writerow(["platform", "procs", "mode", "heap_after_init_kib", "heap_per_communicator_kib",
                     "heap_collectives_kib", "resident_kib", "init_sim_us", "init_sim_native_us",
-                    "init_host_s_per_rank", "init_host_native_s_per_rank"])
+                    "init_host_ms_per_rank_over_native", "init_cpu_ms_per_rank_over_native"])
         for platform, p, mode in runs:
             if mode == "native" or (platform, p, "native") not in runs:
                 continue
@@ -180,12 +181,13 @@ def compact(args):
                 return f"{(here - native) / p / 1024:.1f}"
             init, init_native = num(mode, "init", "init_sim_s"), num("native", "init", "init_sim_s")
             wall, wall_native = num(mode, "init", "wall_s"), num("native", "init", "wall_s")
+            cpu, cpu_native = num(mode, "init", "cpu_s"), num("native", "init", "cpu_s")
             w.writerow([platform, p, mode, kib("init"), kib("own_communicator", "init"),
                         kib("collectives", "own_communicator"), kib("collectives", what="rss_bytes"),
                         f"{init * 1e6:.1f}" if init is not None else "",
                         f"{init_native * 1e6:.1f}" if init_native is not None else "",
-                        f"{wall / p:.4f}" if wall is not None else "",
-                        f"{wall_native / p:.4f}" if wall_native is not None else ""])
+                        f"{(wall - wall_native) / p * 1e3:.1f}" if None not in (wall, wall_native) else "",
+                        f"{(cpu - cpu_native) / p * 1e3:.1f}" if None not in (cpu, cpu_native) else ""])
     print(open(os.path.join(args.evidence, "per_rank.csv")).read())
     # Confirmation: per key of the model runs, trial calls and their time against the first calls.
     with open(os.path.join(args.evidence, "confirmation.csv"), "w", newline="") as f:

@@ -3,17 +3,19 @@
 // only), so every simulated rank runs its own copy of them, as a preloaded shim would per process.
 // COLLSHIM_DISABLE=1 runs the same program with every call passed through: the native baseline.
 //
-// After every call that makes communicators (MPI_Init, whose mapping detection splits the world;
-// MPI_Comm_dup and MPI_Comm_split, after which the shim dups its shadow) each rank sleeps 10 ms of
-// simulated time before it sends anything: SMPI matches a message to a receive of a communicator whose
-// id is still being agreed (docs/simulation.md, "The impi selector crosses communicators"), so a rank
-// that left its dup early and sent on the new communicator deadlocked the ranks still inside theirs.
-// The shim makes its shadow eagerly on MPI_Comm_dup; on MPI_COMM_WORLD it would make it on the first
-// call, so the probe's collectives run on a duplicate of the world.
+// The probe's collectives run on a duplicate of the world. The shim makes a communicator's shadow
+// (its own duplicate) eagerly inside MPI_Comm_dup, but MPI_COMM_WORLD's only inside its first call,
+// just before its first message. Forced algorithms and the cost model on MPI_COMM_WORLD deadlocked
+// SMPI in that first call (p = 32 and 256), on the duplicate they did not; the likely cause is SMPI
+// matching a message to a communicator whose id is still being agreed (docs/simulation.md, "The impi
+// selector crosses communicators"), not verified.
 //
-// Rank 0 prints CSV lines "probe,<phase>,<what>,<value>" at barriers between phases:
+// Rank 0 prints CSV lines "probe,<phase>,<what>,<value>" at barriers after each phase: init (MPI_Init),
+// own_communicator (MPI_Comm_dup of the world), collectives (each key's first calls on it),
+// two_communicators (another duplicate and a split in halves, one Allgather on each):
 //   init_sim_s   the slowest rank's simulated time in MPI_Init (SMPI's clock starts at 0)
 //   wall_s       host seconds since rank 0 entered main, when every rank has reached the barrier
+//   cpu_s        the process's processor seconds (user and system) by then, every simulated rank's
 //   heap_bytes   the process's malloc heap in use (mallinfo2: every simulated rank shares one process)
 //   rss_bytes    the process's resident set (/proc/self/statm)
 //   first_calls_s  per key (collective, block bytes): the slowest rank's simulated time of its first
@@ -23,7 +25,8 @@
 #include <mpi.h>
 
 #include <malloc.h>
-#include <unistd.h>
+#include <sys/resource.h>
+#include <unistd.h>  // sysconf
 
 #include <chrono>
 #include <cstdio>
@@ -54,8 +57,12 @@ void sample(const char* phase) {
   PMPI_Barrier(MPI_COMM_WORLD);
   if (probe_rank != 0) return;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
-  std::printf("probe,%s,wall_s,%.3f\nprobe,%s,heap_bytes,%lld\nprobe,%s,rss_bytes,%lld\n", phase, wall, phase,
-              heap_in_use(), phase, resident_bytes());
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                     1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+  std::printf("probe,%s,wall_s,%.3f\nprobe,%s,cpu_s,%.3f\nprobe,%s,heap_bytes,%lld\nprobe,%s,rss_bytes,%lld\n", phase,
+              wall, phase, cpu, phase, heap_in_use(), phase, resident_bytes());
   std::fflush(stdout);
 }
 
@@ -85,7 +92,6 @@ int main(int argc, char** argv) {
   probe_start = std::chrono::steady_clock::now();
   MPI_Init(&argc, &argv);
   const double init_s = MPI_Wtime();
-  usleep(10000);
   int p = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &probe_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -96,7 +102,6 @@ int main(int argc, char** argv) {
   sample("init");
   MPI_Comm work = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &work);
-  usleep(10000);
   sample("own_communicator");
 
   for (int bytes = 8; bytes <= largest; bytes *= 8) {
@@ -116,9 +121,7 @@ int main(int argc, char** argv) {
   // A communicator of the application's own: each gets its shadow and node maps in the shim.
   MPI_Comm dup = MPI_COMM_NULL, half = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-  usleep(10000);
   MPI_Comm_split(MPI_COMM_WORLD, probe_rank % 2, probe_rank, &half);
-  usleep(10000);
   for (MPI_Comm comm : {dup, half}) {
     int size = 0;
     MPI_Comm_size(comm, &size);
