@@ -138,12 +138,13 @@ def trial_rows(report):
 def compact(args):
     rows = list(csv.DictReader(open(os.path.join(args.out, "probe.csv"))))
     value = {(r["platform"], int(r["procs"]), r["mode"], r["phase"], r["what"]): r["value"] for r in rows}
-    runs = sorted({(r["platform"], int(r["procs"]), r["mode"]) for r in rows if r["what"] == "exit" and r["value"] == "0"})
+    # A run killed or failed part way keeps the phases it reached (its exit status says so).
+    runs = sorted({(r["platform"], int(r["procs"]), r["mode"]) for r in rows if r["what"] == "exit"})
     # Memory and MPI_Init: per (p, mode), the heap and resident set after each phase, and MPI_Init.
     with open(os.path.join(args.evidence, "memory_init.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["platform", "procs", "mode", "init_sim_us", "init_wall_s", "init_cpu_s", "heap_init_mib", "heap_own_comm_mib", "heap_collectives_mib",
-                    "heap_two_comms_mib", "rss_two_comms_mib", "maxrss_mib", "smpirun_wall_s", "largest_block"])
+                    "heap_two_comms_mib", "rss_two_comms_mib", "maxrss_mib", "smpirun_wall_s", "largest_block", "exit"])
         for platform, p, mode in runs:
             g = lambda phase, what: value.get((platform, p, mode, phase, what), "")  # noqa: E731
             mib = lambda v: f"{int(v) / 2**20:.1f}" if v else ""  # noqa: E731
@@ -154,7 +155,7 @@ def compact(args):
                         mib(g("collectives", "heap_bytes")),
                         mib(g("two_communicators", "heap_bytes")), mib(g("two_communicators", "rss_bytes")),
                         mib(g("run", "maxrss_bytes")), g("run", "smpirun_wall_s"),
-                        g("run", "largest_block") or "4096"])
+                        g("run", "largest_block") or "4096", g("run", "exit")])
     # Per rank, against native at the same p: what the shim adds after MPI_Init, with one communicator
     # of the application's (its shadow and maps), after a call of each collective on it (schedules,
     # the decision cache), and its resident set; MPI_Init's simulated and host time.
