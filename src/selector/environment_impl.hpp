@@ -2,18 +2,25 @@
 // Template part of environment.hpp.
 namespace collshim {
 
+// A two-valued variable: true for `on`, false for `off` or an empty value; anything else is an error
+// naming the variable and what it expects (`expected`). Unset leaves `flag` as it is.
+inline void read_switch(const char* text, const char* name, const char* on, const char* off, const char* expected,
+                        bool& flag, EnvironmentSettings& settings) {
+  if (text == nullptr) return;
+  const std::string value = text;
+  if (value == on) {
+    flag = true;
+  } else if (value != off && !value.empty()) {
+    settings.errors.push_back(std::string(name) + "=" + value + ": expected " + expected);
+  }
+}
+
 template <typename Lookup>
 EnvironmentSettings read_environment(Lookup lookup, const std::string& site_platform) {
   EnvironmentSettings settings;
-  if (const char* disable = lookup("COLLSHIM_DISABLE")) {
-    const std::string value = disable;
-    if (value == "1") {
-      settings.disabled = true;
-      return settings;  // everything passes through; nothing else is read
-    }
-    if (value != "0" && !value.empty())
-      settings.errors.push_back("COLLSHIM_DISABLE=" + value + ": expected 1 (pass every call through) or 0");
-  }
+  read_switch(lookup("COLLSHIM_DISABLE"), "COLLSHIM_DISABLE", "1", "0", "1 (pass every call through) or 0",
+              settings.disabled, settings);
+  if (settings.disabled) return settings;  // everything passes through; nothing else is read
   if (const char* level = lookup("COLLSHIM_LOG")) {
     if (auto parsed = parse_log_level(level)) {
       settings.log_level = *parsed;
@@ -24,35 +31,15 @@ EnvironmentSettings read_environment(Lookup lookup, const std::string& site_plat
   }
   if (const char* config = lookup("COLLSHIM_CONFIG")) settings.config = config;
   if (const char* report = lookup("COLLSHIM_REPORT")) settings.report = report;
-  if (const char* reorder = lookup("COLLSHIM_ALLREDUCE_REORDER")) {
-    const std::string value = reorder;
-    if (value == "1") {
-      settings.allreduce_reorder = true;
-    } else if (value != "0" && !value.empty()) {
-      settings.errors.push_back("COLLSHIM_ALLREDUCE_REORDER=" + value +
-                                ": expected 1 (floating-point reductions may run in another order) or 0");
-    }
-  }
-  if (const char* nonblocking = lookup("COLLSHIM_NONBLOCKING")) {
-    const std::string value = nonblocking;
-    if (value == "native") {
-      settings.nonblocking_native = true;
-    } else if (value != "shim" && !value.empty()) {
-      settings.errors.push_back("COLLSHIM_NONBLOCKING=" + value +
-                                ": expected shim (nonblocking and persistent collectives decided like blocking "
-                                "ones) or native (all passed to the MPI library)");
-    }
-  }
-  if (const char* thread = lookup("COLLSHIM_PROGRESS_THREAD")) {
-    const std::string value = thread;
-    if (value == "1") {
-      settings.progress_thread = true;
-    } else if (value != "0" && !value.empty()) {
-      settings.errors.push_back("COLLSHIM_PROGRESS_THREAD=" + value +
-                                ": expected 1 (a thread advances the shim's nonblocking collectives; needs "
-                                "MPI_THREAD_MULTIPLE) or 0");
-    }
-  }
+  read_switch(lookup("COLLSHIM_ALLREDUCE_REORDER"), "COLLSHIM_ALLREDUCE_REORDER", "1", "0",
+              "1 (floating-point reductions may run in another order) or 0", settings.allreduce_reorder, settings);
+  read_switch(lookup("COLLSHIM_NONBLOCKING"), "COLLSHIM_NONBLOCKING", "native", "shim",
+              "shim (nonblocking and persistent collectives decided like blocking ones) or native (all passed to "
+              "the MPI library)",
+              settings.nonblocking_native, settings);
+  read_switch(lookup("COLLSHIM_PROGRESS_THREAD"), "COLLSHIM_PROGRESS_THREAD", "1", "0",
+              "1 (a thread advances the shim's nonblocking collectives; needs MPI_THREAD_MULTIPLE) or 0",
+              settings.progress_thread, settings);
   resolve_platform(settings, lookup("COLLSHIM_PLATFORM"), site_platform);
   if (const char* tune = lookup("COLLSHIM_TUNE")) {
     const std::string value = tune;
