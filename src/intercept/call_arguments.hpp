@@ -25,6 +25,7 @@ template <typename Entry>
 struct IntForm : Entry {
   template <typename... Args>
   explicit IntForm(Args... args) : Entry(CallArguments<Entry::collective>{args...}) {}
+  explicit IntForm(const CallArguments<Entry::collective>& arguments) : Entry(arguments) {}
 };
 
 }  // namespace collshim

@@ -19,6 +19,7 @@
 #include "intercept/reduction_properties.hpp"
 #include "intercept/entry_point_table.hpp"
 #include "intercept/call_arguments.hpp"
+#include "intercept/kept_arguments.hpp"
 #include "intercept/large_count.hpp"
 #include "intercept/nonblocking_requests.hpp"
 #include "intercept/runtime.hpp"
@@ -537,21 +538,25 @@ Decision decide_nonblocking(Runtime& runtime, CommState& state, const Entry& ent
 template <CallShape Entry, typename LibraryCall>
 class CollectiveOperation final : public Operation {
  public:
-  CollectiveOperation(Runtime& runtime, MPI_Comm comm, CommState& state, const Entry& entry, LibraryCall library,
-                      const char* function, bool persistent, bool size_to_agree, long long block_bytes, int properties,
+  CollectiveOperation(Runtime& runtime, MPI_Comm comm, CommState& state,
+                      const CallArguments<Entry::collective>& arguments, LibraryCall library, const char* function,
+                      bool persistent, bool size_to_agree, long long block_bytes, int properties,
                       std::optional<Decision> decision)
       : runtime_(runtime),
         comm_(comm),
         state_(state),
         keep_state_(state.shared_from_this()),
-        entry_(entry),
+        arguments_(arguments, CommShape(state.context.size(), state.context.rank())),
+        entry_(arguments_.get()),
         library_(std::move(library)),
         function_(function),
         persistent_(persistent),
         size_to_agree_(size_to_agree),
         block_bytes_(block_bytes),
         properties_(properties),
-        decision_(std::move(decision)) {}
+        decision_(std::move(decision)) {
+    if constexpr (requires { entry_.rank; }) entry_.rank = state.context.rank();
+  }
   ~CollectiveOperation() override {
     // Freed while running (MPI_Request_free of an active request, then MPI_Finalize): let it end.
     if (phase_ == Phase::agreeing) PMPI_Wait(&agreement_request_, MPI_STATUS_IGNORE);
@@ -634,7 +639,7 @@ class CollectiveOperation final : public Operation {
     const Decision& decision = *decision_;
     if (runtime_.log->should_log(spdlog::level::debug)) log_started(decision);
     if (device_ || decision.choice->algorithm->passes_through) {
-      const int rc = library_(state_.lane.comm, &native_request_);
+      const int rc = library_(arguments_.get(), state_.lane.comm, &native_request_);
       if (rc != MPI_SUCCESS) return finish(rc);
       phase_ = Phase::native;
       return;
@@ -682,7 +687,8 @@ class CollectiveOperation final : public Operation {
   MPI_Comm comm_;
   CommState& state_;
   std::shared_ptr<CommState> keep_state_;  // the user may free the communicator while this runs
-  Entry entry_;
+  KeptArguments<Entry::collective> arguments_;
+  Entry entry_;  // reads arguments_
   LibraryCall library_;
   const char* function_;
   bool persistent_;
@@ -787,17 +793,18 @@ template <typename Shape, typename... Args>
 // still run as the library's nonblocking call at each start, on the user's communicator (issued
 // inside MPI_Start, in program order), not as the library's persistent request, whose schedules
 // MPICH 4.0.2 gets wrong (wrong data, or a hang, at some sizes and process counts).
-template <typename LibraryCall>
+template <Collective collective, typename LibraryCall>
 class LibraryPersistentOperation final : public Operation {
  public:
-  LibraryPersistentOperation(MPI_Comm comm, LibraryCall library) : comm_(comm), library_(std::move(library)) {}
+  LibraryPersistentOperation(MPI_Comm comm, const CallArguments<collective>& arguments, LibraryCall library)
+      : comm_(comm), arguments_(arguments, CommShape(comm)), library_(std::move(library)) {}
   ~LibraryPersistentOperation() override {
     if (request_ != MPI_REQUEST_NULL) PMPI_Wait(&request_, MPI_STATUS_IGNORE);
   }
   LibraryPersistentOperation(const LibraryPersistentOperation&) = delete;
   LibraryPersistentOperation& operator=(const LibraryPersistentOperation&) = delete;
 
-  void start() override { error_ = library_(comm_, &request_); }
+  void start() override { error_ = library_(arguments_.get(), comm_, &request_); }
   bool progress() override {
     if (request_ == MPI_REQUEST_NULL) return true;
     int flag = 0;
@@ -810,6 +817,7 @@ class LibraryPersistentOperation final : public Operation {
 
  private:
   MPI_Comm comm_;
+  KeptArguments<collective> arguments_;
   LibraryCall library_;
   MPI_Request request_ = MPI_REQUEST_NULL;
   int error_ = MPI_SUCCESS;
@@ -830,7 +838,9 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
     if (!persistent || runtime.nonblocking_native) return pass_on();  // native: the library's own, as asked
     OperationTable& table = OperationTable::instance();
     const auto lock = table.lock();
-    return table.add(std::make_unique<LibraryPersistentOperation<LibraryCall>>(comm, library), true, request);
+    return table.add(std::make_unique<LibraryPersistentOperation<collective, LibraryCall>>(
+                         comm, CallArguments<collective>{args...}, library),
+                     true, request);
   };
   if (runtime.nonblocking_native || runtime.nonblocking_tag_slots == 0) return unhandled();
   OperationTable& table = OperationTable::instance();
@@ -879,9 +889,10 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
       return pass_on();
     }
   }
+  // (The operation reads copies of the arguments from here on: `entry` read the program's.)
   auto operation = std::make_unique<CollectiveOperation<Shape, LibraryCall>>(
-      runtime, comm, *state, entry, std::move(library), name, persistent, size_to_agree, block_bytes, properties,
-      decision);
+      runtime, comm, *state, CallArguments<collective>{args...}, std::move(library), name, persistent, size_to_agree,
+      block_bytes, properties, decision);
   return table.add(std::move(operation), persistent, request);
 }
 
@@ -947,8 +958,9 @@ COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
     if (comm == MPI_COMM_NULL) return null_communicator_error();                                                  \
     return start_collective<Shape>(                                                                               \
         *runtime, UnhandledFunction::Name, "MPI_" #Name, CallForm::form == CallForm::persistent, comm, request,   \
-        [=](MPI_Comm lane, MPI_Request* started) {                                                                \
-          const MPI_Comm comm = lane;                                                                             \
+        [](CallArguments<Shape::collective> kept, MPI_Comm lane, MPI_Request* started) {                          \
+          kept.comm = lane;                                                                                       \
+          const auto [COLLSHIM_ARGUMENTS shape_arguments] = kept;                                                 \
           return next_##nonblocking_name(COLLSHIM_ARGUMENTS shape_arguments, started);                            \
         },                                                                                                        \
         [=] { return next_mpi.Name arguments; }, COLLSHIM_ARGUMENTS shape_arguments);                             \

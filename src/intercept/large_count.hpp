@@ -15,23 +15,9 @@
 #include <vector>
 
 #include "intercept/call_arguments.hpp"
+#include "intercept/comm_shape.hpp"
 
 namespace collshim {
-
-// How many entries a count array of `comm` holds (the remote group's on an intercommunicator, which
-// the library handles), and this rank.
-struct CommShape {
-  int size = 0, rank = MPI_PROC_NULL;
-  explicit CommShape(MPI_Comm comm) {
-    int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (inter)
-      PMPI_Comm_remote_size(comm, &size);
-    else
-      PMPI_Comm_size(comm, &size);
-    PMPI_Comm_rank(comm, &rank);
-  }
-};
 
 // The int form of one large-count call's arguments, parameter by parameter, and what that form
 // needs kept for the call: the int copies of arrays, the contiguous types (freed with the call).
@@ -109,7 +95,7 @@ class LargeCounts {
   template <typename Value>
   const int* copy(const Value* from) {
     if (!shape_) shape_.emplace(comm_);
-    if ((rooted_ && shape_->rank != root_) || from == nullptr) return nullptr;
+    if (!shape_->reads_arrays(rooted_, root_) || from == nullptr) return nullptr;
     std::vector<int>& to = copies_[arrays_++];
     to.resize(static_cast<std::size_t>(shape_->size));
     for (int i = 0; i < shape_->size; ++i) to[i] = narrow(from[i]);
