@@ -82,11 +82,11 @@ class ArgumentStore {
 #define COLLSHIM_KEPT_NOTE(store, parameter) store.note(COLLSHIM_ROLE(parameter), given.COLLSHIM_ARGUMENT(-, parameter))
 #define COLLSHIM_KEPT_ARGUMENT(store, parameter) \
   store.keep(COLLSHIM_ROLE(parameter), given.COLLSHIM_ARGUMENT(-, parameter))
-#define COLLSHIM_KEEP_ARGUMENTS(Name, lower, UPPER, parameters, ...)                                                 \
-  inline CallArguments<Collective::lower> keep_arguments(ArgumentStore& store,                                     \
-                                                         const CallArguments<Collective::lower>& given) {          \
-    (COLLSHIM_EACH(COLLSHIM_KEPT_NOTE, COLLSHIM_COMMA, store, COLLSHIM_SPLAT parameters));                         \
-    return {COLLSHIM_EACH(COLLSHIM_KEPT_ARGUMENT, COLLSHIM_COMMA, store, COLLSHIM_SPLAT parameters)};              \
+#define COLLSHIM_KEEP_ARGUMENTS(Name, lower, UPPER, parameters, ...)                                      \
+  inline CallArguments<Collective::lower> keep_arguments(ArgumentStore& store,                            \
+                                                         const CallArguments<Collective::lower>& given) { \
+    (COLLSHIM_EACH(COLLSHIM_KEPT_NOTE, COLLSHIM_COMMA, store, COLLSHIM_SPLAT parameters));                \
+    return {COLLSHIM_EACH(COLLSHIM_KEPT_ARGUMENT, COLLSHIM_COMMA, store, COLLSHIM_SPLAT parameters)};     \
   }
 COLLSHIM_COLLECTIVES(COLLSHIM_KEEP_ARGUMENTS)
 #undef COLLSHIM_KEEP_ARGUMENTS

@@ -58,9 +58,24 @@ inline int total(const std::vector<int>& counts) {
   return sum;
 }
 
+// How a call is made: MPI_I<name>, or MPI_<Name>_init (MPI-4 libraries), which leaves the request
+// inactive until MPI_Start.
+enum class Form { nonblocking, persistent };
+
+#if MPI_VERSION >= 4
+#define NONBLOCKING_CALL(Nonblocking, Persistent, ...) \
+  (form == Form::persistent ? Persistent(__VA_ARGS__, MPI_INFO_NULL, &c.request) : Nonblocking(__VA_ARGS__, &c.request))
+#else
+#define NONBLOCKING_CALL(Nonblocking, Persistent, ...) \
+  (form == Form::persistent ? MPI_ERR_OTHER : Nonblocking(__VA_ARGS__, &c.request))
+#endif
+
 // Starts `kind` on `comm` with blocks of about `n` elements; `salt` varies the data, the irregular
-// counts and the root. Every rank of `comm` must start the same calls in the same order.
-inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
+// counts and the root. Every rank of `comm` must start the same calls in the same order. `element`:
+// the datatype of the elements (long long or a type of that layout) but for Allreduce, whose
+// predefined operation needs MPI_LONG_LONG.
+inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Form form = Form::nonblocking,
+                                   MPI_Datatype element = MPI_LONG_LONG) {
   int p, rank;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &rank);
@@ -78,7 +93,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
       for (int r = 0; r < p; ++r)
         for (int i = 0; i < n; ++i) c.expected.push_back(value(r, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Iallgather(c.send.data(), n, MPI_LONG_LONG, c.recv.data(), n, MPI_LONG_LONG, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Iallgather, MPI_Allgather_init, c.send.data(), n, element, c.recv.data(), n, element,
+                              comm);
       break;
     case Kind::allgatherv:
       for (int r = 0; r < p; ++r) c.recv_counts.push_back(irregular(r));
@@ -87,8 +103,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
       for (int r = 0; r < p; ++r)
         for (int i = 0; i < c.recv_counts[r]; ++i) c.expected.push_back(value(r, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Iallgatherv(c.send.data(), c.recv_counts[rank], MPI_LONG_LONG, c.recv.data(), c.recv_counts.data(),
-                             c.recv_displs.data(), MPI_LONG_LONG, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Iallgatherv, MPI_Allgatherv_init, c.send.data(), c.recv_counts[rank], element,
+                              c.recv.data(), c.recv_counts.data(), c.recv_displs.data(), element, comm);
       break;
     case Kind::alltoall:
       for (int to = 0; to < p; ++to)
@@ -96,7 +112,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
       for (int from = 0; from < p; ++from)
         for (int i = 0; i < n; ++i) c.expected.push_back(value(from, rank * 100000LL + i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Ialltoall(c.send.data(), n, MPI_LONG_LONG, c.recv.data(), n, MPI_LONG_LONG, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Ialltoall, MPI_Alltoall_init, c.send.data(), n, element, c.recv.data(), n, element,
+                              comm);
       break;
     case Kind::alltoallv: {
       const auto count = [&](int from, int to) { return (from + 2 * to + salt) % 3 == 0 ? 0 : n + (from + to) % 3; };
@@ -111,8 +128,9 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
       for (int from = 0; from < p; ++from)
         for (int i = 0; i < c.recv_counts[from]; ++i) c.expected.push_back(value(from, rank * 100000LL + i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Ialltoallv(c.send.data(), c.send_counts.data(), c.send_displs.data(), MPI_LONG_LONG, c.recv.data(),
-                            c.recv_counts.data(), c.recv_displs.data(), MPI_LONG_LONG, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Ialltoallv, MPI_Alltoallv_init, c.send.data(), c.send_counts.data(),
+                              c.send_displs.data(), element, c.recv.data(), c.recv_counts.data(), c.recv_displs.data(),
+                              element, comm);
       break;
     }
     case Kind::allreduce:
@@ -123,7 +141,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
         c.expected.push_back(sum);
       }
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Iallreduce(c.send.data(), c.recv.data(), n, MPI_LONG_LONG, MPI_SUM, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Iallreduce, MPI_Allreduce_init, c.send.data(), c.recv.data(), n, MPI_LONG_LONG,
+                              MPI_SUM, comm);
       break;
     case Kind::gatherv:
       for (int r = 0; r < p; ++r) c.recv_counts.push_back(irregular(r));
@@ -134,8 +153,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
           for (int i = 0; i < c.recv_counts[r]; ++i) c.expected.push_back(value(r, i, salt));
       }
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Igatherv(c.send.data(), c.recv_counts[rank], MPI_LONG_LONG, c.recv.data(), c.recv_counts.data(),
-                          c.recv_displs.data(), MPI_LONG_LONG, root, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Igatherv, MPI_Gatherv_init, c.send.data(), c.recv_counts[rank], element,
+                              c.recv.data(), c.recv_counts.data(), c.recv_displs.data(), element, root, comm);
       break;
     case Kind::scatterv:
       for (int r = 0; r < p; ++r) c.send_counts.push_back(irregular(r));
@@ -146,11 +165,12 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt) {
       }
       for (int i = 0; i < c.send_counts[rank]; ++i) c.expected.push_back(value(rank, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = MPI_Iscatterv(c.send.data(), c.send_counts.data(), c.send_displs.data(), MPI_LONG_LONG, c.recv.data(),
-                           c.send_counts[rank], MPI_LONG_LONG, root, comm, &c.request);
+      c.rc = NONBLOCKING_CALL(MPI_Iscatterv, MPI_Scatterv_init, c.send.data(), c.send_counts.data(),
+                              c.send_displs.data(), element, c.recv.data(), c.send_counts[rank], element, root, comm);
       break;
   }
   return call;
 }
+#undef NONBLOCKING_CALL
 
 }  // namespace nonblocking
