@@ -6,7 +6,8 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "model/platform/model_settings.hpp"
-#include "profile/profile.hpp"  // size_bucket: the key of a session
+#include "decide/size_agreement.hpp"
+#include "decide/size_bucket.hpp"
 
 namespace collshim {
 
@@ -53,30 +54,14 @@ long long DecisionPolicy::agreed_block_bytes(CommDecisions& comm, const CallFact
                                              long long received_bytes, int root) const {
   const int p = facts.procs;
   const SizeAgreement agreement = collective_info(facts.collective).size_agreement;
-  // Rank-local counts (Alltoallv): a size-keyed decision needs a size every rank agrees on, the
-  // average block over the whole exchange, total bytes / p^2, from one 8-byte sum on the shadow
-  // communicator (a latency-bound O(log p) step). Only paid when some rule of the collective that
-  // tests block_bytes could apply to this communicator; otherwise the decision ignores the size, and
-  // the report buckets the call by this rank's own average received block.
-  if (agreement == SizeAgreement::local) {
-    if (size_must_be_agreed(comm, facts)) return steps.sum(received_bytes) / (static_cast<long long>(p) * p);
-  }
-  // Root-only counts (Gatherv, Scatterv): the root's total, broadcast (8 bytes) when some rule tests
-  // block_bytes; otherwise the decision ignores the size, and the report buckets the root's calls
-  // by the average block and the others' by their own block (received_bytes is then that block).
-  if (agreement == SizeAgreement::root) {
-    long long total_bytes = received_bytes;
-    if (size_must_be_agreed(comm, facts)) {
-      steps.broadcast(&total_bytes, sizeof total_bytes, root);
-    } else if (steps.rank() != root) {
-      return received_bytes;
-    }
-    return total_bytes / p;
-  }
-  // Reductions: the vector (count x type size), the same on every rank.
-  if (collective_info(facts.collective).shape == CallShape::reduction) return received_bytes;
-  // Global: every rank holds the same counts, so every rank computes the same size.
-  return received_bytes / p;
+  // A rank-local (Alltoallv) or root-only (Gatherv, Scatterv) size: one 8-byte sum on the shadow
+  // communicator (a latency-bound O(log p) step), paid only where some rule of the collective that
+  // tests block_bytes could apply to this communicator. Otherwise the decision ignores the size.
+  const bool agrees =
+      (agreement == SizeAgreement::local || agreement == SizeAgreement::root) && size_must_be_agreed(comm, facts);
+  if (!agrees) return own_block_bytes(facts.collective, p, steps.rank(), root, received_bytes);
+  return block_bytes_from_sum(agreement, steps.sum(size_contribution(agreement, steps.rank(), root, received_bytes)),
+                              p);
 }
 
 // The session that settles a key no forcing variable fixed, on its communicator: created on the key's
@@ -84,11 +69,11 @@ long long DecisionPolicy::agreed_block_bytes(CommDecisions& comm, const CallFact
 // the model costs them first and the session holds what plan_key says: its pick alone
 // (COLLSHIM_TUNE=off), native and its best three (confirm), or native and its best few in predicted
 // order (online). Where the model cannot cost native, it never leaves native on its own word.
-CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
-                                               Outcome& outcome) const {
+CommTuning::Key& DecisionPolicy::key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
+                                             Outcome& outcome) const {
   const CallFacts& facts = call.facts;
   const int bucket = size_bucket(facts.block_bytes);
-  if (CommTuning::Entry* known = comm.tuning.find(facts.collective, bucket, call.properties)) return *known;
+  if (CommTuning::Key* known = comm.tuning.find(facts.collective, bucket, call.properties)) return *known;
   std::vector<const AlgorithmChoice*> candidates = selector_.tuning_candidates(facts);
   const AlgorithmChoice* native = selector_.native_choice();
   if (!model_ || !selector_.model_decides(facts.collective))
@@ -118,8 +103,8 @@ CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const Policy
                 bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
   model::KeyPlan plan = model::plan_key(selector_, verdict, candidates, widen);
   outcome.verdict = std::move(verdict);
-  CommTuning::Entry& key = comm.tuning.add(facts.collective, bucket, call.properties, std::move(plan.trial), tuning_,
-                                           plan.source, plan.evidence);
+  CommTuning::Key& key = comm.tuning.add(facts.collective, bucket, call.properties, std::move(plan.trial), tuning_,
+                                         plan.source, plan.evidence);
   key.predicted_us = std::move(plan.predicted_us);
   key.widen_to = std::move(plan.widen_to);
   key.widen_to_us = std::move(plan.widen_to_us);
@@ -127,81 +112,82 @@ CommTuning::Entry& DecisionPolicy::key_session(CommDecisions& comm, const Policy
   return key;
 }
 
-Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps) const {
+Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
+                               DecidedAt at) const {
   const CallFacts& facts = call.facts;
+  const bool started = at != DecidedAt::blocking_call;
   Outcome outcome;
+  const auto store = [&](const Decision& decision) {
+    comm.cache.store(facts.collective, facts.block_bytes, started ? started_form(decision) : decision, call.properties,
+                     started);
+    outcome.decision = comm.cache.find(facts.collective, facts.block_bytes, call.properties, started);
+    return outcome;
+  };
+  if (at == DecidedAt::start) {  // a key the blocking calls settled, as every rank has it here
+    if (const Decision* settled = comm.cache.find(facts.collective, facts.block_bytes, call.properties))
+      return store(*settled);
+    if (const CommTuning::Key* key =
+            comm.tuning.find(facts.collective, size_bucket(facts.block_bytes), call.properties);
+        key != nullptr && key->session.settled())
+      return store(settled_decision(*key, selector_.native_choice()));
+  }
+  if (started) {
+    if (const Decision* known = comm.cache.find(facts.collective, facts.block_bytes, call.properties, true)) {
+      outcome.decision = known;
+      return outcome;
+    }
+  }
   Decision decision = selector_.decide(facts);
   const bool model_step = decision.rule_index == Decision::no_rule && selector_.model_decides(facts.collective);
   if (facts.procs > 1 && (selector_.tunes(decision) || model_step)) {
-    CommTuning::Entry& key = key_session(comm, call, steps, outcome);
+    if (started) return store(started_pick(comm, call, steps, model_step));
+    CommTuning::Key& key = key_session(comm, call, steps, outcome);
     outcome.key = &key;
     if (!key.session.done()) return outcome;
     decision = settled_decision(key, selector_.native_choice());
   }
-  if (decision.choice != decision.requested && log_) {
+  if (!started && decision.choice != decision.requested && log_) {
     log_->debug("{}: {} is not eligible for p={}{} (needs {}); running {} instead", mpi_function_name(facts.collective),
                 decision.requested->text(), facts.procs, properties_text(call.properties), decision.substitution,
                 decision.choice->text());
   }
-  comm.cache.store(facts.collective, facts.block_bytes, decision, call.properties);
-  outcome.decision = comm.cache.find(facts.collective, facts.block_bytes, call.properties);
-  return outcome;
+  return store(decision);
 }
 
-Decision DecisionPolicy::decide_nonblocking(CommDecisions& comm, const PolicyCall& call,
-                                            bool settled_by_blocking_calls) const {
+Decision DecisionPolicy::started_pick(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& alone,
+                                      bool model_step) const {
   const CallFacts& facts = call.facts;
-  if (const Decision* known = comm.nonblocking_cache.find(facts.collective, facts.block_bytes, call.properties);
-      known != nullptr && !settled_by_blocking_calls)
-    return *known;
-  const auto nonblocking = [&](Decision decision) {
-    const AlgorithmChoice* form = selector_.nonblocking_form(*decision.choice);
-    if (form != decision.choice) {
-      decision.substitution = blocking_only_substitution;
-      decision.choice = form;
-    }
-    return decision;
-  };
   const int bucket = size_bucket(facts.block_bytes);
-  if (settled_by_blocking_calls) {
-    if (const Decision* settled = comm.cache.find(facts.collective, facts.block_bytes, call.properties))
-      return nonblocking(*settled);
-    if (const CommTuning::Entry* key = comm.tuning.find(facts.collective, bucket, call.properties);
-        key != nullptr && key->session.settled())
-      return nonblocking(settled_decision(*key, selector_.native_choice()));
-  }
-  Decision decision = selector_.decide(facts);
-  const bool model_step = decision.rule_index == Decision::no_rule && selector_.model_decides(facts.collective);
-  if (facts.procs > 1 && (selector_.tunes(decision) || model_step)) {
-    const std::array<int, 3> key{static_cast<int>(facts.collective), bucket, call.properties};
-    if (const auto known = comm.nonblocking_picks.find(key); known != comm.nonblocking_picks.end()) {
-      decision = known->second;
-    } else {
-      const AlgorithmChoice* native = selector_.native_choice();
-      decision = {native, native, "online tuning times blocking calls only", Decision::no_rule};
-      if (model_ && model_step) {
-        const std::vector<const AlgorithmChoice*> candidates = selector_.tuning_candidates(facts);
-        if (!model::nothing_to_cost(candidates, native)) {
-          SoloSteps alone(facts.procs);
-          const model::ModelVerdict verdict = model::model_decision(*model_, call.model_call(alone), call.node_of_rank,
-                                                                    candidates, native, facts.commutative);
-          decision = {verdict.pick, verdict.pick, "model's pick, not confirmed (nonblocking)",
-                      verdict.pick == native ? Decision::model_kept_native : Decision::model_pick};
-          if (log_)
-            log_->debug("{}: p={} block {}: cost model (nonblocking): {}; picks {}",
-                        mpi_function_name(facts.collective), facts.procs, bucket_text(bucket),
-                        model::verdict_text(verdict), verdict.pick->text());
-        }
-      }
-      comm.nonblocking_picks.emplace(key, decision);
+  const std::array<int, 3> key{static_cast<int>(facts.collective), bucket, call.properties};
+  if (const auto known = comm.started_picks.find(key); known != comm.started_picks.end()) return known->second;
+  const AlgorithmChoice* native = selector_.native_choice();
+  Decision decision{native, native, "online tuning times blocking calls only", Decision::no_rule};
+  if (model_ && model_step) {
+    const std::vector<const AlgorithmChoice*> candidates = selector_.tuning_candidates(facts);
+    if (!model::nothing_to_cost(candidates, native)) {
+      const model::ModelVerdict verdict = model::model_decision(*model_, call.model_call(alone), call.node_of_rank,
+                                                                candidates, native, facts.commutative);
+      decision = {verdict.pick, verdict.pick, "model's pick, not confirmed (nonblocking)",
+                  verdict.pick == native ? Decision::model_kept_native : Decision::model_pick};
+      if (log_)
+        log_->debug("{}: p={} block {}: cost model (nonblocking): {}; picks {}", mpi_function_name(facts.collective),
+                    facts.procs, bucket_text(bucket), model::verdict_text(verdict), verdict.pick->text());
     }
   }
-  decision = nonblocking(decision);
-  comm.nonblocking_cache.store(facts.collective, facts.block_bytes, decision, call.properties);
+  comm.started_picks.emplace(key, decision);
   return decision;
 }
 
-Trial DecisionPolicy::trial(const CommTuning::Entry& key) const {
+Decision DecisionPolicy::started_form(Decision decision) const {
+  const AlgorithmChoice* form = selector_.nonblocking_form(*decision.choice);
+  if (form != decision.choice) {
+    decision.substitution = blocking_only_substitution;
+    decision.choice = form;
+  }
+  return decision;
+}
+
+Trial DecisionPolicy::trial(const CommTuning::Key& key) const {
   const TuningSession& session = key.session;
   // Settled, with the pick's second look pending: the pick's own call, not a trial.
   const bool settled = session.settled();
@@ -210,7 +196,7 @@ Trial DecisionPolicy::trial(const CommTuning::Entry& key) const {
           session.next_call_timed(), !settled};
 }
 
-int DecisionPolicy::run_trial(CommTuning::Entry& key, CollectiveSteps& steps, const std::function<int()>& run,
+int DecisionPolicy::run_trial(CommTuning::Key& key, CollectiveSteps& steps, const std::function<int()>& run,
                               double& own_seconds, bool& settled_now) const {
   const bool settled = key.session.settled();
   int rc = 0;
@@ -222,7 +208,7 @@ int DecisionPolicy::run_trial(CommTuning::Entry& key, CollectiveSteps& steps, co
   return rc;
 }
 
-void DecisionPolicy::widen_if_mispredicted(CommTuning::Entry& key) const {
+void DecisionPolicy::widen_if_mispredicted(CommTuning::Key& key) const {
   TuningSession& session = key.session;
   if (key.widen_to.empty() || session.widened() || session.rechecked()) return;
   const model::PredictionCheck check = model::check_predictions(session.measured(), key.predicted_us);

@@ -28,16 +28,27 @@ namespace collshim {
 
 // What a communicator keeps of its decisions: p and the mapping are fixed for it.
 struct CommDecisions {
-  DecisionCache cache;
-  CommTuning tuning;  // the keys the model or online tuning settles, or has settled, by trial calls
+  DecisionCache cache;  // every decision made, blocking and started calls' alike
+  CommTuning tuning;    // the keys the model or online tuning settles, or has settled, by trial calls
   // Per collective, whether its decisions here depend on the size (0: not known yet, 1: no, 2: yes):
   // the ranks agree on a rank-local size only where they do.
   std::array<std::uint8_t, collective_count> size_dependence{};
-  // Nonblocking and persistent calls' decisions (decide_nonblocking): by size, and the cost model's
-  // picks by size bucket, so that each bucket is costed once. Touched only by those calls, which
-  // decide in the same order on every rank.
-  DecisionCache nonblocking_cache;
-  std::map<std::array<int, 3>, Decision> nonblocking_picks;  // (collective, bucket, properties)
+  // The cost model's unconfirmed picks for started calls, by size bucket, so that each bucket is
+  // costed once. Touched only by those calls, which decide in the same order on every rank.
+  std::map<std::array<int, 3>, Decision> started_picks;  // (collective, bucket, properties)
+};
+
+// Where a call is decided, which says what its decision may use.
+enum class DecidedAt : std::uint8_t {
+  // A blocking call, every rank in it: the model's verdict is agreed, a key's session runs trial calls.
+  blocking_call,
+  // A nonblocking or persistent call as it starts: by this rank alone (a start never waits for other
+  // ranks), at the same point of every rank's calls on the communicator, so a key the blocking
+  // calls settled counts.
+  start,
+  // A started call that agreed on its size first, deciding during progress: alone, and at different
+  // calls on different ranks, so only forcing, the rules and the model's pick count.
+  progress,
 };
 
 // Decision::substitution of a nonblocking or persistent call whose choice is blocking-only
@@ -81,8 +92,8 @@ struct Trial {
 // through (native), or, after the vote, device memory (device_memory_agreed()).
 struct Outcome {
   const Decision* decision = nullptr;
-  CommTuning::Entry* key = nullptr;  // the key's session: the trial's, or the one settled in this call
-  bool settled_now = false;          // `key` settled in this call (a job keeps it: Runtime::learned)
+  CommTuning::Key* key = nullptr;  // the key's session: the trial's, or the one settled in this call
+  bool settled_now = false;        // `key` settled in this call (a job keeps it: Runtime::learned)
   // Where the model spoke in this call: its verdict as every rank has it, and on the rank that costed
   // it, as costed (every list whole; collshim-config explain prints it).
   std::optional<model::ModelVerdict> verdict;
@@ -135,26 +146,24 @@ class DecisionPolicy {
   long long agreed_block_bytes(CommDecisions& comm, const CallFacts& facts, CollectiveSteps& steps,
                                long long received_bytes, int root) const;
 
-  // The decision of a call the cache does not hold (cached() gave null): stored there once settled.
-  Outcome decide(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps) const;
+  // The one decision of every call form, stored in the communicator's cache once settled: a blocking
+  // call's where cached() gave null; a started call's always (then `decision` is never null). In
+  // order: for a start, a key the blocking calls settled; the forcing variable and the rules
+  // (Selector); where they leave it to tuning or the model, a blocking call's key session (the model's
+  // confirmation, online tuning: trial calls, null until settled), or for a started call the model's
+  // pick costed here alone (every rank costs the same call the same way; an Alltoallv as uniform at
+  // its average block; `call.model_call` gets `steps`, SoloSteps) or native; then for a started call
+  // the choice's nonblocking form (Selector::nonblocking_form).
+  Outcome decide(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
+                 DecidedAt at = DecidedAt::blocking_call) const;
 
   // The next call of a key decide() left to trial calls.
-  Trial trial(const CommTuning::Entry& key) const;
+  Trial trial(const CommTuning::Key& key) const;
   // Runs that call through `steps` (`run` returns an MPI error code, which it returns) and advances
   // the key's session by the agreed time. `own_seconds`: this rank's time of the call; `settled_now`:
   // the key settled with this call.
-  int run_trial(CommTuning::Entry& key, CollectiveSteps& steps, const std::function<int()>& run, double& own_seconds,
+  int run_trial(CommTuning::Key& key, CollectiveSteps& steps, const std::function<int()>& run, double& own_seconds,
                 bool& settled_now) const;
-
-  // The decision of a nonblocking or persistent call, from what this rank knows alone: a start never
-  // waits for other ranks, so there are no trial calls, no size agreement here (the caller agrees
-  // first where it must) and no model broadcast. In order: the key's decision as a blocking call
-  // settled it (where `settled_by_blocking_calls`: only where every rank decides at the same point
-  // of its calls on the communicator, which a decision made during progress is not), the forcing
-  // variable and the rules, else the cost model's pick costed here (every rank costs the same call
-  // the same way; an Alltoallv as uniform at its average block), else native. Then the choice's
-  // nonblocking form (Selector::nonblocking_form). `call.model_call` is given SoloSteps.
-  Decision decide_nonblocking(CommDecisions& comm, const PolicyCall& call, bool settled_by_blocking_calls) const;
 
   // Whether some rank's buffers of a call about to run one of the shim's algorithms are device
   // memory (`mine`: this rank's): every rank must take the same path, and then the call passes
@@ -162,11 +171,16 @@ class DecisionPolicy {
   static bool device_memory_agreed(CollectiveSteps& steps, bool mine) { return steps.max(mine ? 1 : 0) != 0; }
 
  private:
-  CommTuning::Entry& key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
-                                 Outcome& outcome) const;
+  CommTuning::Key& key_session(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& steps,
+                               Outcome& outcome) const;
+  // A started call's pick where tuning or the model decides: the model's, unconfirmed, costed once per
+  // bucket; native without a model.
+  Decision started_pick(CommDecisions& comm, const PolicyCall& call, CollectiveSteps& alone, bool model_step) const;
+  // The choice's form that runs nonblocking, where it is blocking-only.
+  Decision started_form(Decision decision) const;
   // A confirmation's first trial just settled: widens it where its measured times disagree with the
   // predictions (model::check_predictions). The times are the agreed ones, so every rank widens alike.
-  void widen_if_mispredicted(CommTuning::Entry& key) const;
+  void widen_if_mispredicted(CommTuning::Key& key) const;
 
   Selector selector_;
   std::optional<model::ModelSettings> model_;

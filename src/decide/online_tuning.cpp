@@ -166,7 +166,7 @@ std::string measured_text(const TuningSession& session) {
   return text;
 }
 
-Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native) {
+Decision settled_decision(const CommTuning::Key& key, const AlgorithmChoice* native) {
   const AlgorithmChoice* best = key.session.best();
   switch (key.source) {
     case KeySource::online: return {best, best, "tuned online", Decision::tuned_online};

@@ -151,7 +151,7 @@ struct ModelEvidence {
 // A communicator sees few keys: a linear search. A deque, so sessions stay where they are.
 class CommTuning {
  public:
-  struct Entry {
+  struct Key {
     Collective collective;
     int bucket, properties;
     TuningSession session;
@@ -167,8 +167,8 @@ class CommTuning {
     std::string widened{};      // once widened: why and what it tried, for logs and the written rules
     double widened_spread = 0;  // the measured/predicted ratios' spread that widened it
   };
-  Entry* find(Collective collective, int bucket, int properties) {
-    for (Entry& entry : sessions_) {
+  Key* find(Collective collective, int bucket, int properties) {
+    for (Key& entry : sessions_) {
       if (entry.collective == collective && entry.bucket == bucket && entry.properties == properties) return &entry;
     }
     return nullptr;
@@ -177,8 +177,8 @@ class CommTuning {
   // policy's minimum of timed calls per candidate and drops the hopeless after one. The model's few
   // get the extra calls of short ones and are never dropped: one call at a job's start can be many
   // times a warm one (measured on a real node: 8 ms against 6 us), and dropping on it lost the best.
-  Entry& add(Collective collective, int bucket, int properties, std::vector<const AlgorithmChoice*> candidates,
-             TuningPolicy policy, KeySource source = KeySource::online, ModelEvidence evidence = {}) {
+  Key& add(Collective collective, int bucket, int properties, std::vector<const AlgorithmChoice*> candidates,
+           TuningPolicy policy, KeySource source = KeySource::online, ModelEvidence evidence = {}) {
     if (source == KeySource::online) {
       policy.max_timed_calls = policy.timed_calls;
     } else {
@@ -190,12 +190,12 @@ class CommTuning {
   }
 
  private:
-  std::deque<Entry> sessions_;
+  std::deque<Key> sessions_;
 };
 
 // The decision of a settled key (its session done), labelled by who settled it; `native` passes through.
 struct Decision;
-Decision settled_decision(const CommTuning::Entry& key, const AlgorithmChoice* native);
+Decision settled_decision(const CommTuning::Key& key, const AlgorithmChoice* native);
 
 // What a communicator learned for one key, in a fixed layout: rank 0 gathers these from every rank at
 // MPI_Finalize (every rank runs the same binary).

@@ -1,6 +1,6 @@
 #pragma once
 // The arguments of each collective's int form, as a struct whose members are the row's parameters
-// (entry_point_table.hpp): what a call shape (entry_points.cpp's <Name>Entry) is built from, whichever
+// (entry_point_table.hpp): what a call shape (call_shapes.hpp's <Name>Shape) is built from, whichever
 // form the call came in (blocking, large-count, nonblocking, persistent).
 #include <mpi.h>
 
@@ -20,12 +20,12 @@ struct CallArguments;
 COLLSHIM_COLLECTIVES(COLLSHIM_CALL_ARGUMENTS)
 #undef COLLSHIM_CALL_ARGUMENTS
 
-// A call shape `Entry` built from the int form's arguments, in the row's order.
-template <typename Entry>
-struct IntForm : Entry {
+// A call shape `Shape` built from the int form's arguments, in the row's order.
+template <typename Shape>
+struct IntForm : Shape {
   template <typename... Args>
-  explicit IntForm(Args... args) : Entry(CallArguments<Entry::collective>{args...}) {}
-  explicit IntForm(const CallArguments<Entry::collective>& arguments) : Entry(arguments) {}
+  explicit IntForm(Args... args) : Shape(CallArguments<Shape::collective>{args...}) {}
+  explicit IntForm(const CallArguments<Shape::collective>& arguments) : Shape(arguments) {}
 };
 
 }  // namespace collshim

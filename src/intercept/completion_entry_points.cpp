@@ -8,7 +8,6 @@
 // never blocks inside the library, where an operation of the shim could not advance).
 #include <dlfcn.h>
 #include <mpi.h>
-#include <sched.h>
 
 #include <vector>
 
@@ -41,16 +40,10 @@ int raised(MPI_Comm comm, int rc) {
   return rc;
 }
 
-// One pass of a wait: every running operation advances. Between passes the lock is released and
-// the processor offered to other threads (several may wait at once).
-void advance(OperationTable& table) {
-  if (OperationTable::running()) table.progress();
-}
-
 // The library's part of a request array: the shim's requests replaced by MPI_REQUEST_NULL.
 struct LibraryRequests {
   std::vector<MPI_Request> requests;
-  std::vector<OperationTable::Entry*> ours;
+  std::vector<OperationTable::Record*> ours;
   bool any_ours = false;
   bool ours_active = false;  // some request of the shim is active (started, not yet completed by a call)
 
@@ -78,10 +71,10 @@ MPI_Status* status_at(MPI_Status* statuses, int index) {
 
 // Waitall and Testall: complete all or none. Returns true when done (`rc` then holds the result).
 bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* statuses, int& rc) {
-  advance(table);
+  OperationTable::advance_if_running();
   LibraryRequests split(table, count, array);
-  for (const OperationTable::Entry* entry : split.ours) {
-    if (entry != nullptr && entry->active && !entry->complete) return false;
+  for (const OperationTable::Record* record : split.ours) {
+    if (record != nullptr && record->active && !record->complete) return false;
   }
   int flag = 1;
   rc = next_call.Testall(count, split.requests.data(), &flag, statuses);
@@ -90,14 +83,14 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
   MPI_Comm failed = MPI_COMM_NULL;
   std::vector<int> errors(static_cast<std::size_t>(count), MPI_SUCCESS);
   for (int i = 0; i < count; ++i) {
-    OperationTable::Entry* entry = split.ours[i];
-    if (entry == nullptr) continue;
-    const MPI_Comm comm = entry->operation->comm();
-    if (!entry->active) {
+    OperationTable::Record* record = split.ours[i];
+    if (record == nullptr) continue;
+    const MPI_Comm comm = record->operation->comm();
+    if (!record->active) {
       set_empty_status(status_at(statuses, i));
       continue;
     }
-    errors[i] = table.finish(&array[i], *entry, status_at(statuses, i));
+    errors[i] = table.finish(&array[i], *record, status_at(statuses, i));
     if (errors[i] != MPI_SUCCESS && failed == MPI_COMM_NULL) failed = comm;
   }
   if (failed == MPI_COMM_NULL) return true;
@@ -117,14 +110,14 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
 
 // Waitany and Testany: one request completes, or none is active (index MPI_UNDEFINED).
 bool any_pass(OperationTable& table, int count, MPI_Request* array, int* index, MPI_Status* status, int& rc) {
-  advance(table);
+  OperationTable::advance_if_running();
   LibraryRequests split(table, count, array);
   for (int i = 0; i < count; ++i) {
-    OperationTable::Entry* entry = split.ours[i];
-    if (entry == nullptr || !entry->active || !entry->complete) continue;
+    OperationTable::Record* record = split.ours[i];
+    if (record == nullptr || !record->active || !record->complete) continue;
     *index = i;
-    const MPI_Comm comm = entry->operation->comm();
-    rc = raised(comm, table.finish(&array[i], *entry, status));
+    const MPI_Comm comm = record->operation->comm();
+    rc = raised(comm, table.finish(&array[i], *record, status));
     return true;
   }
   int flag = 1;
@@ -146,16 +139,16 @@ bool any_pass(OperationTable& table, int count, MPI_Request* array, int* index, 
 // Waitsome and Testsome: every request complete now, at least one; none active: MPI_UNDEFINED.
 bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcount, int* indices, MPI_Status* statuses,
                int& rc) {
-  advance(table);
+  OperationTable::advance_if_running();
   LibraryRequests split(table, count, array);
   int done = 0;
   MPI_Comm failed = MPI_COMM_NULL;
   std::vector<int> errors;
   for (int i = 0; i < count; ++i) {
-    OperationTable::Entry* entry = split.ours[i];
-    if (entry == nullptr || !entry->active || !entry->complete) continue;
-    const MPI_Comm comm = entry->operation->comm();
-    const int error = table.finish(&array[i], *entry, status_at(statuses, done));
+    OperationTable::Record* record = split.ours[i];
+    if (record == nullptr || !record->active || !record->complete) continue;
+    const MPI_Comm comm = record->operation->comm();
+    const int error = table.finish(&array[i], *record, status_at(statuses, done));
     if (error != MPI_SUCCESS && failed == MPI_COMM_NULL) failed = comm;
     errors.push_back(error);
     indices[done++] = i;
@@ -191,36 +184,22 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
 // Wait and Test of one request. (A wait never blocks inside the library while the shim holds
 // requests: it would hold the table's lock there, and another thread's operation could need it.)
 bool one_pass(OperationTable& table, MPI_Request* request, MPI_Status* status, int& rc) {
-  advance(table);
-  OperationTable::Entry* entry = table.find(*request);
-  if (entry == nullptr) {
+  OperationTable::advance_if_running();
+  OperationTable::Record* record = table.find(*request);
+  if (record == nullptr) {
     int flag = 1;
     rc = next_call.Test(request, &flag, status);
     return rc != MPI_SUCCESS || flag;
   }
-  if (!entry->active) {  // an inactive persistent request: complete at once, empty status
+  if (!record->active) {  // an inactive persistent request: complete at once, empty status
     set_empty_status(status);
     rc = MPI_SUCCESS;
     return true;
   }
-  if (!entry->complete) return false;
-  const MPI_Comm comm = entry->operation->comm();
-  rc = raised(comm, table.finish(request, *entry, status));
+  if (!record->complete) return false;
+  const MPI_Comm comm = record->operation->comm();
+  rc = raised(comm, table.finish(request, *record, status));
   return true;
-}
-
-// Runs `pass` once (a test), or until it is done (a wait), holding the table's lock during each pass.
-template <typename Pass>
-int complete(bool waits, Pass&& pass) {
-  OperationTable& table = OperationTable::instance();
-  int rc = MPI_SUCCESS;
-  for (;;) {
-    {
-      auto lock = table.lock();
-      if (pass(table, rc) || !waits) return rc;
-    }
-    sched_yield();
-  }
 }
 
 }  // namespace
@@ -230,40 +209,40 @@ using namespace collshim;
 
 COLLSHIM_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Wait(request, status);
-  return complete(true, [&](OperationTable& table, int& rc) { return one_pass(table, request, status, rc); });
+  return poll(true, [&](OperationTable& table, int& rc) { return one_pass(table, request, status, rc); });
 }
 
 COLLSHIM_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Test(request, flag, status);
   *flag = 0;
-  return complete(false,
-                  [&](OperationTable& table, int& rc) { return *flag = one_pass(table, request, status, rc) ? 1 : 0; });
+  return poll(false,
+              [&](OperationTable& table, int& rc) { return *flag = one_pass(table, request, status, rc) ? 1 : 0; });
 }
 
 COLLSHIM_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Waitall(count, requests, statuses);
-  return complete(true, [&](OperationTable& table, int& rc) { return all_pass(table, count, requests, statuses, rc); });
+  return poll(true, [&](OperationTable& table, int& rc) { return all_pass(table, count, requests, statuses, rc); });
 }
 
 COLLSHIM_EXPORT int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Testall(count, requests, flag, statuses);
   *flag = 0;
-  return complete(false, [&](OperationTable& table, int& rc) {
+  return poll(false, [&](OperationTable& table, int& rc) {
     return *flag = all_pass(table, count, requests, statuses, rc) ? 1 : 0;
   });
 }
 
 COLLSHIM_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Waitany(count, requests, index, status);
-  return complete(true,
-                  [&](OperationTable& table, int& rc) { return any_pass(table, count, requests, index, status, rc); });
+  return poll(true,
+              [&](OperationTable& table, int& rc) { return any_pass(table, count, requests, index, status, rc); });
 }
 
 COLLSHIM_EXPORT int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Testany(count, requests, index, flag, status);
   *flag = 0;
   *index = MPI_UNDEFINED;
-  return complete(false, [&](OperationTable& table, int& rc) {
+  return poll(false, [&](OperationTable& table, int& rc) {
     return *flag = any_pass(table, count, requests, index, status, rc) ? 1 : 0;
   });
 }
@@ -271,7 +250,7 @@ COLLSHIM_EXPORT int MPI_Testany(int count, MPI_Request requests[], int* index, i
 COLLSHIM_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                                  MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Waitsome(incount, requests, outcount, indices, statuses);
-  return complete(true, [&](OperationTable& table, int& rc) {
+  return poll(true, [&](OperationTable& table, int& rc) {
     return some_pass(table, incount, requests, outcount, indices, statuses, rc);
   });
 }
@@ -280,7 +259,7 @@ COLLSHIM_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* outco
                                  MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Testsome(incount, requests, outcount, indices, statuses);
   *outcount = 0;
-  return complete(false, [&](OperationTable& table, int& rc) {
+  return poll(false, [&](OperationTable& table, int& rc) {
     if (!some_pass(table, incount, requests, outcount, indices, statuses, rc)) *outcount = 0;
     return true;
   });
@@ -288,14 +267,14 @@ COLLSHIM_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* outco
 
 COLLSHIM_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Request_get_status(request, flag, status);
-  return complete(false, [&](OperationTable& table, int& rc) {
-    advance(table);
-    const OperationTable::Entry* entry = table.find(request);
-    if (entry == nullptr) {
+  return poll(false, [&](OperationTable& table, int& rc) {
+    OperationTable::advance_if_running();
+    const OperationTable::Record* record = table.find(request);
+    if (record == nullptr) {
       rc = next_call.Request_get_status(request, flag, status);
       return true;
     }
-    *flag = !entry->active || entry->complete ? 1 : 0;
+    *flag = !record->active || record->complete ? 1 : 0;
     if (*flag) set_empty_status(status);
     rc = MPI_SUCCESS;
     return true;
@@ -304,14 +283,14 @@ COLLSHIM_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_S
 
 COLLSHIM_EXPORT int MPI_Start(MPI_Request* request) {
   if (!OperationTable::holds_requests()) return next_call.Start(request);
-  return complete(false, [&](OperationTable& table, int& rc) {
-    OperationTable::Entry* entry = table.find(*request);
-    if (entry == nullptr) {
+  return poll(false, [&](OperationTable& table, int& rc) {
+    OperationTable::Record* record = table.find(*request);
+    if (record == nullptr) {
       rc = next_call.Start(request);
-    } else if (entry->active) {  // MPI: starting an active request is erroneous
-      rc = raised(entry->operation->comm(), MPI_ERR_REQUEST);
+    } else if (record->active) {  // MPI: starting an active request is erroneous
+      rc = raised(record->operation->comm(), MPI_ERR_REQUEST);
     } else {
-      table.start(*request, *entry);
+      table.start(*request, *record);
       rc = MPI_SUCCESS;
     }
     return true;
@@ -330,13 +309,13 @@ COLLSHIM_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
 
 COLLSHIM_EXPORT int MPI_Request_free(MPI_Request* request) {
   if (!OperationTable::holds_requests()) return next_call.Request_free(request);
-  return complete(false, [&](OperationTable& table, int& rc) {
-    OperationTable::Entry* entry = table.find(*request);
+  return poll(false, [&](OperationTable& table, int& rc) {
+    OperationTable::Record* record = table.find(*request);
     rc = MPI_SUCCESS;
-    if (entry == nullptr) {
+    if (record == nullptr) {
       rc = next_call.Request_free(request);
     } else {
-      table.free(request, *entry);
+      table.free(request, *record);
     }
     return true;
   });
@@ -388,8 +367,8 @@ COLLSHIM_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatyp
 
 COLLSHIM_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   if (!OperationTable::running()) return next_call.Probe(source, tag, comm, status);
-  return complete(true, [&](OperationTable& table, int& rc) {
-    advance(table);
+  return poll(true, [&](OperationTable&, int& rc) {
+    OperationTable::advance_if_running();
     int flag = 0;
     rc = PMPI_Iprobe(source, tag, comm, &flag, status);
     return rc != MPI_SUCCESS || flag;

@@ -5,13 +5,13 @@
 
 // Every intercepted collective, declared once: one row, from which the shim generates
 //   - the blocking MPI_<Name>: its fast path (a tail call of the library's function), the
-//     dlsym(RTLD_NEXT) lookup, and the shim's path through <Name>Entry, the call shape in
-//     entry_points.cpp, built from the row's arguments as named members (call_arguments.hpp);
+//     dlsym(RTLD_NEXT) lookup, and the shim's path through <Name>Shape, the call shape in
+//     call_shapes.hpp, built from the row's arguments as named members (call_arguments.hpp);
 //   - under MPI_VERSION >= 4, the large-count MPI_<Name>_c: counts MPI_Count, displacements
 //     MPI_Aint, converted to the int form's by their roles (large_count.hpp);
 //   - the nonblocking MPI_I<name> (adds MPI_Request*) and, under MPI_VERSION >= 4, the persistent
-//     MPI_<Name>_init (adds MPI_Info, MPI_Request*): passed on and counted for the report, through
-//     the same <Name>Entry;
+//     MPI_<Name>_init (adds MPI_Info, MPI_Request*) (the started forms): run by the shim
+//     or passed on, through the same <Name>Shape;
 //   - the Open MPI Fortran bindings (fortran_entry_points.cpp), under every name mangling.
 //
 // X(Name, lower, UPPER, ((role, name), ...), ...): the C name after MPI_, the Fortran names after
@@ -46,11 +46,11 @@
 // The rows as the functions they make, for code that handles every function alike (entry_points.cpp):
 // X(Name, Shape, (parameters), (arguments)), Shape being the call shape that reads the arguments.
 // The blocking forms, and MPI-4's large-count ones where the library declares them (MPICH 4; not
-// Open MPI 4.1): the same decision and engine, through LargeCountEntry (large_count.hpp).
+// Open MPI 4.1): the same decision and engine, through LargeCountShape (large_count.hpp).
 #define COLLSHIM_BLOCKING_FORM(Name, lower, UPPER, parameters, X) \
-  X(Name, IntForm<Name##Entry>, (COLLSHIM_PARAMETERS(int, parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters)))
+  X(Name, IntForm<Name##Shape>, (COLLSHIM_PARAMETERS(int, parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters)))
 #define COLLSHIM_LARGE_COUNT_FORM(Name, lower, UPPER, parameters, X) \
-  X(Name##_c, LargeCountEntry<Name##Entry>, (COLLSHIM_PARAMETERS(c, parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters)))
+  X(Name##_c, LargeCountShape<Name##Shape>, (COLLSHIM_PARAMETERS(c, parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters)))
 #if MPI_VERSION >= 4
 #define COLLSHIM_DECIDED_ENTRY_POINTS(X) \
   COLLSHIM_COLLECTIVES(COLLSHIM_BLOCKING_FORM, X) COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_FORM, X)
@@ -58,41 +58,42 @@
 #define COLLSHIM_DECIDED_ENTRY_POINTS(X) COLLSHIM_COLLECTIVES(COLLSHIM_BLOCKING_FORM, X)
 #endif
 
-// The nonblocking and persistent forms, run by the shim (entry_points.cpp's operations) or passed on
+// The nonblocking and persistent forms, run by the shim (collective_operation.hpp) or passed on
 // to the library, and then counted for the report ("passed through, not handled"). Each builds its
 // call shape from the int form's arguments, and runs the library's nonblocking form where it passes
 // a call on from a nonblocking or persistent operation: persistent calls too, whose own library
 // schedules MPICH 4.0.2 gets wrong (pmodels/mpich#6423).
 // X(Name, Shape, (parameters), (shape arguments), (arguments), form, the nonblocking form's Name).
 #define COLLSHIM_NONBLOCKING_FORM(Name, lower, UPPER, parameters, X)                               \
-  X(I##lower, IntForm<Name##Entry>, (COLLSHIM_PARAMETERS(int, parameters), MPI_Request * request), \
+  X(I##lower, IntForm<Name##Shape>, (COLLSHIM_PARAMETERS(int, parameters), MPI_Request * request), \
     (COLLSHIM_ARGUMENT_NAMES(parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters), request), nonblocking, I##lower)
 #define COLLSHIM_PERSISTENT_FORM(Name, lower, UPPER, parameters, X)                                                  \
-  X(Name##_init, IntForm<Name##Entry>, (COLLSHIM_PARAMETERS(int, parameters), MPI_Info info, MPI_Request * request), \
+  X(Name##_init, IntForm<Name##Shape>, (COLLSHIM_PARAMETERS(int, parameters), MPI_Info info, MPI_Request * request), \
     (COLLSHIM_ARGUMENT_NAMES(parameters)), (COLLSHIM_ARGUMENT_NAMES(parameters), info, request), persistent, I##lower)
 // MPI-4's persistent collectives exist where the library declares them (MPICH 4; not Open MPI 4.1).
 #if MPI_VERSION >= 4
-#define COLLSHIM_UNHANDLED_ENTRY_POINTS(X) \
+#define COLLSHIM_STARTED_ENTRY_POINTS(X) \
   COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_FORM, X) COLLSHIM_COLLECTIVES(COLLSHIM_PERSISTENT_FORM, X)
 #else
-#define COLLSHIM_UNHANDLED_ENTRY_POINTS(X) COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_FORM, X)
+#define COLLSHIM_STARTED_ENTRY_POINTS(X) COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_FORM, X)
 #endif
 #define COLLSHIM_NONBLOCKING_ENTRY_POINTS(X) COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_FORM, X)
 
 namespace collshim {
 
-// The unhandled variants by index: the report's counters (Profile::count_unhandled) and their names.
-enum class UnhandledFunction {
-#define COLLSHIM_UNHANDLED_INDEX(Name, ...) Name,
-  COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_INDEX)
-#undef COLLSHIM_UNHANDLED_INDEX
+// The nonblocking and persistent forms by index: the report's counters of those passed on (Profile::count_unhandled)
+// and their names.
+enum class StartedFunction {
+#define COLLSHIM_STARTED_INDEX(Name, ...) Name,
+  COLLSHIM_STARTED_ENTRY_POINTS(COLLSHIM_STARTED_INDEX)
+#undef COLLSHIM_STARTED_INDEX
       count
 };
 
-inline constexpr const char* unhandled_function_names[] = {
-#define COLLSHIM_UNHANDLED_NAME(Name, ...) "MPI_" #Name,
-    COLLSHIM_UNHANDLED_ENTRY_POINTS(COLLSHIM_UNHANDLED_NAME)
-#undef COLLSHIM_UNHANDLED_NAME
+inline constexpr const char* started_function_names[] = {
+#define COLLSHIM_STARTED_NAME(Name, ...) "MPI_" #Name,
+    COLLSHIM_STARTED_ENTRY_POINTS(COLLSHIM_STARTED_NAME)
+#undef COLLSHIM_STARTED_NAME
 };
 
 }  // namespace collshim

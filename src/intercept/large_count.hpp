@@ -2,7 +2,7 @@
 // MPI-4's large-count calls (MPI_Allgather_c, ...): MPI_Count counts and MPI_Aint displacements,
 // read without narrowing. Where every value fits an int, the call runs as its int form does, through
 // the same decision and engine. A uniform count beyond int (Allgather, Alltoall) becomes one element
-// of a contiguous type of that many. Anything else beyond int (a count array entry, a displacement,
+// of a contiguous type of that many. Anything else beyond int (a count array shape, a displacement,
 // an Allreduce vector, whose predefined operation needs the predefined type) is not usable here and
 // goes to the library's own _c function. One mechanism for every row: each parameter is converted
 // by its role (parameter_roles.hpp).
@@ -135,14 +135,14 @@ struct LargeCountArguments;
 COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_ARGUMENTS)
 #undef COLLSHIM_LARGE_COUNT_ARGUMENTS
 
-// A large-count call shape: the int shape `Entry` built from the converted arguments, usable only
+// A large-count call shape: the int shape `Shape` built from the converted arguments, usable only
 // where they fitted. LargeCounts is constructed first (the base listed first) and lives with the call.
-template <typename Entry>
-struct LargeCountEntry : LargeCounts, Entry {
+template <typename Shape>
+struct LargeCountShape : LargeCounts, Shape {
   template <typename... Args>
-  explicit LargeCountEntry(Args... args)
-      : LargeCounts(), Entry(LargeCountArguments<Entry::collective>::convert(*this, args...)) {}
-  bool arguments_usable(int p) const { return fits() && Entry::arguments_usable(p); }
+  explicit LargeCountShape(Args... args)
+      : LargeCounts(), Shape(LargeCountArguments<Shape::collective>::convert(*this, args...)) {}
+  bool arguments_usable(int p) const { return fits() && Shape::arguments_usable(p); }
 };
 
 }  // namespace collshim

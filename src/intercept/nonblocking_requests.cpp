@@ -1,7 +1,5 @@
 #include "intercept/nonblocking_requests.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 
@@ -24,36 +22,42 @@ int OperationTable::add(std::unique_ptr<Operation> operation, bool persistent, M
   // The handle: a request of the library's that completes nothing (MPI_PROC_NULL) and stays until freed.
   const int rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, request);
   if (rc != MPI_SUCCESS) return rc;
-  Entry& entry = entries_[*request];
-  entry.operation = std::move(operation);
-  entry.persistent = persistent;
+  Record& record = records_[*request];
+  record.operation = std::move(operation);
+  record.persistent = persistent;
   requests_.fetch_add(1, std::memory_order_relaxed);
-  if (!persistent) start(*request, entry);
+  if (!persistent) start(*request, record);
   return MPI_SUCCESS;
 }
 
-OperationTable::Entry* OperationTable::find(MPI_Request request) {
+OperationTable::Record* OperationTable::find(MPI_Request request) {
   if (request == MPI_REQUEST_NULL) return nullptr;
-  const auto found = entries_.find(request);
-  return found == entries_.end() ? nullptr : &found->second;
+  const auto found = records_.find(request);
+  return found == records_.end() ? nullptr : &found->second;
 }
 
-void OperationTable::start(MPI_Request request, Entry& entry) {
-  entry.active = true;
-  entry.complete = false;
-  entry.operation->start();
+void OperationTable::start(MPI_Request request, Record& record) {
+  record.active = true;
+  record.complete = false;
+  record.operation->start();
   running_requests_.push_back(request);
   running_.fetch_add(1, std::memory_order_relaxed);
   progress();  // what can run at once does: a local step, the first messages
+}
+
+void OperationTable::advance() {
+  OperationTable& table = instance();
+  const auto lock = table.lock();
+  table.progress();
 }
 
 void OperationTable::progress() {
   // Completed operations leave the list; an operation completing may let a later one act
   // (decisions in start order), so the pass goes on to the end.
   std::erase_if(running_requests_, [&](MPI_Request request) {
-    Entry& entry = entries_.at(request);
-    if (!entry.operation->progress()) return false;
-    entry.complete = true;
+    Record& record = records_.at(request);
+    if (!record.operation->progress()) return false;
+    record.complete = true;
     running_.fetch_sub(1, std::memory_order_relaxed);
     return true;
   });
@@ -64,29 +68,29 @@ void OperationTable::progress() {
   });
 }
 
-int OperationTable::finish(MPI_Request* request, Entry& entry, MPI_Status* status) {
-  const int rc = entry.operation->error();
+int OperationTable::finish(MPI_Request* request, Record& record, MPI_Status* status) {
+  const int rc = record.operation->error();
   set_empty_status(status);
-  entry.active = false;
-  if (!entry.persistent) {
-    forget(*request);  // `entry` is gone
+  record.active = false;
+  if (!record.persistent) {
+    forget(*request);  // `record` is gone
     *request = MPI_REQUEST_NULL;
   }
   return rc;
 }
 
-void OperationTable::free(MPI_Request* request, Entry& entry) {
-  if (entry.active && !entry.complete) {
+void OperationTable::free(MPI_Request* request, Record& record) {
+  if (record.active && !record.complete) {
     // Still running (the application may free an active request): it runs to its end unseen.
     std::erase(running_requests_, *request);
-    orphans_.push_back(std::move(entry.operation));
+    orphans_.push_back(std::move(record.operation));
   }
   forget(*request);
   *request = MPI_REQUEST_NULL;
 }
 
 void OperationTable::forget(MPI_Request request) {
-  entries_.erase(request);
+  records_.erase(request);
   requests_.fetch_sub(1, std::memory_order_relaxed);
   MPI_Request handle = request;
   PMPI_Request_free(&handle);
@@ -96,11 +100,7 @@ ProgressThread::ProgressThread()
     : thread_([](std::stop_token stop) {
         using namespace std::chrono_literals;
         while (!stop.stop_requested()) {
-          if (OperationTable::running()) {
-            OperationTable& table = OperationTable::instance();
-            const auto lock = table.lock();
-            table.progress();
-          }
+          OperationTable::advance_if_running();
           std::this_thread::sleep_for(OperationTable::running() ? 20us : 200us);
         }
       }) {}
@@ -108,17 +108,12 @@ ProgressThread::ProgressThread()
 ProgressThread::~ProgressThread() = default;  // the jthread asks to stop and joins
 
 int complete_advancing(MPI_Request* request, MPI_Status* status) {
-  OperationTable& table = OperationTable::instance();
-  for (;;) {
-    {
-      const auto lock = table.lock();
-      if (OperationTable::running()) table.progress();
-      int flag = 0;
-      const int rc = PMPI_Test(request, &flag, status);
-      if (rc != MPI_SUCCESS || flag) return rc;
-    }
-    sched_yield();
-  }
+  return poll(true, [&](OperationTable&, int& rc) {
+    OperationTable::advance_if_running();
+    int flag = 0;
+    rc = PMPI_Test(request, &flag, status);
+    return rc != MPI_SUCCESS || flag;
+  });
 }
 
 }  // namespace collshim

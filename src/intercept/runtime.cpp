@@ -63,7 +63,7 @@ Runtime::Runtime(const EnvironmentSettings& settings, std::vector<RuleDiagnostic
       tune_out_(settings.tune_out) {
   policy.set_log(log);
   if (settings.report && !settings.report->empty()) {
-    profile = std::make_unique<Profile>(static_cast<int>(UnhandledFunction::count));
+    profile = std::make_unique<Profile>(static_cast<int>(StartedFunction::count));
     report_target = *settings.report;
   }
   const Selector& selector = policy.selector();
@@ -98,7 +98,7 @@ void Runtime::write_report() {
   const bool json = report_target.size() >= 5 && report_target.ends_with(".json");
   const std::vector<MergedRow> rows = merge_rows(per_rank);
   const std::vector<MergedUnhandled> unhandled =
-      merge_unhandled(unhandled_per_rank, {std::begin(unhandled_function_names), std::end(unhandled_function_names)});
+      merge_unhandled(unhandled_per_rank, {std::begin(started_function_names), std::end(started_function_names)});
   const std::string text =
       json ? format_json_report(header, rows, names, unhandled) : format_text_report(header, rows, names, unhandled);
   if (report_target == "stderr") {
@@ -114,7 +114,7 @@ void Runtime::write_report() {
 }
 
 void Runtime::learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes,
-                      CommTuning::Entry& key) {
+                      CommTuning::Key& key) {
   const TuningSession& session = key.session;
   char name[MPI_MAX_OBJECT_NAME] = {};
   int length = 0;

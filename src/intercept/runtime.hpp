@@ -38,9 +38,17 @@ class Runtime {
     return passes_through(collective) || (nonblocking_native && !profile);
   }
 
+  // Counts one call for the report (callers check `profile` first): the one place a row's key is made.
+  void record_call(int procs, Collective collective, int choice_id, int rule_index, long long block_bytes,
+                   CallForm form, long long received_bytes, double seconds) const {
+    profile->record(
+        {procs, static_cast<int>(collective), choice_id, rule_index, size_bucket(block_bytes), static_cast<int>(form)},
+        received_bytes, seconds);
+  }
+
   // Online tuning or the cost model settled a key on a communicator: logged, and kept for
   // COLLSHIM_TUNE_OUT; a key settled again (its pick's second look) replaces what it kept. Any thread.
-  void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes, CommTuning::Entry& key);
+  void learned(MPI_Comm comm, const CommMapping& mapping, int procs, long long block_bytes, CommTuning::Key& key);
 
   // The MPI library the job runs on, read once (COLLSHIM_MPI_LIBRARY's where given): rules' `library`
   // conditions are resolved against it when the selector is built, and the model takes its decisions.

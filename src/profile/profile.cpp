@@ -7,20 +7,6 @@
 
 namespace collshim {
 
-int size_bucket(long long block_bytes) {
-  if (block_bytes <= 0) return -1;
-  return std::bit_width(static_cast<std::uint64_t>(block_bytes)) - 1;
-}
-
-std::string bucket_text(int bucket) {
-  if (bucket < 0) return "0B";
-  auto size = [](int power) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    return std::to_string(1LL << (power % 10)) + units[power / 10];
-  };
-  return size(bucket) + "-" + size(bucket + 1);
-}
-
 std::string form_function_name(std::string_view mpi_function, CallForm form) {
   std::string name(mpi_function);
   if (form == CallForm::persistent) return name + "_init";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/engine/registry.hpp"
+#include "decide/size_bucket.hpp"  // the rows' buckets
 
 namespace collshim {
 
@@ -23,7 +24,7 @@ struct ProfileKey {
   int collective = 0;  // Collective
   int choice_id = 0;   // AlgorithmChoice::id in the selector's table (same on every rank)
   int rule_index = 0;  // Decision::rule_index: a rule's index, or Decision::no_rule / forced_rule
-  int bucket = 0;      // -1 for 0 bytes, else floor(log2(block_bytes))
+  int bucket = 0;      // size_bucket()
   int form = 0;        // CallForm; a nonblocking or persistent call's time runs from its start to its completion
   bool operator==(const ProfileKey&) const = default;
 };
@@ -39,10 +40,6 @@ struct ProfileRow {
   ProfileKey key;
   ProfileCounts counts;
 };
-
-int size_bucket(long long block_bytes);
-// "1KiB-2KiB", or "0B" for the empty bucket.
-std::string bucket_text(int bucket);
 
 // Calls of a function the shim passes on unhandled (a nonblocking or persistent collective), by its
 // index in the entry point table's list. Fixed layout, exchanged like ProfileRow.

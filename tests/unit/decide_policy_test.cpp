@@ -277,7 +277,7 @@ struct WideningCase {
     CommDecisions probe;
     SoloSteps solo(8);
     const Outcome planned = policy.decide(probe, allgather_call(two_nodes(), 8), solo);
-    const CommTuning::Entry& key = *planned.key;
+    const CommTuning::Key& key = *planned.key;
     const auto& trial = key.session.candidates();
     EXPECT_EQ(key.predicted_us.size(), trial.size());
     EXPECT_EQ(key.widen_to.size(), kept);
@@ -451,6 +451,13 @@ namespace {
 // trial calls or any step with other ranks, and where the blocking form settled its key (and the
 // call decides as it starts) that key's decision. A blocking-only choice runs its nonblocking
 // fallback, named as such.
+
+// A started call's decision, as collective_operation.hpp asks it: alone, never null.
+Decision decide_started(const DecisionPolicy& policy, CommDecisions& comm, const PolicyCall& call, DecidedAt at) {
+  SoloSteps alone(call.facts.procs);
+  return *policy.decide(comm, call, alone, at).decision;
+}
+
 TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
   std::vector<RuleDiagnostic> diagnostics;
   const auto with_platform =
@@ -462,12 +469,14 @@ TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
   const CommMapping mapping = two_nodes();
 
   CommDecisions alone;
-  const Decision by_rule = ruled.decide_nonblocking(alone, allgather_call(mapping, 8), true);
+  const Decision by_rule = decide_started(ruled, alone, allgather_call(mapping, 8), DecidedAt::start);
   EXPECT_EQ(by_rule.choice->text(), "bruck");
   EXPECT_EQ(by_rule.rule_index, 0);
 
-  // The model's pick as the blocking form's model picks it (the same costing), unconfirmed.
-  const Decision picked = model_policy.decide_nonblocking(alone, allgather_call(mapping, 8), true);
+  // The model's pick as the blocking form's model picks it (the same costing), unconfirmed. (A
+  // communicator's decisions are its policy's: the cache holds the ruled policy's now.)
+  CommDecisions modelled;
+  const Decision picked = decide_started(model_policy, modelled, allgather_call(mapping, 8), DecidedAt::start);
   EXPECT_EQ(picked.rule_index, Decision::model_pick);
   CommDecisions blocking_probe;
   SoloSteps solo(8);
@@ -493,10 +502,10 @@ TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
     }
   });
   const int steps_before = ranks.collective_steps;
-  const Decision settled = model_policy.decide_nonblocking(comms[0], allgather_call(mapping, 8), true);
+  const Decision settled = decide_started(model_policy, comms[0], allgather_call(mapping, 8), DecidedAt::start);
   EXPECT_EQ(settled.choice->text(), "native");
   EXPECT_EQ(settled.rule_index, Decision::model_kept_native);
-  const Decision in_progress = model_policy.decide_nonblocking(comms[1], allgather_call(mapping, 8), false);
+  const Decision in_progress = decide_started(model_policy, comms[1], allgather_call(mapping, 8), DecidedAt::progress);
   EXPECT_EQ(in_progress.choice, picked.choice);
   EXPECT_EQ(ranks.collective_steps, steps_before);  // nothing asked of other ranks
 
@@ -505,11 +514,12 @@ TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
       environment({{"COLLSHIM_ALLGATHER", "hierarchical:inter=ring,intra=shm"}, {"COLLSHIM_GATHERV", "traff"}}),
       rules_of("  []\n"), std::nullopt, diagnostics);
   CommDecisions fresh;
-  const Decision window = windowed.decide_nonblocking(fresh, allgather_call(mapping, 8), true);
+  const Decision window = decide_started(windowed, fresh, allgather_call(mapping, 8), DecidedAt::start);
   EXPECT_EQ(window.choice->text(), "hierarchical:inter=ring");
   EXPECT_EQ(window.requested->text(), "hierarchical:inter=ring,intra=shm");
   EXPECT_EQ(std::string_view(window.substitution), blocking_only_substitution);
-  const Decision tree = windowed.decide_nonblocking(fresh, allgather_call(mapping, 8, 8, 0, Collective::gatherv), true);
+  const Decision tree =
+      decide_started(windowed, fresh, allgather_call(mapping, 8, 8, 0, Collective::gatherv), DecidedAt::start);
   EXPECT_EQ(tree.choice->text(), "binomial");
 }
 

@@ -219,10 +219,10 @@ TEST(CommTuning, OnlyTheModelsFewCandidatesGetExtraTimedCalls) {
   CommTuning tuning;
   const TuningPolicy policy{.warmup_calls = 0, .recheck_after_calls = 0};
   const std::map<const AlgorithmChoice*, double> short_calls{{&c.a, 1.5e-6}, {&c.b, 1e-6}, {&c.c, 1.2e-6}};
-  CommTuning::Entry& online = tuning.add(Collective::allgather, 3, 0, c.all(), policy, KeySource::online);
+  CommTuning::Key& online = tuning.add(Collective::allgather, 3, 0, c.all(), policy, KeySource::online);
   drive(online.session, short_calls);
   EXPECT_EQ(online.session.trial_calls(), 3 * policy.timed_calls);
-  CommTuning::Entry& confirmed = tuning.add(Collective::allgather, 4, 0, c.all(), policy, KeySource::model_confirmed);
+  CommTuning::Key& confirmed = tuning.add(Collective::allgather, 4, 0, c.all(), policy, KeySource::model_confirmed);
   drive(confirmed.session, short_calls);
   EXPECT_EQ(confirmed.session.trial_calls(), 3 * policy.max_timed_calls);
   EXPECT_EQ(confirmed.session.best(), &c.b);
@@ -230,7 +230,7 @@ TEST(CommTuning, OnlyTheModelsFewCandidatesGetExtraTimedCalls) {
   // of the model's.
   const std::map<const AlgorithmChoice*, double> slow_b_once{{&c.a, 2e-6}, {&c.b, 1e-6}, {&c.c, 3e-6}};
   for (const KeySource source : {KeySource::online, KeySource::model_confirmed}) {
-    CommTuning::Entry& key = tuning.add(Collective::allgather, 5, static_cast<int>(source), c.all(), policy, source);
+    CommTuning::Key& key = tuning.add(Collective::allgather, 5, static_cast<int>(source), c.all(), policy, source);
     bool b_first = true;
     while (!key.session.done()) {
       const AlgorithmChoice* now = key.session.current();

@@ -32,7 +32,7 @@ enum class CallShape {
 enum class SizeAgreement {
   global,  // every rank computes the same size from its own arguments (Allgather, Allgatherv)
   local,   // the size is rank-local (Alltoallv): one 8-byte Allreduce when some rule tests block_bytes
-  root,    // only the root knows every count (Gatherv, Scatterv): the root broadcasts the total, 8 bytes,
+  root,    // only the root knows every count (Gatherv, Scatterv): the same sum, of the root's total alone,
            // when some rule tests block_bytes
 };
 

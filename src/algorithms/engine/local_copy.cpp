@@ -70,12 +70,6 @@ MPI_Aint extent_of(MPI_Datatype type) {
 
 }  // namespace
 
-long long type_size(MPI_Datatype type) {
-  MPI_Count size = 0;
-  PMPI_Type_size_x(type, &size);
-  return static_cast<long long>(size);
-}
-
 bool is_contiguous(MPI_Datatype type) {
   MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
   PMPI_Type_get_extent(type, &lb, &extent);

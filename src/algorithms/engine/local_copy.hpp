@@ -7,7 +7,12 @@ namespace collshim {
 
 // The size of one element of `type` in bytes. MPI_Type_size reports MPI_UNDEFINED for an element of
 // more than INT_MAX bytes, which would turn byte counts negative; MPI_Type_size_x does not.
-long long type_size(MPI_Datatype type);
+// Inline: every decided call asks it for its size.
+inline long long type_size(MPI_Datatype type) {
+  MPI_Count size = 0;
+  PMPI_Type_size_x(type, &size);
+  return static_cast<long long>(size);
+}
 
 // Copies `send_count` elements of `send_type` at `source` into `recv_count` elements of `recv_type` at
 // `destination` (equal signatures), the way a message to oneself would. Returns an MPI error code.

@@ -7,6 +7,13 @@
 
 namespace collshim {
 
+// What runs `choice` (not native) on the call: the choice's state on the communicator (made on its
+// first call, collectively), prepared for the call (collective where the algorithm needs what only
+// some ranks know), and the schedule it picks. Returns an MPI error code. A blocking call runs the
+// schedule at once (run_algorithm), a nonblocking operation step by step (ScheduleRun).
+int prepare_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& context, AlgorithmState*& state,
+                      const Schedule*& schedule);
+
 // Runs `choice` (not native) on the call. Returns an MPI error code.
 int run_algorithm(const AlgorithmChoice& choice, CallLayout& call, CommContext& context);
 
