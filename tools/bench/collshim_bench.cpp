@@ -369,6 +369,17 @@ class Bench {
     MPI_Abort(comm_, 2);
   }
 
+  // The seconds of one call of `body`, the ranks started together by a barrier.
+  template <typename Body>
+  double timed(const Implementation& impl, Body body) {
+    MPI_Barrier(comm_);
+    const double start = MPI_Wtime();
+    const int rc = body();
+    const double elapsed = MPI_Wtime() - start;
+    check_rc(rc, impl);
+    return elapsed;
+  }
+
   // One untimed call per implementation into a poisoned buffer: native must produce what the
   // collective defines, every algorithm exactly native's bytes.
   void verify(long long c) {
@@ -428,13 +439,9 @@ class Bench {
     }
     for (int i = 0; i < options_.iterations; ++i) {
       for (Implementation& impl : implementations_) {
-        MPI_Barrier(comm_);
-        const double start = MPI_Wtime();
-        const int rc = call(impl);
-        const double elapsed = MPI_Wtime() - start;
+        const double elapsed = timed(impl, [&] { return call(impl); });
         impl.seconds += elapsed;
         impl.call_seconds[i] = elapsed;
-        check_rc(rc, impl);
       }
     }
     // Microseconds per call on this rank, then min/avg/max over ranks at rank 0.
@@ -487,17 +494,6 @@ class Bench {
       if (!complete) complete = run.test(rc);
     });
     return complete ? rc : run.wait();
-  }
-
-  // The seconds of one call of `body`, the ranks started together by a barrier.
-  template <typename Body>
-  double timed(const Implementation& impl, Body body) {
-    MPI_Barrier(comm_);
-    const double start = MPI_Wtime();
-    const int rc = body();
-    const double elapsed = MPI_Wtime() - start;
-    check_rc(rc, impl);
-    return elapsed;
   }
 
   // --overlap: the nonblocking forms' results against native's blocking one (after verify(), which
