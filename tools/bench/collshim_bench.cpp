@@ -380,6 +380,22 @@ class Bench {
     return elapsed;
   }
 
+  // Clears the size's mismatches. False where its results cannot be verified: on SMPI_SHARED_MALLOC
+  // buffers, which are counted and noted once instead.
+  bool verifiable(long long c) {
+    for (Implementation& impl : implementations_) impl.mismatch = false;
+    if (!case_->buffers().shared()) return true;
+    if (rank_ == 0 && !unverified_note_) {
+      std::printf(
+          "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
+          "results not verified\n",
+          c);
+      unverified_note_ = true;
+    }
+    unverified_ += static_cast<int>(implementations_.size()) - 1;
+    return false;
+  }
+
   // One untimed call per implementation into a poisoned buffer: native must produce what the
   // collective defines, every algorithm exactly native's bytes.
   void verify(long long c) {
@@ -419,19 +435,7 @@ class Bench {
       return;
     }
     decide(*step);
-    if (case_->buffers().shared()) {
-      for (Implementation& impl : implementations_) impl.mismatch = false;
-      if (rank_ == 0 && !unverified_note_) {
-        std::printf(
-            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
-            "results not verified\n",
-            c);
-        unverified_note_ = true;
-      }
-      unverified_ += static_cast<int>(implementations_.size()) - 1;
-    } else {
-      verify(c);
-    }
+    if (verifiable(c)) verify(c);
     for (Implementation& impl : implementations_) {
       impl.seconds = 0;
       impl.call_seconds.assign(options_.iterations, 0.0);
@@ -529,17 +533,7 @@ class Bench {
       if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
       return;
     }
-    for (Implementation& impl : implementations_) impl.mismatch = false;
-    if (case_->buffers().shared()) {
-      if (rank_ == 0 && !unverified_note_) {
-        std::printf(
-            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
-            "results not verified\n",
-            c);
-        unverified_note_ = true;
-      }
-      unverified_ += static_cast<int>(implementations_.size()) - 1;
-    } else {
+    if (verifiable(c)) {
       verify(c);
       verify_nonblocking(c);
     }
