@@ -380,6 +380,14 @@ class Bench {
     return elapsed;
   }
 
+  // The case's step for size c, or none where the case skips that size (rank 0 says why).
+  std::optional<collshim::bench::SizeStep> prepare(long long c, int salt) {
+    std::string skip_reason;
+    std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
+    if (!step && rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
+    return step;
+  }
+
   // Clears the size's mismatches. False where its results cannot be verified: on SMPI_SHARED_MALLOC
   // buffers, which are counted and noted once instead.
   bool verifiable(long long c) {
@@ -428,12 +436,8 @@ class Bench {
   }
 
   void run_size(long long c, int salt) {
-    std::string skip_reason;
-    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
-    if (!step) {
-      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
-      return;
-    }
+    const std::optional<collshim::bench::SizeStep> step = prepare(c, salt);
+    if (!step) return;
     decide(*step);
     if (verifiable(c)) verify(c);
     for (Implementation& impl : implementations_) {
@@ -527,12 +531,8 @@ class Bench {
   // --overlap: one size (see the file's comment). Times are each call's on its slowest rank, their
   // median over the calls; t_cpu is that t_pure, so every rank computes as long.
   void run_overlap_size(long long c, int salt) {
-    std::string skip_reason;
-    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
-    if (!step) {
-      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
-      return;
-    }
+    const std::optional<collshim::bench::SizeStep> step = prepare(c, salt);
+    if (!step) return;
     if (verifiable(c)) {
       verify(c);
       verify_nonblocking(c);
