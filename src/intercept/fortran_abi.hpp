@@ -18,14 +18,31 @@
   COLLSHIM_EXPORT __typeof__(target) upper __attribute__((alias(#target)));     \
   COLLSHIM_EXPORT __typeof__(target) o##lower##_f __attribute__((alias(#target)));
 
-namespace collshim::fortran {
+// Fortran's MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are common blocks
+// in libmpi.so, and a Fortran program passes their address. Open MPI defines them under the Fortran
+// compiler's mangling, which its configure picked (gfortran: mpi_fortran_in_place_), so the macro
+// declares all four manglings of one weak (null unless this build has them) and defines
+// collshim::fortran::test(address), true for any of them. At global scope.
+#define COLLSHIM_FORTRAN_SENTINEL(lower, upper, test)                                                 \
+  extern "C" {                                                                                        \
+  extern char lower __attribute__((weak));                                                            \
+  extern char lower##_ __attribute__((weak));                                                         \
+  extern char lower##__ __attribute__((weak));                                                        \
+  extern char upper __attribute__((weak));                                                            \
+  }                                                                                                   \
+  namespace collshim::fortran {                                                                       \
+  inline bool test(const void* address) {                                                             \
+    return address != nullptr &&                                                                      \
+           (address == &lower##_ || address == &lower || address == &lower##__ || address == &upper); \
+  }                                                                                                   \
+  }
 
-// A Fortran sentinel is the address of a common block that Open MPI defines under the Fortran
-// compiler's mangling, which its configure picked; the callers declare all four weak (null unless
-// this build has them) and pass their addresses here.
-inline bool is_sentinel(const void* address, const void* a, const void* b, const void* c, const void* d) {
-  return address != nullptr && (address == a || address == b || address == c || address == d);
-}
+COLLSHIM_FORTRAN_SENTINEL(mpi_fortran_in_place, MPI_FORTRAN_IN_PLACE, is_in_place)
+COLLSHIM_FORTRAN_SENTINEL(mpi_fortran_bottom, MPI_FORTRAN_BOTTOM, is_bottom)
+COLLSHIM_FORTRAN_SENTINEL(mpi_fortran_status_ignore, MPI_FORTRAN_STATUS_IGNORE, is_status_ignore)
+COLLSHIM_FORTRAN_SENTINEL(mpi_fortran_statuses_ignore, MPI_FORTRAN_STATUSES_IGNORE, is_statuses_ignore)
+
+namespace collshim::fortran {
 
 // ierr is optional in mpi_f08, which passes null for an absent one.
 inline void set_error(MPI_Fint* ierr, int rc) {

@@ -21,38 +21,15 @@
 #include "intercept/entry_point_table.hpp"
 #include "intercept/fortran_abi.hpp"
 
-// Fortran's MPI_IN_PLACE and MPI_BOTTOM are common blocks in libmpi.so; a Fortran program passes
-// their address. Open MPI exports them under the Fortran compiler's mangling, which configure
-// picked (gfortran: mpi_fortran_in_place_); the others are weak, null unless this build has them.
-extern "C" {
-extern char mpi_fortran_in_place_ __attribute__((weak));
-extern char mpi_fortran_in_place __attribute__((weak));
-extern char mpi_fortran_in_place__ __attribute__((weak));
-extern char MPI_FORTRAN_IN_PLACE __attribute__((weak));
-extern char mpi_fortran_bottom_ __attribute__((weak));
-extern char mpi_fortran_bottom __attribute__((weak));
-extern char mpi_fortran_bottom__ __attribute__((weak));
-extern char MPI_FORTRAN_BOTTOM __attribute__((weak));
-}
-
 namespace {
 
-using collshim::fortran::is_sentinel;
 using collshim::fortran::set_error;
 
 // Fortran choice buffers as the C API takes them.
-void* receive_buffer(void* buffer) {
-  if (is_sentinel(buffer, &mpi_fortran_bottom_, &mpi_fortran_bottom, &mpi_fortran_bottom__, &MPI_FORTRAN_BOTTOM)) {
-    return MPI_BOTTOM;
-  }
-  return buffer;
-}
+void* receive_buffer(void* buffer) { return collshim::fortran::is_bottom(buffer) ? MPI_BOTTOM : buffer; }
 
 const void* send_buffer(const void* buffer) {
-  if (is_sentinel(buffer, &mpi_fortran_in_place_, &mpi_fortran_in_place, &mpi_fortran_in_place__,
-                  &MPI_FORTRAN_IN_PLACE)) {
-    return MPI_IN_PLACE;
-  }
+  if (collshim::fortran::is_in_place(buffer)) return MPI_IN_PLACE;
   return receive_buffer(const_cast<void*>(buffer));
 }
 

@@ -16,34 +16,18 @@
 #include "intercept/fortran_abi.hpp"
 #include "intercept/fortran_requests.hpp"
 
-// Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are common blocks, recognised by address
-// like MPI_IN_PLACE (fortran_entry_points.cpp); C's MPI_F_STATUS(ES)_IGNORE point at them too.
-extern "C" {
-extern char mpi_fortran_status_ignore_ __attribute__((weak));
-extern char mpi_fortran_status_ignore __attribute__((weak));
-extern char mpi_fortran_status_ignore__ __attribute__((weak));
-extern char MPI_FORTRAN_STATUS_IGNORE __attribute__((weak));
-extern char mpi_fortran_statuses_ignore_ __attribute__((weak));
-extern char mpi_fortran_statuses_ignore __attribute__((weak));
-extern char mpi_fortran_statuses_ignore__ __attribute__((weak));
-extern char MPI_FORTRAN_STATUSES_IGNORE __attribute__((weak));
-}
-
 namespace {
 
 // Open MPI's Fortran status (mpif.h's INTEGER status(MPI_STATUS_SIZE), mpi_f08's TYPE(MPI_Status)).
 struct OpenMpiStatuses {
   // MPI_STATUS_SIZE: what MPI_Status_c2f writes, the C status read as ints (mpif-config.h says 6).
   static constexpr std::size_t status_size = sizeof(MPI_Status) / sizeof(int);
+  // C's MPI_F_STATUS(ES)_IGNORE point at the Fortran sentinels too.
   static bool status_ignored(const MPI_Fint* status) {
-    return status == MPI_F_STATUS_IGNORE ||
-           collshim::fortran::is_sentinel(status, &mpi_fortran_status_ignore_, &mpi_fortran_status_ignore,
-                                          &mpi_fortran_status_ignore__, &MPI_FORTRAN_STATUS_IGNORE);
+    return status == MPI_F_STATUS_IGNORE || collshim::fortran::is_status_ignore(status);
   }
   static bool statuses_ignored(const MPI_Fint* statuses) {
-    return statuses == MPI_F_STATUSES_IGNORE ||
-           collshim::fortran::is_sentinel(statuses, &mpi_fortran_statuses_ignore_, &mpi_fortran_statuses_ignore,
-                                          &mpi_fortran_statuses_ignore__, &MPI_FORTRAN_STATUSES_IGNORE);
+    return statuses == MPI_F_STATUSES_IGNORE || collshim::fortran::is_statuses_ignore(statuses);
   }
   static void write_status(const MPI_Status& c_status, MPI_Fint* status) { PMPI_Status_c2f(&c_status, status); }
 };

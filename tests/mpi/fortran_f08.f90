@@ -38,70 +38,27 @@ program fortran_f08
   ! MPI_Allgatherv in place: counts 1, 2, 0, ...; blocks in reverse rank order, a one-element
   ! gap after each.
   allocate(rcounts(0:p - 1), displs(0:p - 1))
-  do j = 0, p - 1
-    rcounts(j) = mod(j + 1, 3)
-  end do
-  total = 0
-  do j = p - 1, 0, -1
-    displs(j) = total
-    total = total + rcounts(j) + 1
-  end do
+  call gapped_layout(rcounts, displs, total)
   allocate(recv(total))
   recv = -1
   do k = 1, rcounts(rank)
     recv(displs(rank) + k) = 1000 * rank + k
   end do
   call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, rcounts, displs, MPI_INTEGER, MPI_COMM_WORLD)
-  do j = 0, p - 1
-    call check(recv(displs(j) + rcounts(j) + 1) == -1, 'MPI_Allgatherv gap untouched')
-    do k = 1, rcounts(j)
-      call check(recv(displs(j) + k) == 1000 * j + k, 'MPI_Allgatherv value')
-    end do
-  end do
+  call check_gapped(recv, rcounts, displs, 'MPI_Allgatherv')
   deallocate(recv)
 
   ! MPI_Alltoallv: rank a sends mod(a + 2b, 4) elements to rank b, element k being 10000a + 100b + k.
   allocate(scounts(0:p - 1), sdispls(0:p - 1))
-  total = 0
-  do j = 0, p - 1
-    scounts(j) = mod(rank + 2 * j, 4)
-    sdispls(j) = total
-    total = total + scounts(j)
-  end do
-  allocate(ivalues(max(1, total)))
-  do j = 0, p - 1
-    do k = 1, scounts(j)
-      ivalues(sdispls(j) + k) = 10000 * rank + 100 * j + k
-    end do
-  end do
-  total = 0
-  do j = p - 1, 0, -1
-    rcounts(j) = mod(j + 2 * rank, 4)
-    displs(j) = total
-    total = total + rcounts(j)
-  end do
-  allocate(recv(max(1, total)))
-  recv = -1
+  call alltoallv_layout(scounts, sdispls, ivalues, rcounts, displs, recv)
   call MPI_Alltoallv(ivalues, scounts, sdispls, MPI_INTEGER, recv, rcounts, displs, MPI_INTEGER, MPI_COMM_WORLD)
-  do j = 0, p - 1
-    do k = 1, rcounts(j)
-      call check(recv(displs(j) + k) == 10000 * j + 100 * rank + k, 'MPI_Alltoallv value')
-    end do
-  end do
-
+  call check_alltoallv(recv, rcounts, displs, 'MPI_Alltoallv value')
   deallocate(ivalues, recv)
 
   ! MPI_Gatherv to the last rank: counts 1, 2, 0, 1, ...; blocks in reverse rank order with an unused
   ! element after each, which must stay untouched. Then MPI_Scatterv of that layout from rank 0 with
   ! MPI_IN_PLACE there (rank 0's block stays in the send buffer; its receive arguments are ignored).
-  do j = 0, p - 1
-    rcounts(j) = mod(j + 1, 3)
-  end do
-  total = 0
-  do j = p - 1, 0, -1
-    displs(j) = total
-    total = total + rcounts(j) + 1
-  end do
+  call gapped_layout(rcounts, displs, total)
   allocate(ivalues(3), recv(total))
   do k = 1, rcounts(rank)
     ivalues(k) = 1000 * rank + k
@@ -109,12 +66,7 @@ program fortran_f08
   recv = -1
   call MPI_Gatherv(ivalues, rcounts(rank), MPI_INTEGER, recv, rcounts, displs, MPI_INTEGER, p - 1, MPI_COMM_WORLD)
   if (rank == p - 1) then
-    do j = 0, p - 1
-      call check(recv(displs(j) + rcounts(j) + 1) == -1, 'MPI_Gatherv gap untouched')
-      do k = 1, rcounts(j)
-        call check(recv(displs(j) + k) == 1000 * j + k, 'MPI_Gatherv value')
-      end do
-    end do
+    call check_gapped(recv, rcounts, displs, 'MPI_Gatherv')
   end if
   ivalues = -1
   if (rank == 0) then
@@ -146,13 +98,5 @@ program fortran_f08
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      if (failures <= 10) print '("rank ", i0, ": FAILED ", a)', rank, what
-    end if
-  end subroutine check
+  include 'fortran_checks.inc'
 end program fortran_f08

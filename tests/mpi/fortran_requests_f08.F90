@@ -7,7 +7,7 @@ program fortran_requests_f08
   use mpi_f08
   implicit none
   character(len=*), parameter :: program_name = 'fortran_requests_f08'
-  integer :: ierr, rank, p, left, right, j, k, n, idx, outcount, total, checks, failures, counts(2)
+  integer :: ierr, rank, p, left, right, j, n, idx, outcount, checks, failures, counts(2)
   integer :: seen(4), indices(4)
   type(MPI_Comm) :: comm
   type(MPI_Request) :: reqs(4), preqs(2)
@@ -35,25 +35,7 @@ program fortran_requests_f08
   ! MPI_IALLTOALLV's layout: rank a sends mod(a + 2b, 4) elements (zero included) to rank b, element
   ! k being 10000a + 100b + k; packed in rank order on the send side, in reverse on the receive side.
   allocate(scounts(0:p - 1), sdispls(0:p - 1), rcounts(0:p - 1), rdispls(0:p - 1))
-  total = 0
-  do j = 0, p - 1
-    scounts(j) = mod(rank + 2 * j, 4)
-    sdispls(j) = total
-    total = total + scounts(j)
-  end do
-  allocate(avals(max(1, total)))
-  do j = 0, p - 1
-    do k = 1, scounts(j)
-      avals(sdispls(j) + k) = 10000 * rank + 100 * j + k
-    end do
-  end do
-  total = 0
-  do j = p - 1, 0, -1
-    rcounts(j) = mod(j + 2 * rank, 4)
-    rdispls(j) = total
-    total = total + rcounts(j)
-  end do
-  allocate(arecv(max(1, total)))
+  call alltoallv_layout(scounts, sdispls, avals, rcounts, rdispls, arecv)
 
   ! MPI_WAIT with a status.
   call start_iallgather(1, reqs(1))
@@ -95,7 +77,7 @@ program fortran_requests_f08
     call check(reqs(idx) == MPI_REQUEST_NULL, 'MPI_WAITANY request null')
   end do
   call check(n == 3 .and. seen(1) == 1 .and. seen(2) == 0 .and. seen(3) == 1, 'MPI_WAITANY each index once, then MPI_UNDEFINED')
-  call check_ialltoallv('MPI_WAITANY MPI_IALLTOALLV value')
+  call check_alltoallv(arecv, rcounts, rdispls, 'MPI_WAITANY MPI_IALLTOALLV value')
   call check_allgather(2, 'MPI_WAITANY MPI_IALLGATHER value')
 
   ! MPI_TESTALL in a loop, statuses ignored.
@@ -134,7 +116,7 @@ program fortran_requests_f08
   end do
   call check(ierr == MPI_SUCCESS, 'MPI_TESTSOME ierr')
   call check(seen(1) == 1 .and. seen(2) == 1 .and. seen(3) == 1, 'MPI_TESTSOME each index once')
-  call check_ialltoallv('MPI_TESTSOME MPI_IALLTOALLV value')
+  call check_alltoallv(arecv, rcounts, rdispls, 'MPI_TESTSOME MPI_IALLTOALLV value')
   call check(token_in == 5 * right + 2, 'MPI_TESTSOME MPI_IRECV value')
 
   ! MPI_TEST in a loop, status ignored.
@@ -171,7 +153,7 @@ program fortran_requests_f08
   call check(ierr == MPI_SUCCESS .and. idx == 2 .and. reqs(2) == MPI_REQUEST_NULL, 'MPI_TESTANY index 2, request null')
   call MPI_TESTANY(2, reqs, idx, flag, status, ierr)
   call check(ierr == MPI_SUCCESS .and. flag .and. undefined_index(idx), 'MPI_TESTANY on null requests: MPI_UNDEFINED')
-  call check_ialltoallv('MPI_TESTANY MPI_IALLTOALLV value')
+  call check_alltoallv(arecv, rcounts, rdispls, 'MPI_TESTANY MPI_IALLTOALLV value')
 
   ! MPI_WAITSOME over a receive and a send, statuses ignored.
   token_in = -1
@@ -302,16 +284,6 @@ contains
     call check(ierr == MPI_SUCCESS, 'MPI_IALLTOALLV ierr')
   end subroutine start_ialltoallv
 
-  subroutine check_ialltoallv(what)
-    character(len=*), intent(in) :: what
-    integer :: r, i
-    do r = 0, p - 1
-      do i = 1, rcounts(r)
-        call check(arecv(rdispls(r) + i) == 10000 * r + 100 * rank + i, what)
-      end do
-    end do
-  end subroutine check_ialltoallv
-
   ! MPI_UNDEFINED only: under MPICH too, whose own mpi_f08 MPI_Waitany and MPI_Testany (4.0) give
   ! MPI_UNDEFINED + 1, as its mpif.h ones do (fortran_requests.inc), the shim's replace them.
   logical function undefined_index(idx)
@@ -319,13 +291,5 @@ contains
     undefined_index = idx == MPI_UNDEFINED
   end function undefined_index
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    checks = checks + 1
-    if (.not. ok) then
-      failures = failures + 1
-      if (failures <= 10) print '("rank ", i0, ": FAILED ", a)', rank, what
-    end if
-  end subroutine check
+#include "fortran_checks.inc"
 end program fortran_requests_f08

@@ -369,6 +369,41 @@ class Bench {
     MPI_Abort(comm_, 2);
   }
 
+  // The seconds of one call of `body`, the ranks started together by a barrier.
+  template <typename Body>
+  double timed(const Implementation& impl, Body body) {
+    MPI_Barrier(comm_);
+    const double start = MPI_Wtime();
+    const int rc = body();
+    const double elapsed = MPI_Wtime() - start;
+    check_rc(rc, impl);
+    return elapsed;
+  }
+
+  // The case's step for size c, or none where the case skips that size (rank 0 says why).
+  std::optional<collshim::bench::SizeStep> prepare(long long c, int salt) {
+    std::string skip_reason;
+    std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
+    if (!step && rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
+    return step;
+  }
+
+  // Clears the size's mismatches. False where its results cannot be verified: on SMPI_SHARED_MALLOC
+  // buffers, which are counted and noted once instead.
+  bool verifiable(long long c) {
+    for (Implementation& impl : implementations_) impl.mismatch = false;
+    if (!case_->buffers().shared()) return true;
+    if (rank_ == 0 && !unverified_note_) {
+      std::printf(
+          "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
+          "results not verified\n",
+          c);
+      unverified_note_ = true;
+    }
+    unverified_ += static_cast<int>(implementations_.size()) - 1;
+    return false;
+  }
+
   // One untimed call per implementation into a poisoned buffer: native must produce what the
   // collective defines, every algorithm exactly native's bytes.
   void verify(long long c) {
@@ -401,26 +436,10 @@ class Bench {
   }
 
   void run_size(long long c, int salt) {
-    std::string skip_reason;
-    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
-    if (!step) {
-      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
-      return;
-    }
+    const std::optional<collshim::bench::SizeStep> step = prepare(c, salt);
+    if (!step) return;
     decide(*step);
-    if (case_->buffers().shared()) {
-      for (Implementation& impl : implementations_) impl.mismatch = false;
-      if (rank_ == 0 && !unverified_note_) {
-        std::printf(
-            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
-            "results not verified\n",
-            c);
-        unverified_note_ = true;
-      }
-      unverified_ += static_cast<int>(implementations_.size()) - 1;
-    } else {
-      verify(c);
-    }
+    if (verifiable(c)) verify(c);
     for (Implementation& impl : implementations_) {
       impl.seconds = 0;
       impl.call_seconds.assign(options_.iterations, 0.0);
@@ -428,13 +447,9 @@ class Bench {
     }
     for (int i = 0; i < options_.iterations; ++i) {
       for (Implementation& impl : implementations_) {
-        MPI_Barrier(comm_);
-        const double start = MPI_Wtime();
-        const int rc = call(impl);
-        const double elapsed = MPI_Wtime() - start;
+        const double elapsed = timed(impl, [&] { return call(impl); });
         impl.seconds += elapsed;
         impl.call_seconds[i] = elapsed;
-        check_rc(rc, impl);
       }
     }
     // Microseconds per call on this rank, then min/avg/max over ranks at rank 0.
@@ -489,17 +504,6 @@ class Bench {
     return complete ? rc : run.wait();
   }
 
-  // The seconds of one call of `body`, the ranks started together by a barrier.
-  template <typename Body>
-  double timed(const Implementation& impl, Body body) {
-    MPI_Barrier(comm_);
-    const double start = MPI_Wtime();
-    const int rc = body();
-    const double elapsed = MPI_Wtime() - start;
-    check_rc(rc, impl);
-    return elapsed;
-  }
-
   // --overlap: the nonblocking forms' results against native's blocking one (after verify(), which
   // keeps it as the reference): each implementation's new call and a persistent start.
   void verify_nonblocking(long long c) {
@@ -527,23 +531,9 @@ class Bench {
   // --overlap: one size (see the file's comment). Times are each call's on its slowest rank, their
   // median over the calls; t_cpu is that t_pure, so every rank computes as long.
   void run_overlap_size(long long c, int salt) {
-    std::string skip_reason;
-    const std::optional<collshim::bench::SizeStep> step = case_->prepare(c, salt, skip_reason);
-    if (!step) {
-      if (rank_ == 0) std::printf("# %lld bytes: skipped, %s\n", c, skip_reason.c_str());
-      return;
-    }
-    for (Implementation& impl : implementations_) impl.mismatch = false;
-    if (case_->buffers().shared()) {
-      if (rank_ == 0 && !unverified_note_) {
-        std::printf(
-            "# from %lld bytes on: SMPI shared buffers (data over all ranks exceeds --verify-limit), "
-            "results not verified\n",
-            c);
-        unverified_note_ = true;
-      }
-      unverified_ += static_cast<int>(implementations_.size()) - 1;
-    } else {
+    const std::optional<collshim::bench::SizeStep> step = prepare(c, salt);
+    if (!step) return;
+    if (verifiable(c)) {
       verify(c);
       verify_nonblocking(c);
     }
