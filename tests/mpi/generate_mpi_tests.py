@@ -12,6 +12,8 @@ usage: generate_mpi_tests.py MATRIX CASES CONTEXT OUTPUT
 CONTEXT (written by CMake): the runner, the shim, the programs' and tools' paths (by target name),
 the source and build directories, collshim-config's path, the MPI flavour, the build's flags, the
 largest process count and the MPI tests' environment.
+The sanitizer subset is label sanitize: the matrix's `sanitize` rule, and `sanitize` on a
+failure_policy block or a test_cases entry.
 """
 import hashlib
 import json
@@ -300,15 +302,22 @@ def add_rotating_placements(block, matrix, registry, writer, context):
 
 
 def add_failure_policy(block, matrix, registry, writer, context):
-    """Every registry algorithm of the collective (but `except`) plus `variants`, at each cell of `runs`."""
+    """Every registry algorithm of the collective (but `except`) plus `variants`, at each cell of `runs`.
+    `sanitize` puts some in the sanitizer subset: every spec of its `algorithms` (a spec's algorithm is
+    its name before ':') at each of its `runs` (default: every run)."""
     collective = block["collective"]
     specs = [a["name"] for a in registry.algorithms(collective) if a["name"] not in block.get("except", {})]
     specs += block.get("variants", [])
+    sanitize = block.get("sanitize", {})
+    sanitized_runs = sanitize.get("runs", block["runs"])
+    if any(run not in block["runs"] for run in sanitized_runs):
+        sys.exit(f"generate_mpi_tests.py: block {block['name']}: a `sanitize` run that is not one of its `runs`")
     for spec in specs:
         for run in block["runs"]:
             values = dict(spec_values(registry, collective, spec, run["np"]), **run)
+            sanitized = spec.split(":")[0] in sanitize.get("algorithms", []) and run in sanitized_runs
             writer.add(fill(block["name"], values), run["np"], run_args(context, block, registry, spec, values, []),
-                       timeout=block.get("timeout", 240))
+                       timeout=block.get("timeout", 240), labels=("mpi", "sanitize") if sanitized else ("mpi",))
 
 
 def add_forms(block, matrix, registry, writer, context):
@@ -410,7 +419,7 @@ PROPERTIES = {"timeout": "TIMEOUT", "pass": "PASS_REGULAR_EXPRESSION", "fail": "
               "skip_return_code": "SKIP_RETURN_CODE"}
 
 
-COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels"} | set(PROPERTIES)
+COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels", "sanitize"} | set(PROPERTIES)
 RUN_FIELDS = {"run", "preload", "env", "expect", "forbid", "expect_lines", "expect_failure"}
 COMMAND_FIELDS = {"command", "mpi"}
 
@@ -426,7 +435,8 @@ def check_case(case):
 
 
 def add_cases(cases, context, writer):
-    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values."""
+    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values. `sanitize`
+    (true: every test of the entry; a list: those at these p) adds label sanitize."""
     flags = set(context["flags"])
     for name, text in cases.get("files", {}).items():
         with open(os.path.join(context["paths"]["tests_build"], name), "w") as f:
@@ -436,12 +446,18 @@ def add_cases(cases, context, writer):
         check_case(case)
         if not applies(case, flags):
             continue
-        for row in case_rows(case, flags):
+        rows = case_rows(case, flags)
+        sanitize = chosen(case.get("sanitize", False), flags)
+        if isinstance(sanitize, list) and not set(sanitize) <= {row.get("np") for row in rows}:
+            sys.exit(f"generate_mpi_tests.py: test_cases entry {case['name']}: `sanitize` names a p it does not run at")
+        for row in rows:
             values = {**base, **{k: chosen(v, flags) for k, v in case.get("values", {}).items()}, **row}
             values = {k: filled(v, values, flags) for k, v in values.items()}  # values made of values
             name = fill(case["name"], values)
             properties = {PROPERTIES[k]: filled(v, values, flags) for k, v in case.items() if k in PROPERTIES}
             labels = filled(case.get("labels", []), values, flags)
+            if sanitize is True or (isinstance(sanitize, list) and row.get("np") in sanitize):
+                labels = labels + ["sanitize"]
             if "run" in case:
                 properties.pop("TIMEOUT", None)
                 # A family Open MPI runs too runs once under MPICH (Writer.write); an MPICH-only one keeps its p.
@@ -455,6 +471,15 @@ def add_cases(cases, context, writer):
             if labels:
                 properties["LABELS"] = labels
             writer.add_command(name, values.get("np"), filled(case["command"], values, flags), properties)
+
+
+def label_sanitized(tests, rule):
+    """The matrix's rule for the sanitizer subset (its `sanitize`): label sanitize on every test at the
+    rule's p but the parameter variants (label variant)."""
+    for _, np, _, properties, _ in tests:
+        labels = properties["LABELS"]
+        if np in rule["procs"] and "variant" not in labels and "sanitize" not in labels:
+            labels.append("sanitize")
 
 
 KINDS = {"forced": add_forced, "cells": add_cells, "hierarchical_placements": add_hierarchical_placements,
@@ -474,6 +499,11 @@ def specs_needed(matrix):
         for also in block.get("also", []):
             needed.update((also["collective"], s) for s in block.get("specs", []))
     return needed
+
+
+def runs_here(block, context):
+    """Whether this build runs the matrix block (`skip_flavours`: an MPI flavour or build flag)."""
+    return not {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", []))
 
 
 def main():
@@ -500,9 +530,11 @@ def main():
     registry = Registry(context["tool"], needed)
     writer = Writer(context)
     for block in matrix["blocks"]:
-        if {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", [])):  # a flavour or flag
+        if not runs_here(block, context):
             continue
+        start = len(writer.tests)
         KINDS[block["kind"]](block, matrix, registry, writer, context)
+        label_sanitized(writer.tests[start:], matrix["sanitize"])
     with open(cases_file) as f:
         add_cases(json.load(f), context, writer)
     text = "# Generated by tests/mpi/generate_mpi_tests.py from tests/mpi_matrix.json and tests/test_cases.json: do not edit.\n"
