@@ -9,9 +9,14 @@ registered algorithm runs in the equivalence tests without an edit in tests/. Ru
 ctest reads the file this writes through the directory's TEST_INCLUDE_FILES.
 
 usage: generate_mpi_tests.py MATRIX CASES CONTEXT OUTPUT
+       generate_mpi_tests.py --sanitizer-programs MATRIX CASES CONTEXT
 CONTEXT (written by CMake): the runner, the shim, the programs' and tools' paths (by target name),
 the source and build directories, collshim-config's path, the MPI flavour, the build's flags, the
-largest process count and the MPI tests' environment.
+largest process count, the MPI tests' environment and the targets mpi_sanitizer_programs builds.
+The sanitizer subset is label sanitize: the matrix's `sanitize` rule, and `sanitize` on a
+failure_policy block or a test_cases entry. --sanitizer-programs prints (a CMake list, at configure
+time, without the registry) the targets its tests run; the build-time run checks that they run no
+other.
 """
 import hashlib
 import json
@@ -94,6 +99,12 @@ class Writer:
         picks which when it has both), so every choice runs under MPICH once and the smaller p, which
         Open MPI runs, are not repeated. A family at neither keeps its p.
         A test needing a fixture that no test sets up (its setup above the largest p) is left out."""
+        for name, command, properties in self.kept():
+            self.emit(name, command, properties)
+        return self.lines
+
+    def kept(self):
+        """(name, command, properties) of each test `write` writes."""
         families = {}
         for name, np, *_ in self.tests:
             families.setdefault(re.sub(r"\.np[0-9]+$", "", name), set()).add(np)
@@ -108,8 +119,7 @@ class Writer:
                     continue
             if not set(properties.get("FIXTURES_REQUIRED", [])) <= fixtures:
                 continue
-            self.emit(name, command, properties)
-        return self.lines
+            yield name, command, properties
 
     def emit(self, name, command, properties):
         self.lines.append("add_test(" + " ".join(bracket(a) for a in [name] + command) + ")")
@@ -300,15 +310,22 @@ def add_rotating_placements(block, matrix, registry, writer, context):
 
 
 def add_failure_policy(block, matrix, registry, writer, context):
-    """Every registry algorithm of the collective (but `except`) plus `variants`, at each cell of `runs`."""
+    """Every registry algorithm of the collective (but `except`) plus `variants`, at each cell of `runs`.
+    `sanitize` puts some in the sanitizer subset: every spec of its `algorithms` (a spec's algorithm is
+    its name before ':') at each of its `runs` (default: every run)."""
     collective = block["collective"]
     specs = [a["name"] for a in registry.algorithms(collective) if a["name"] not in block.get("except", {})]
     specs += block.get("variants", [])
+    sanitize = block.get("sanitize", {})
+    sanitized_runs = sanitize.get("runs", block["runs"])
+    if any(run not in block["runs"] for run in sanitized_runs):
+        sys.exit(f"generate_mpi_tests.py: block {block['name']}: a `sanitize` run that is not one of its `runs`")
     for spec in specs:
         for run in block["runs"]:
             values = dict(spec_values(registry, collective, spec, run["np"]), **run)
+            sanitized = spec.split(":")[0] in sanitize.get("algorithms", []) and run in sanitized_runs
             writer.add(fill(block["name"], values), run["np"], run_args(context, block, registry, spec, values, []),
-                       timeout=block.get("timeout", 240))
+                       timeout=block.get("timeout", 240), labels=("mpi", "sanitize") if sanitized else ("mpi",))
 
 
 def add_forms(block, matrix, registry, writer, context):
@@ -410,7 +427,7 @@ PROPERTIES = {"timeout": "TIMEOUT", "pass": "PASS_REGULAR_EXPRESSION", "fail": "
               "skip_return_code": "SKIP_RETURN_CODE"}
 
 
-COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels"} | set(PROPERTIES)
+COMMON_FIELDS = {"about", "name", "np", "procs", "for", "values", "when", "labels", "sanitize"} | set(PROPERTIES)
 RUN_FIELDS = {"run", "preload", "env", "expect", "forbid", "expect_lines", "expect_failure"}
 COMMAND_FIELDS = {"command", "mpi"}
 
@@ -425,10 +442,11 @@ def check_case(case):
                  f"fields not known for its kind: {sorted(unknown)}")
 
 
-def add_cases(cases, context, writer):
-    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values."""
+def add_cases(cases, context, writer, write_files=True):
+    """Every entry of tests/test_cases.json whose `when` holds, one test per row of values. `sanitize`
+    (true: every test of the entry; a list: those at these p) adds label sanitize."""
     flags = set(context["flags"])
-    for name, text in cases.get("files", {}).items():
+    for name, text in cases.get("files", {}).items() if write_files else []:
         with open(os.path.join(context["paths"]["tests_build"], name), "w") as f:
             f.write("".join(text))
     base = dict(context["paths"], **context["programs"])
@@ -436,12 +454,18 @@ def add_cases(cases, context, writer):
         check_case(case)
         if not applies(case, flags):
             continue
-        for row in case_rows(case, flags):
+        rows = case_rows(case, flags)
+        sanitize = chosen(case.get("sanitize", False), flags)
+        if isinstance(sanitize, list) and not set(sanitize) <= {row.get("np") for row in rows}:
+            sys.exit(f"generate_mpi_tests.py: test_cases entry {case['name']}: `sanitize` names a p it does not run at")
+        for row in rows:
             values = {**base, **{k: chosen(v, flags) for k, v in case.get("values", {}).items()}, **row}
             values = {k: filled(v, values, flags) for k, v in values.items()}  # values made of values
             name = fill(case["name"], values)
             properties = {PROPERTIES[k]: filled(v, values, flags) for k, v in case.items() if k in PROPERTIES}
             labels = filled(case.get("labels", []), values, flags)
+            if sanitize is True or (isinstance(sanitize, list) and row.get("np") in sanitize):
+                labels = labels + ["sanitize"]
             if "run" in case:
                 properties.pop("TIMEOUT", None)
                 # A family Open MPI runs too runs once under MPICH (Writer.write); an MPICH-only one keeps its p.
@@ -455,6 +479,15 @@ def add_cases(cases, context, writer):
             if labels:
                 properties["LABELS"] = labels
             writer.add_command(name, values.get("np"), filled(case["command"], values, flags), properties)
+
+
+def label_sanitized(tests, rule):
+    """The matrix's rule for the sanitizer subset (its `sanitize`): label sanitize on every test at the
+    rule's p but the parameter variants (label variant)."""
+    for _, np, _, properties, _ in tests:
+        labels = properties["LABELS"]
+        if np in rule["procs"] and "variant" not in labels and "sanitize" not in labels:
+            labels.append("sanitize")
 
 
 KINDS = {"forced": add_forced, "cells": add_cells, "hierarchical_placements": add_hierarchical_placements,
@@ -476,15 +509,62 @@ def specs_needed(matrix):
     return needed
 
 
+def runs_here(block, context):
+    """Whether this build runs the matrix block (`skip_flavours`: an MPI flavour or build flag)."""
+    return not {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", []))
+
+
+def programs_named(command, programs):
+    """The targets (of `programs`, target: file) whose files `command` names, as an argument or as a part
+    of one between spaces, ':' and '=' (--preload SHIM:TOOL)."""
+    parts = {part for arg in command for part in re.split(r"[\s:=]", str(arg))}
+    return {target for target, path in programs.items() if path in parts}
+
+
+def sanitizer_programs(writer, programs):
+    """The targets the tests labelled sanitize name."""
+    return set().union(*(programs_named(command, programs) for _, command, properties in writer.kept()
+                         if "sanitize" in properties.get("LABELS", [])))
+
+
+def list_sanitizer_programs(matrix, cases, context):
+    """The targets the sanitizer subset (label sanitize) runs, for tests/CMakeLists.txt's target
+    mpi_sanitizer_programs, at configure time: CMake must know a target's dependencies before anything
+    is built, so before the registry (collshim-config) is. Hence the shim, the programs of every matrix
+    block this build runs (each has tests in the subset: the rule's p, or the block's `sanitize`), and
+    the targets the labelled tests of tests/test_cases.json name (those need no registry). The
+    build-time run checks that the tests it writes need no other."""
+    # The context CMake writes at configure time names each target's file as $<TARGET_FILE:name>,
+    # which CMake fills in only later: a placeholder per target stands in.
+    placeholders = {path: f"<{target}>" for target, path in context["programs"].items()}
+    context["programs"] = {target: placeholders[path] for target, path in context["programs"].items()}
+    context["shim"] = context["paths"]["shim"] = placeholders[context["shim"]]
+    writer = Writer(context)
+    add_cases(cases, context, writer, write_files=False)
+    targets = sanitizer_programs(writer, context["programs"])
+    targets |= {target for target, path in context["programs"].items() if path == context["shim"]}
+    for block in matrix["blocks"]:
+        if runs_here(block, context):
+            parts = [block] + block.get("also", []) + block.get("parts", [])
+            targets |= {part["program"] for part in parts if "program" in part}
+    return sorted(targets)
+
+
 def main():
-    matrix_file, cases_file, context_file, output = sys.argv[1:5]
+    listing = sys.argv[1] == "--sanitizer-programs"
+    matrix_file, cases_file, context_file, *output = sys.argv[2:] if listing else sys.argv[1:5]
     with open(matrix_file) as f:
         matrix = json.load(f)
+    with open(cases_file) as f:
+        cases = json.load(f)
     with open(context_file) as f:
         context = json.load(f)
     context["max_procs"] = int(context["max_procs"])
-    context["environment"] = [e for e in context["environment"].split(";") if e]
-    context["flags"] = [f for f in context["flags"].split(";") if f]
+    for key in ("environment", "flags", "sanitizer_programs"):  # CMake lists
+        context[key] = [e for e in context.get(key, "").split(";") if e]
+    if listing:
+        print(";".join(list_sanitizer_programs(matrix, cases, context)))
+        return
     probe = Registry(context["tool"], [])
     needed = specs_needed(matrix)
     for collective, info in probe.collectives.items():
@@ -500,14 +580,20 @@ def main():
     registry = Registry(context["tool"], needed)
     writer = Writer(context)
     for block in matrix["blocks"]:
-        if {context["flavour"], *context["flags"]} & set(block.get("skip_flavours", [])):  # a flavour or flag
+        if not runs_here(block, context):
             continue
+        start = len(writer.tests)
         KINDS[block["kind"]](block, matrix, registry, writer, context)
-    with open(cases_file) as f:
-        add_cases(json.load(f), context, writer)
+        label_sanitized(writer.tests[start:], matrix["sanitize"])
+    add_cases(cases, context, writer)
+    missing = sanitizer_programs(writer, context["programs"]) - set(context["sanitizer_programs"])
+    if missing:
+        sys.exit(f"generate_mpi_tests.py: tests labelled sanitize run {', '.join(sorted(missing))}, which the target "
+                 "mpi_sanitizer_programs does not build (its list, from --sanitizer-programs at configure time, "
+                 "should hold every program those tests run)")
     text = "# Generated by tests/mpi/generate_mpi_tests.py from tests/mpi_matrix.json and tests/test_cases.json: do not edit.\n"
     text += "\n".join(writer.write()) + "\n"
-    with open(output, "w") as f:
+    with open(output[0], "w") as f:
         f.write(text)
 
 
