@@ -217,58 +217,64 @@ struct AllreduceShape {
 // rank is erroneous for all.
 inline bool root_usable(int root, int p) { return root >= 0 && root < p; }
 
-struct GathervShape {
-  static constexpr Collective collective = Collective::gatherv;
-  GathervCall call;
+// The two sides of a rooted call: the root's, a block per rank (a Gatherv's receive side, a
+// Scatterv's send side), and every rank's own block (the other side; MPI_IN_PLACE at the root).
+struct RootSide {
+  const void* buffer;
+  const int* counts;
+  const int* displs;
+  MPI_Datatype type;
+};
+struct OwnSide {
+  const void* buffer;
+  int count;
+  MPI_Datatype type;
+};
+inline RootSide root_side(const GathervCall& c) { return {c.recvbuf, c.recvcounts, c.displs, c.recvtype}; }
+inline OwnSide own_side(const GathervCall& c) { return {c.sendbuf, c.sendcount, c.sendtype}; }
+inline RootSide root_side(const ScattervCall& c) { return {c.sendbuf, c.sendcounts, c.displs, c.sendtype}; }
+inline OwnSide own_side(const ScattervCall& c) { return {c.recvbuf, c.recvcount, c.recvtype}; }
+
+// Gatherv and Scatterv, which mirror each other.
+template <Collective rooted_collective, typename Call>
+struct RootedShape {
+  static constexpr Collective collective = rooted_collective;
+  Call call;
   int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
-  explicit GathervShape(const CallArguments<collective>& a)
-      : call{a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs, a.recvtype, a.root} {}
 
   bool at_root() const { return rank == call.root; }
+  // Whether this rank moves its own block (not the root's in place).
+  bool moves_own_block() const { return !(at_root() && own_side(call).buffer == MPI_IN_PLACE); }
   bool arguments_usable(int p) const {
     if (!root_usable(call.root, p)) return false;
-    const bool sends = !(at_root() && call.sendbuf == MPI_IN_PLACE);
-    if (sends && (call.sendtype == MPI_DATATYPE_NULL || call.sendcount < 0)) return false;
-    return !at_root() ||
-           (call.recvtype != MPI_DATATYPE_NULL && counts_valid(call.recvcounts, p) && call.displs != nullptr);
+    const OwnSide own = own_side(call);
+    if (moves_own_block() && (own.type == MPI_DATATYPE_NULL || own.count < 0)) return false;
+    const RootSide all = root_side(call);
+    return !at_root() || (all.type != MPI_DATATYPE_NULL && counts_valid(all.counts, p) && all.displs != nullptr);
   }
   long long received_bytes(int p) const {
-    return at_root() ? bytes_of_blocks(call.recvcounts, p, call.recvtype)
-                     : static_cast<long long>(call.sendcount) * type_size(call.sendtype);
+    const OwnSide own = own_side(call);
+    const RootSide all = root_side(call);
+    return at_root() ? bytes_of_blocks(all.counts, p, all.type)
+                     : static_cast<long long>(own.count) * type_size(own.type);
   }
   bool device_buffers(DeviceMemory& memory, int p) const {
-    const bool sends = !(at_root() && call.sendbuf == MPI_IN_PLACE) && call.sendcount > 0;
-    if (sends && memory.is_device(call.sendbuf)) return true;
-    return at_root() && any_positive(call.recvcounts, p) && memory.is_device(call.recvbuf);
+    const OwnSide own = own_side(call);
+    if (moves_own_block() && own.count > 0 && memory.is_device(own.buffer)) return true;
+    const RootSide all = root_side(call);
+    return at_root() && any_positive(all.counts, p) && memory.is_device(all.buffer);
   }
   int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
 };
 
-struct ScattervShape {
-  static constexpr Collective collective = Collective::scatterv;
-  ScattervCall call;
-  int rank = MPI_PROC_NULL;  // in the call's communicator (set by intercept())
-  explicit ScattervShape(const CallArguments<collective>& a)
-      : call{a.sendbuf, a.sendcounts, a.displs, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, a.root} {}
+struct GathervShape : RootedShape<Collective::gatherv, GathervCall> {
+  explicit GathervShape(const CallArguments<Collective::gatherv>& a)
+      : RootedShape{{a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs, a.recvtype, a.root}} {}
+};
 
-  bool at_root() const { return rank == call.root; }
-  bool arguments_usable(int p) const {
-    if (!root_usable(call.root, p)) return false;
-    const bool receives = !(at_root() && call.recvbuf == MPI_IN_PLACE);
-    if (receives && (call.recvtype == MPI_DATATYPE_NULL || call.recvcount < 0)) return false;
-    return !at_root() ||
-           (call.sendtype != MPI_DATATYPE_NULL && counts_valid(call.sendcounts, p) && call.displs != nullptr);
-  }
-  long long received_bytes(int p) const {
-    return at_root() ? bytes_of_blocks(call.sendcounts, p, call.sendtype)
-                     : static_cast<long long>(call.recvcount) * type_size(call.recvtype);
-  }
-  bool device_buffers(DeviceMemory& memory, int p) const {
-    const bool receives = !(at_root() && call.recvbuf == MPI_IN_PLACE) && call.recvcount > 0;
-    if (receives && memory.is_device(call.recvbuf)) return true;
-    return at_root() && any_positive(call.sendcounts, p) && memory.is_device(call.sendbuf);
-  }
-  int run(const AlgorithmChoice& choice, CommContext& context) const { return run_call(call, choice, context); }
+struct ScattervShape : RootedShape<Collective::scatterv, ScattervCall> {
+  explicit ScattervShape(const CallArguments<Collective::scatterv>& a)
+      : RootedShape{{a.sendbuf, a.sendcounts, a.displs, a.sendtype, a.recvbuf, a.recvcount, a.recvtype, a.root}} {}
 };
 
 }  // namespace collshim
