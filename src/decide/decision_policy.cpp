@@ -118,9 +118,14 @@ Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, Coll
   const bool started = at != DecidedAt::blocking_call;
   Outcome outcome;
   const auto store = [&](const Decision& decision) {
-    comm.cache.store(facts.collective, facts.block_bytes, started ? started_form(decision) : decision, call.properties,
-                     started);
-    outcome.decision = comm.cache.find(facts.collective, facts.block_bytes, call.properties, started);
+    if (!started) {
+      comm.cache.store(facts.collective, facts.block_bytes, decision, call.properties);
+      outcome.decision = comm.cache.find(facts.collective, facts.block_bytes, call.properties);
+      return outcome;
+    }
+    outcome.started = started_form(decision);
+    if (at == DecidedAt::start)
+      comm.cache.store(facts.collective, facts.block_bytes, outcome.started, call.properties, true);
     return outcome;
   };
   if (at == DecidedAt::start) {  // a key the blocking calls settled, as every rank has it here
@@ -131,9 +136,9 @@ Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, Coll
         key != nullptr && key->session.settled())
       return store(settled_decision(*key, selector_.native_choice()));
   }
-  if (started) {
+  if (at == DecidedAt::start) {
     if (const Decision* known = comm.cache.find(facts.collective, facts.block_bytes, call.properties, true)) {
-      outcome.decision = known;
+      outcome.started = *known;
       return outcome;
     }
   }

@@ -47,7 +47,8 @@ enum class DecidedAt : std::uint8_t {
   // calls settled counts.
   start,
   // A started call that agreed on its size first, deciding during progress: alone, and at different
-  // calls on different ranks, so only forcing, the rules and the model's pick count.
+  // calls on different ranks, so only forcing, the rules and the model's pick count; and in any
+  // thread, so not through the cache (Outcome::started).
   progress,
 };
 
@@ -91,7 +92,11 @@ struct Trial {
 // runs; the caller runs it through run_trial()). A pass-through is a decision whose choice passes
 // through (native), or, after the vote, device memory (device_memory_agreed()).
 struct Outcome {
-  const Decision* decision = nullptr;
+  const Decision* decision = nullptr;  // a blocking call's, in the cache
+  // A started call's, by value. One decided at its start is also cached; one decided during progress
+  // is not: progress runs in any thread, and another thread's blocking call on the communicator may
+  // be reading the cache, unlocked, at the same time.
+  Decision started{};
   CommTuning::Key* key = nullptr;  // the key's session: the trial's, or the one settled in this call
   bool settled_now = false;        // `key` settled in this call (a job keeps it: Runtime::learned)
   // Where the model spoke in this call: its verdict as every rank has it, and on the rank that costed
@@ -146,8 +151,8 @@ class DecisionPolicy {
   long long agreed_block_bytes(CommDecisions& comm, const CallFacts& facts, CollectiveSteps& steps,
                                long long received_bytes, int root) const;
 
-  // The one decision of every call form, stored in the communicator's cache once settled: a blocking
-  // call's where cached() gave null; a started call's always (then `decision` is never null). In
+  // The one decision of every call form: a blocking call's where cached() gave null, stored in the
+  // communicator's cache once settled (`decision`); a started call's always (`started`). In
   // order: for a start, a key the blocking calls settled; the forcing variable and the rules
   // (Selector); where they leave it to tuning or the model, a blocking call's key session (the model's
   // confirmation, online tuning: trial calls, null until settled), or for a started call the model's

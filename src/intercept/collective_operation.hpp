@@ -27,8 +27,8 @@ template <ShapeOfCall Shape>
 Decision decide_started(Runtime& runtime, CommState& state, const Shape& shape, long long block_bytes, int properties,
                         DecidedAt at) {
   SoloSteps alone(state.context.size());
-  return *runtime.policy.decide(state.decisions, policy_call(state, shape, block_bytes, properties, false), alone, at)
-              .decision;
+  return runtime.policy.decide(state.decisions, policy_call(state, shape, block_bytes, properties, false), alone, at)
+      .started;
 }
 
 // ---- Nonblocking and persistent collectives ----------------------------------------------------

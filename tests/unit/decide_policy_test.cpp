@@ -452,10 +452,10 @@ namespace {
 // call decides as it starts) that key's decision. A blocking-only choice runs its nonblocking
 // fallback, named as such.
 
-// A started call's decision, as collective_operation.hpp asks it: alone, never null.
+// A started call's decision, as collective_operation.hpp asks it: alone.
 Decision decide_started(const DecisionPolicy& policy, CommDecisions& comm, const PolicyCall& call, DecidedAt at) {
   SoloSteps alone(call.facts.procs);
-  return *policy.decide(comm, call, alone, at).decision;
+  return policy.decide(comm, call, alone, at).started;
 }
 
 TEST(DecideNonblocking, DecidesAloneFromForcingRulesTheModelAndSettledKeys) {
