@@ -57,9 +57,8 @@ long long DecisionPolicy::agreed_block_bytes(CommDecisions& comm, const CallFact
   // A rank-local (Alltoallv) or root-only (Gatherv, Scatterv) size: one 8-byte sum on the shadow
   // communicator (a latency-bound O(log p) step), paid only where some rule of the collective that
   // tests block_bytes could apply to this communicator. Otherwise the decision ignores the size.
-  const bool agrees =
-      (agreement == SizeAgreement::local || agreement == SizeAgreement::root) && size_must_be_agreed(comm, facts);
-  if (!agrees) return own_block_bytes(facts.collective, p, steps.rank(), root, received_bytes);
+  if (!size_must_be_agreed(comm, facts))
+    return own_block_bytes(facts.collective, p, steps.rank(), root, received_bytes);
   return block_bytes_from_sum(agreement, steps.sum(size_contribution(agreement, steps.rank(), root, received_bytes)),
                               p);
 }
@@ -128,15 +127,14 @@ Outcome DecisionPolicy::decide(CommDecisions& comm, const PolicyCall& call, Coll
       comm.cache.store(facts.collective, facts.block_bytes, outcome.started, call.properties, true);
     return outcome;
   };
-  if (at == DecidedAt::start) {  // a key the blocking calls settled, as every rank has it here
+  if (at == DecidedAt::start) {
+    // A key the blocking calls settled, as every rank has it here; else this start's own earlier decision.
     if (const Decision* settled = comm.cache.find(facts.collective, facts.block_bytes, call.properties))
       return store(*settled);
     if (const CommTuning::Key* key =
             comm.tuning.find(facts.collective, size_bucket(facts.block_bytes), call.properties);
         key != nullptr && key->session.settled())
       return store(settled_decision(*key, selector_.native_choice()));
-  }
-  if (at == DecidedAt::start) {
     if (const Decision* known = comm.cache.find(facts.collective, facts.block_bytes, call.properties, true)) {
       outcome.started = *known;
       return outcome;

@@ -17,7 +17,7 @@
 namespace collshim {
 
 // Intercommunicator calls go to the MPI library, which runs its intercommunicator algorithm.
-// (MPI_COMM_NULL never gets here: the shape points answer it with null_communicator_error().)
+// (MPI_COMM_NULL never gets here: the entry points answer it with null_communicator_error().)
 inline bool usable_comm(MPI_Comm comm) {
   int inter = 0;
   return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
@@ -246,7 +246,7 @@ struct Intercepted : Shape {
   int pass_through(MPI_Comm) const { return std::apply(call_library<Shape::collective, library, Args...>, arguments); }
 };
 
-// The shim's path of an intercepted call. The exported shape points pass a call straight to the MPI
+// The shim's path of an intercepted call. The exported entry points pass a call straight to the MPI
 // library when nothing can route it to an algorithm (see Runtime::passes_through): a couple of
 // loads and a tail call; this is out of line, so the fast path does not pay for its stack frame.
 template <typename Shape, auto library, typename... Args>

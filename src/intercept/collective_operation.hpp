@@ -276,10 +276,8 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
   int properties = 0;
   if constexpr (requires { shape.reduction_properties(); }) properties = shape.reduction_properties();
   const CallFacts facts = call_facts(collective, p, state->mapping, 0, properties);
-  const SizeAgreement agreement = collective_info(collective).size_agreement;
   // The ranks agree first where the size is rank-local and some rule tests it, or on the device vote.
-  const bool size_to_agree = (agreement == SizeAgreement::local || agreement == SizeAgreement::root) &&
-                             runtime.policy.size_must_be_agreed(state->decisions, facts);
+  const bool size_to_agree = runtime.policy.size_must_be_agreed(state->decisions, facts);
   const bool agree = runtime.device_checks || size_to_agree;
   std::optional<Decision> decision;
   long long block_bytes = 0;

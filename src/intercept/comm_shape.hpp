@@ -4,6 +4,8 @@
 // (large_count.hpp, kept_arguments.hpp).
 #include <mpi.h>
 
+#include "intercept/parameter_roles.hpp"
+
 namespace collshim {
 
 struct CommShape {
@@ -29,6 +31,25 @@ struct CommShape {
     if (!rooted) return true;
     return inter ? root == MPI_ROOT : rank == root;
   }
+};
+
+// The root of a call, as a conversion of its arguments notes it: note() sees every parameter by its
+// role, and a root makes the count and displacement arrays root-only.
+class NotedRoot {
+ public:
+  void note(roles::root, int root) {
+    root_ = root;
+    rooted_ = true;
+  }
+  template <typename Role, typename Value>
+  void note(Role, Value) {}
+
+  // Whether this rank reads the call's arrays on a communicator of `shape`.
+  bool reads_arrays(const CommShape& shape) const { return shape.reads_arrays(rooted_, root_); }
+
+ private:
+  int root_ = 0;
+  bool rooted_ = false;
 };
 
 }  // namespace collshim

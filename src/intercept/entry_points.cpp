@@ -1,4 +1,4 @@
-// The MPI shape points of libcollshim.so, the only C ABI of the shim, and the lookup of the next
+// The MPI entry points of libcollshim.so, the only C ABI of the shim, and the lookup of the next
 // definition of each (another PMPI tool, or the MPI library). Each collective takes its fast path
 // (straight to the library) where nothing can route it to an algorithm; otherwise its flow:
 // blocking_call.hpp for the blocking forms, collective_operation.hpp for the nonblocking and

@@ -1,11 +1,11 @@
-// The Fortran shape points of libcollshim.so, built for Open MPI only (see CMakeLists.txt).
+// The Fortran entry points of libcollshim.so, built for Open MPI only (see CMakeLists.txt).
 //
 // Open MPI's Fortran bindings (libmpi_mpifh: `include 'mpif.h'` and `use mpi`; libmpi_usempif08's
 // `use mpi_f08` calls libmpi_mpifh's ompi_*_f) call PMPI_Allgather and friends directly, and
 // PMPI_Init and PMPI_Finalize from MPI_INIT and MPI_FINALIZE, so a PMPI tool that defines only the
 // C functions never sees a Fortran program. The shim therefore defines the Fortran symbols itself, under every name
 // mangling libmpi_mpifh exports (mpi_allgather_, mpi_allgather__, mpi_allgather, MPI_ALLGATHER): converts the handles
-// with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's, calls the shim's C shape
+// with the *_f2c functions and the Fortran sentinels MPI_IN_PLACE and MPI_BOTTOM to C's, calls the shim's C entry
 // point, and returns its error code in *ierr. This mirrors Open MPI's own ompi_allgather_f and friends
 // (ompi/mpi/fortran/mpif-h/allgather_f.c).
 //
@@ -35,7 +35,7 @@ const void* send_buffer(const void* buffer) {
 
 // A Fortran INTEGER array of p counts or displacements as a C int array: the same memory where
 // MPI_Fint is int (gfortran's default INTEGER), a converted copy where it is not (an Open MPI built
-// for 8-byte INTEGER). Null stays null, so the C shape point rejects it as it would in C.
+// for 8-byte INTEGER). Null stays null, so the C entry point rejects it as it would in C.
 class IntArray {
  public:
   IntArray(const MPI_Fint* values, int p) {
@@ -59,7 +59,7 @@ class IntArray {
 };
 
 // The size of the communicator a count array belongs to; 0 where the handle is not usable, and
-// then the C shape point raises the error.
+// then the C entry point raises the error.
 int array_length(MPI_Comm comm) {
   if constexpr (std::is_same_v<MPI_Fint, int>) {
     return 0;  // not needed: the arrays are used in place
@@ -106,7 +106,7 @@ extern "C" void collshim_finalize_f(MPI_Fint* ierr) { set_error(ierr, MPI_Finali
 
 // One definition per collective, generated from its row (entry_point_table.hpp), internal to the
 // library; the exported Fortran names below are aliases of it, as in libmpi_mpifh. Each converts
-// its arguments by their roles and calls the C shape point through the dynamic linker, as MPICH's
+// its arguments by their roles and calls the C entry point through the dynamic linker, as MPICH's
 // Fortran wrappers do, so a Fortran call takes exactly the path of the same call from C. A role's
 // buffer may be Fortran's MPI_BOTTOM, and MPI_IN_PLACE where the role says so (Scatterv's is its
 // receive buffer, at the root); the array temporaries live until the C call returns.

@@ -21,7 +21,7 @@ namespace collshim {
 // The storage behind kept arguments, and the conversion of each parameter by its role: note()
 // sees every parameter first (a root makes the arrays root-only), then keep() gives each one's kept
 // value.
-class ArgumentStore {
+class ArgumentStore : public NotedRoot {
  public:
   explicit ArgumentStore(CommShape shape) : shape_(shape) {}
   ~ArgumentStore() {
@@ -29,13 +29,6 @@ class ArgumentStore {
   }
   ArgumentStore(const ArgumentStore&) = delete;
   ArgumentStore& operator=(const ArgumentStore&) = delete;
-
-  void note(roles::root, int root) {
-    root_ = root;
-    rooted_ = true;
-  }
-  template <typename Role, typename Value>
-  void note(Role, Value) {}
 
   template <typename Role, typename Value>
   Value keep(Role, Value value) {
@@ -64,15 +57,13 @@ class ArgumentStore {
  private:
   // An array this rank reads, copied; one it does not read (a rooted call's off the root) as given.
   const int* copy(const int* array) {
-    if (array == nullptr || !shape_.reads_arrays(rooted_, root_)) return array;
+    if (array == nullptr || !reads_arrays(shape_)) return array;
     std::vector<int>& to = arrays_[arrays_used_++];
     to.assign(array, array + shape_.size);
     return to.data();
   }
 
   CommShape shape_;
-  int root_ = 0;
-  bool rooted_ = false;
   std::array<std::vector<int>, max_arrays> arrays_;
   int arrays_used_ = 0;
   std::vector<std::pair<MPI_Datatype, MPI_Datatype>> types_;  // (the program's, the duplicate)

@@ -2,7 +2,7 @@
 // MPI-4's large-count calls (MPI_Allgather_c, ...): MPI_Count counts and MPI_Aint displacements,
 // read without narrowing. Where every value fits an int, the call runs as its int form does, through
 // the same decision and engine. A uniform count beyond int (Allgather, Alltoall) becomes one element
-// of a contiguous type of that many. Anything else beyond int (a count array shape, a displacement,
+// of a contiguous type of that many. Anything else beyond int (a count array entry, a displacement,
 // an Allreduce vector, whose predefined operation needs the predefined type) is not usable here and
 // goes to the library's own _c function. One mechanism for every row: each parameter is converted
 // by its role (parameter_roles.hpp).
@@ -23,7 +23,7 @@ namespace collshim {
 // needs kept for the call: the int copies of arrays, the contiguous types (freed with the call).
 // note() sees every parameter first (the communicator and root say how arrays are read), then
 // convert() gives each one's int-form value, in parameter order (a uniform count's type follows it).
-class LargeCounts {
+class LargeCounts : public NotedRoot {
  public:
   LargeCounts() = default;
   LargeCounts(const LargeCounts&) = delete;
@@ -32,14 +32,9 @@ class LargeCounts {
     for (MPI_Datatype& type : types_) PMPI_Type_free(&type);
   }
 
+  // The communicator sizes the arrays; a root makes them root-only (NotedRoot).
+  using NotedRoot::note;
   void note(roles::comm, MPI_Comm comm) { comm_ = comm; }
-  // Rooted calls: the count and displacement arrays mean something at the root only, and are read there.
-  void note(roles::root, int root) {
-    root_ = root;
-    rooted_ = true;
-  }
-  template <typename Role, typename Value>
-  void note(Role, Value) {}
 
   template <typename Role, typename Value>
   Value convert(Role, Value value) {
@@ -95,7 +90,7 @@ class LargeCounts {
   template <typename Value>
   const int* copy(const Value* from) {
     if (!shape_) shape_.emplace(comm_);
-    if (!shape_->reads_arrays(rooted_, root_) || from == nullptr) return nullptr;
+    if (!reads_arrays(*shape_) || from == nullptr) return nullptr;
     std::vector<int>& to = copies_[arrays_++];
     to.resize(static_cast<std::size_t>(shape_->size));
     for (int i = 0; i < shape_->size; ++i) to[i] = narrow(from[i]);
@@ -103,8 +98,6 @@ class LargeCounts {
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int root_ = 0;
-  bool rooted_ = false;
   std::optional<CommShape> shape_;  // asked of MPI at the first array
   std::array<std::vector<int>, max_arrays> copies_;
   int arrays_ = 0;
