@@ -108,6 +108,14 @@ class CollectiveOperation final : public Operation {
 
   int error() const override { return error_; }
   MPI_Comm comm() const override { return state_.user_comm_freed ? MPI_COMM_WORLD : comm_; }
+  bool blocked_on(std::vector<PendingRequest>& pending) override {
+    switch (phase_) {
+      case Phase::agreeing: agreement_request_.add_pending(pending); return true;
+      case Phase::native: native_request_.add_pending(pending); return true;
+      case Phase::schedule: return run_->blocked_on(pending);
+      default: return true;  // waits for an earlier run's turn, which has its own requests
+    }
+  }
 
  private:
   enum class Phase : std::uint8_t { agreeing, waiting_turn, native, schedule, done };
@@ -233,6 +241,10 @@ class LibraryPersistentOperation final : public Operation {
   bool progress() override { return request_.test(error_); }
   int error() const override { return error_; }
   MPI_Comm comm() const override { return comm_; }
+  bool blocked_on(std::vector<PendingRequest>& pending) override {
+    request_.add_pending(pending);
+    return true;
+  }
 
  private:
   MPI_Comm comm_;

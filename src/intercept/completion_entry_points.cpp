@@ -3,12 +3,15 @@
 // application waits for something else. Each passes straight to the next definition while the shim
 // holds no request (OperationTable::holds_requests) or runs no operation (running): a load and a
 // tail call. Otherwise the shim's requests are completed by the shim, the library's by the library,
-// in one array as MPI defines (MPI_REQUEST_NULL entries, MPI_UNDEFINED, MPI_ERR_IN_STATUS), and a
-// wait polls: every operation advances, then the library's requests are tested, until done (it
-// never blocks inside the library, where an operation of the shim could not advance).
+// in one array as MPI defines (MPI_REQUEST_NULL entries, MPI_UNDEFINED, MPI_ERR_IN_STATUS). A wait
+// makes passes (every operation advances, then the library's requests are tested) and, between
+// them, blocks inside the library on the union of the requests the operations wait for and its own
+// (poll, OperationTable::wait_for_any), so it re-enters the shim only when something completed.
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "intercept/nonblocking_requests.hpp"
@@ -40,15 +43,27 @@ int raised(MPI_Comm comm, int rc) {
   return rc;
 }
 
-// The library's part of a request array: the shim's requests replaced by MPI_REQUEST_NULL.
-struct LibraryRequests {
+// A pass's working arrays, kept per thread so that a pass allocates nothing once warm (each thread
+// holds at most one pass at a time: nothing a pass calls completes requests of the shim).
+struct PassStorage {
   std::vector<MPI_Request> requests;
   std::vector<OperationTable::Record*> ours;
+  std::vector<int> errors;
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+};
+thread_local PassStorage pass_storage;
+
+// The library's part of a request array: the shim's requests replaced by MPI_REQUEST_NULL.
+struct LibraryRequests {
+  std::vector<MPI_Request>& requests = pass_storage.requests;
+  std::vector<OperationTable::Record*>& ours = pass_storage.ours;
   bool any_ours = false;
   bool ours_active = false;  // some request of the shim is active (started, not yet completed by a call)
 
-  LibraryRequests(OperationTable& table, int count, const MPI_Request* array)
-      : requests(array, array + count), ours(static_cast<std::size_t>(count)) {
+  LibraryRequests(OperationTable& table, int count, const MPI_Request* array) {
+    requests.assign(array, array + count);
+    ours.assign(static_cast<std::size_t>(count), nullptr);
     for (int i = 0; i < count; ++i) {
       ours[i] = table.find(array[i]);
       if (ours[i] == nullptr) continue;
@@ -65,12 +80,21 @@ struct LibraryRequests {
   }
 };
 
+// A request of the library's that a wait completed while blocking in the library
+// (OperationTable::wait_for_any), before the rest of its array: Waitall reports it at the end.
+struct EarlyCompletion {
+  int index;
+  MPI_Status status;
+  int rc;
+};
+
 MPI_Status* status_at(MPI_Status* statuses, int index) {
   return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[index];
 }
 
 // Waitall and Testall: complete all or none. Returns true when done (`rc` then holds the result).
-bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* statuses, int& rc) {
+bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* statuses,
+              std::span<const EarlyCompletion> early, int& rc) {
   OperationTable::advance_if_running();
   LibraryRequests split(table, count, array);
   for (const OperationTable::Record* record : split.ours) {
@@ -80,8 +104,15 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
   rc = next_call.Testall(count, split.requests.data(), &flag, statuses);
   if (!flag && rc == MPI_SUCCESS) return false;
   split.write_back(array);
+  bool early_failed = false;
+  for (const EarlyCompletion& completed : early) {
+    if (statuses != MPI_STATUSES_IGNORE) statuses[completed.index] = completed.status;
+    early_failed = early_failed || completed.rc != MPI_SUCCESS;
+  }
   MPI_Comm failed = MPI_COMM_NULL;
-  std::vector<int> errors(static_cast<std::size_t>(count), MPI_SUCCESS);
+  std::vector<int>& errors = pass_storage.errors;
+  errors.assign(static_cast<std::size_t>(count), MPI_SUCCESS);
+  for (const EarlyCompletion& completed : early) errors[completed.index] = completed.rc;
   for (int i = 0; i < count; ++i) {
     OperationTable::Record* record = split.ours[i];
     if (record == nullptr) continue;
@@ -93,18 +124,19 @@ bool all_pass(OperationTable& table, int count, MPI_Request* array, MPI_Status* 
     errors[i] = table.finish(&array[i], *record, status_at(statuses, i));
     if (errors[i] != MPI_SUCCESS && failed == MPI_COMM_NULL) failed = comm;
   }
-  if (failed == MPI_COMM_NULL) return true;
+  if (failed == MPI_COMM_NULL && !early_failed) return true;
   // MPI_ERR_IN_STATUS: each status says how its request ended.
   if (statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0; i < count; ++i) {
-      if (split.ours[i] != nullptr) {
+      if (split.ours[i] != nullptr || errors[i] != MPI_SUCCESS) {
         statuses[i].MPI_ERROR = errors[i];
       } else if (rc == MPI_SUCCESS) {
         statuses[i].MPI_ERROR = MPI_SUCCESS;
       }
     }
   }
-  rc = raised(failed, MPI_ERR_IN_STATUS);
+  // (A request of the library's that failed early was raised by the library then.)
+  rc = failed != MPI_COMM_NULL ? raised(failed, MPI_ERR_IN_STATUS) : MPI_ERR_IN_STATUS;
   return true;
 }
 
@@ -143,7 +175,8 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
   LibraryRequests split(table, count, array);
   int done = 0;
   MPI_Comm failed = MPI_COMM_NULL;
-  std::vector<int> errors;
+  std::vector<int>& errors = pass_storage.errors;
+  errors.clear();
   for (int i = 0; i < count; ++i) {
     OperationTable::Record* record = split.ours[i];
     if (record == nullptr || !record->active || !record->complete) continue;
@@ -154,8 +187,11 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
     indices[done++] = i;
   }
   int library_done = 0;
-  std::vector<int> library_indices(static_cast<std::size_t>(count));
-  std::vector<MPI_Status> library_statuses(static_cast<std::size_t>(count));
+  std::vector<int>& library_indices = pass_storage.indices;
+  std::vector<MPI_Status>& library_statuses = pass_storage.statuses;
+  if (library_indices.size() < static_cast<std::size_t>(count)) library_indices.resize(static_cast<std::size_t>(count));
+  if (library_statuses.size() < static_cast<std::size_t>(count))
+    library_statuses.resize(static_cast<std::size_t>(count));
   rc = next_call.Testsome(count, split.requests.data(), &library_done, library_indices.data(), library_statuses.data());
   if (library_done == MPI_UNDEFINED) {
     if (done == 0 && !split.ours_active) {
@@ -181,8 +217,7 @@ bool some_pass(OperationTable& table, int count, MPI_Request* array, int* outcou
   return true;
 }
 
-// Wait and Test of one request. (A wait never blocks inside the library while the shim holds
-// requests: it would hold the table's lock there, and another thread's operation could need it.)
+// Wait and Test of one request.
 bool one_pass(OperationTable& table, MPI_Request* request, MPI_Status* status, int& rc) {
   OperationTable::advance_if_running();
   OperationTable::Record* record = table.find(*request);
@@ -202,6 +237,12 @@ bool one_pass(OperationTable& table, MPI_Request* request, MPI_Status* status, i
   return true;
 }
 
+// A wait's own requests completed in the library: Wait and Waitany return the one, Waitsome reports
+// it alone (MPI lets it return any nonempty subset), Waitall keeps it for the end.
+void copy_status(MPI_Status* to, const MPI_Status& from) {
+  if (to != MPI_STATUS_IGNORE) *to = from;
+}
+
 }  // namespace
 }  // namespace collshim
 
@@ -209,40 +250,56 @@ using namespace collshim;
 
 COLLSHIM_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Wait(request, status);
-  return poll(true, [&](OperationTable& table, int& rc) { return one_pass(table, request, status, rc); });
+  return poll(
+      true, std::span(request, 1), [&](OperationTable& table, int& rc) { return one_pass(table, request, status, rc); },
+      [&](int, const MPI_Status& completed, int) {
+        copy_status(status, completed);
+        return true;
+      });
 }
 
 COLLSHIM_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Test(request, flag, status);
-  *flag = 0;
-  return poll(false,
-              [&](OperationTable& table, int& rc) { return *flag = one_pass(table, request, status, rc) ? 1 : 0; });
+  return test_once(
+      [&](OperationTable& table, int& rc) { return *flag = one_pass(table, request, status, rc) ? 1 : 0; });
 }
 
 COLLSHIM_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Waitall(count, requests, statuses);
-  return poll(true, [&](OperationTable& table, int& rc) { return all_pass(table, count, requests, statuses, rc); });
+  std::vector<EarlyCompletion> early;  // grows only as requests complete while the wait blocks
+  return poll(
+      true, std::span(requests, static_cast<std::size_t>(std::max(count, 0))),
+      [&](OperationTable& table, int& rc) { return all_pass(table, count, requests, statuses, early, rc); },
+      [&](int index, const MPI_Status& completed, int rc) {
+        early.push_back({index, completed, rc});
+        return false;
+      });
 }
 
 COLLSHIM_EXPORT int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Testall(count, requests, flag, statuses);
-  *flag = 0;
-  return poll(false, [&](OperationTable& table, int& rc) {
-    return *flag = all_pass(table, count, requests, statuses, rc) ? 1 : 0;
+  return test_once([&](OperationTable& table, int& rc) {
+    return *flag = all_pass(table, count, requests, statuses, {}, rc) ? 1 : 0;
   });
 }
 
 COLLSHIM_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Waitany(count, requests, index, status);
-  return poll(true,
-              [&](OperationTable& table, int& rc) { return any_pass(table, count, requests, index, status, rc); });
+  return poll(
+      true, std::span(requests, static_cast<std::size_t>(std::max(count, 0))),
+      [&](OperationTable& table, int& rc) { return any_pass(table, count, requests, index, status, rc); },
+      [&](int completed_index, const MPI_Status& completed, int) {
+        *index = completed_index;
+        copy_status(status, completed);
+        return true;
+      });
 }
 
 COLLSHIM_EXPORT int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Testany(count, requests, index, flag, status);
   *flag = 0;
   *index = MPI_UNDEFINED;
-  return poll(false, [&](OperationTable& table, int& rc) {
+  return test_once([&](OperationTable& table, int& rc) {
     return *flag = any_pass(table, count, requests, index, status, rc) ? 1 : 0;
   });
 }
@@ -250,16 +307,28 @@ COLLSHIM_EXPORT int MPI_Testany(int count, MPI_Request requests[], int* index, i
 COLLSHIM_EXPORT int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                                  MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Waitsome(incount, requests, outcount, indices, statuses);
-  return poll(true, [&](OperationTable& table, int& rc) {
-    return some_pass(table, incount, requests, outcount, indices, statuses, rc);
-  });
+  return poll(
+      true, std::span(requests, static_cast<std::size_t>(std::max(incount, 0))),
+      [&](OperationTable& table, int& rc) {
+        return some_pass(table, incount, requests, outcount, indices, statuses, rc);
+      },
+      [&](int index, const MPI_Status& completed, int& rc) {
+        *outcount = 1;
+        indices[0] = index;
+        if (statuses != MPI_STATUSES_IGNORE) statuses[0] = completed;
+        if (rc != MPI_SUCCESS) {
+          if (statuses != MPI_STATUSES_IGNORE) statuses[0].MPI_ERROR = rc;
+          rc = MPI_ERR_IN_STATUS;
+        }
+        return true;
+      });
 }
 
 COLLSHIM_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                                  MPI_Status statuses[]) {
   if (!OperationTable::holds_requests()) return next_call.Testsome(incount, requests, outcount, indices, statuses);
   *outcount = 0;
-  return poll(false, [&](OperationTable& table, int& rc) {
+  return test_once([&](OperationTable& table, int& rc) {
     if (!some_pass(table, incount, requests, outcount, indices, statuses, rc)) *outcount = 0;
     return true;
   });
@@ -267,7 +336,7 @@ COLLSHIM_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* outco
 
 COLLSHIM_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   if (!OperationTable::holds_requests()) return next_call.Request_get_status(request, flag, status);
-  return poll(false, [&](OperationTable& table, int& rc) {
+  return test_once([&](OperationTable& table, int& rc) {
     OperationTable::advance_if_running();
     const OperationTable::Record* record = table.find(request);
     if (record == nullptr) {
@@ -283,7 +352,7 @@ COLLSHIM_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_S
 
 COLLSHIM_EXPORT int MPI_Start(MPI_Request* request) {
   if (!OperationTable::holds_requests()) return next_call.Start(request);
-  return poll(false, [&](OperationTable& table, int& rc) {
+  return test_once([&](OperationTable& table, int& rc) {
     OperationTable::Record* record = table.find(*request);
     if (record == nullptr) {
       rc = next_call.Start(request);
@@ -309,7 +378,7 @@ COLLSHIM_EXPORT int MPI_Startall(int count, MPI_Request requests[]) {
 
 COLLSHIM_EXPORT int MPI_Request_free(MPI_Request* request) {
   if (!OperationTable::holds_requests()) return next_call.Request_free(request);
-  return poll(false, [&](OperationTable& table, int& rc) {
+  return test_once([&](OperationTable& table, int& rc) {
     OperationTable::Record* record = table.find(*request);
     rc = MPI_SUCCESS;
     if (record == nullptr) {
@@ -367,12 +436,17 @@ COLLSHIM_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatyp
 
 COLLSHIM_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   if (!OperationTable::running()) return next_call.Probe(source, tag, comm, status);
-  return poll(true, [&](OperationTable&, int& rc) {
-    OperationTable::advance_if_running();
+  // No request stands for a probe, so this one polls, offering the processor between passes.
+  for (;;) {
     int flag = 0;
-    rc = PMPI_Iprobe(source, tag, comm, &flag, status);
-    return rc != MPI_SUCCESS || flag;
-  });
+    const int rc = test_once([&](OperationTable&, int& result) {
+      OperationTable::advance_if_running();
+      result = PMPI_Iprobe(source, tag, comm, &flag, status);
+      return true;
+    });
+    if (rc != MPI_SUCCESS || flag) return rc;
+    sched_yield();
+  }
 }
 
 COLLSHIM_EXPORT int MPI_Barrier(MPI_Comm comm) {

@@ -107,13 +107,32 @@ ProgressThread::ProgressThread()
 
 ProgressThread::~ProgressThread() = default;  // the jthread asks to stop and joins
 
+int OperationTable::wait_for_any(std::span<MPI_Request> own, MPI_Status* status, int& rc) {
+  if (!waits_block_) return polls;
+  pending_.clear();
+  for (const MPI_Request request : running_requests_) {
+    if (!records_.at(request).operation->blocked_on(pending_)) return polls;
+  }
+  for (const std::unique_ptr<Operation>& operation : orphans_) {
+    if (!operation->blocked_on(pending_)) return polls;
+  }
+  const int index = collshim::wait_for_any(own, pending_, waited_, status, rc);
+  return index == nothing_active ? polls : index;
+}
+
 int complete_advancing(MPI_Request* request, MPI_Status* status) {
-  return poll(true, [&](OperationTable&, int& rc) {
-    OperationTable::advance_if_running();
-    int flag = 0;
-    rc = PMPI_Test(request, &flag, status);
-    return rc != MPI_SUCCESS || flag;
-  });
+  return poll(
+      true, std::span(request, 1),
+      [&](OperationTable&, int& rc) {
+        OperationTable::advance_if_running();
+        int flag = 0;
+        rc = PMPI_Test(request, &flag, status);
+        return rc != MPI_SUCCESS || flag;
+      },
+      [&](int, const MPI_Status& completed, int) {
+        if (status != MPI_STATUS_IGNORE) *status = completed;
+        return true;
+      });
 }
 
 }  // namespace collshim

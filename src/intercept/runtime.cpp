@@ -264,9 +264,10 @@ void Runtime::start() {
     // MPI_COMM_WORLD's state now, while every rank is here: a nonblocking call can only use a state
     // that exists (making one is collective), and many programs use only MPI_COMM_WORLD.
     if (!settings.nonblocking_native) current_runtime->comms.state(MPI_COMM_WORLD, current_runtime->placement);
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    OperationTable::set_waits_block(level != MPI_THREAD_MULTIPLE);
     if (settings.progress_thread && !settings.nonblocking_native) {
-      int level = MPI_THREAD_SINGLE;
-      PMPI_Query_thread(&level);
       if (level == MPI_THREAD_MULTIPLE) {
         current_runtime->progress_thread = std::make_unique<ProgressThread>();
         current_runtime->log->info("a progress thread advances nonblocking collectives (COLLSHIM_PROGRESS_THREAD=1)");

@@ -257,10 +257,17 @@ class NonblockingRun {
     rc = PMPI_Test(&request_, &flag, MPI_STATUS_IGNORE);
     return rc != MPI_SUCCESS || flag != 0;
   }
+  // As the shim's waits: between passes, blocks in the library on what the run waits for
+  // (OperationTable::wait_for_any); polls while a receive probes for its envelope.
   int wait() {
     if (choice_ == nullptr) return PMPI_Wait(&request_, MPI_STATUS_IGNORE);
     int rc = MPI_SUCCESS;
     while (!test(rc)) {
+      pending_.clear();
+      if (!run_->blocked_on(pending_)) continue;
+      MPI_Status status;
+      int ignored = MPI_SUCCESS;
+      collshim::wait_for_any({}, pending_, waited_, &status, ignored);
     }
     return rc;
   }
@@ -278,6 +285,8 @@ class NonblockingRun {
   collshim::CommContext& context_;
   MPI_Comm lane_;
   MPI_Request request_ = MPI_REQUEST_NULL;
+  std::vector<collshim::PendingRequest> pending_;
+  std::vector<MPI_Request> waited_;
   collshim::LayoutStorage layout_storage_;
   collshim::CallLayout layout_;
   collshim::EngineStorage engine_;

@@ -73,6 +73,7 @@ struct EngineStorage {
   std::unordered_map<std::int64_t, PackedLocation> scratch_blocks;
   std::vector<MPI_Request> requests;
   std::vector<MPI_Status> statuses;
+  std::vector<int> indices;
   std::vector<MPI_Datatype> message_types;  // built for this step, freed after it
   std::vector<int> type_lengths;
   std::vector<MPI_Aint> type_offsets;

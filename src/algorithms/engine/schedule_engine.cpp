@@ -39,10 +39,11 @@ int complete_requests(std::span<MPI_Request> pending, std::vector<MPI_Status>& s
   return error;
 }
 
-bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, int& first_error) {
+bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, std::vector<int>& indices,
+                   int& first_error) {
   if (pending.empty()) return true;
   if (statuses.size() < pending.size()) statuses.resize(pending.size());
-  std::vector<int> indices(pending.size());
+  if (indices.size() < pending.size()) indices.resize(pending.size());
   for (;;) {
     int completed = 0;
     const int rc =
@@ -151,9 +152,18 @@ class StepRunner {
       }
       probes_.pop_front();
     }
-    if (!test_requests(engine_.requests, engine_.statuses, first_error)) return false;
+    if (!test_requests(engine_.requests, engine_.statuses, engine_.indices, first_error)) return false;
     if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
     headed_.clear();
+    return true;
+  }
+
+  // What test() waits for: false while a receive still probes for its envelope.
+  bool blocked_on(std::vector<PendingRequest>& pending, int& first_error) {
+    if (!probes_.empty()) return false;
+    for (MPI_Request& request : engine_.requests) {
+      if (request != MPI_REQUEST_NULL) pending.push_back({&request, &first_error});
+    }
     return true;
   }
 
@@ -576,6 +586,10 @@ bool ScheduleRun::progress() {
     keep_first_error(error_, current_->runner.start(schedule_.steps[index_]));
   }
   return true;
+}
+
+bool ScheduleRun::blocked_on(std::vector<PendingRequest>& pending) {
+  return !current_ || current_->runner.blocked_on(pending, error_);
 }
 
 }  // namespace collshim

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/engine/call_layout.hpp"
+#include "algorithms/engine/pending_request.hpp"
 #include "algorithms/engine/schedule.hpp"
 
 namespace collshim {
@@ -84,6 +85,10 @@ class ScheduleRun {
   void start();
   bool progress();                      // true once complete
   int error() const { return error_; }  // MPI_SUCCESS or the first error, once complete
+  // After progress() said the run is not complete: appends the current step's requests of the
+  // library, with where a wait that completes one leaves its error. False while a receive waits for
+  // an envelope it probes for (no request stands for it).
+  bool blocked_on(std::vector<PendingRequest>& pending);
 
  private:
   struct Current;  // the step in flight
@@ -99,8 +104,10 @@ class ScheduleRun {
 };
 
 // Completes (waits for) every request of a step, even when some fail; the first failed message's
-// error. test_requests: the same without waiting, true once all are complete (`pending` then empty).
+// error. test_requests: the same without waiting, true once all are complete (`pending` then empty);
+// `indices` is its storage.
 int complete_requests(std::span<MPI_Request> pending, std::vector<MPI_Status>& statuses);
-bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, int& first_error);
+bool test_requests(std::vector<MPI_Request>& pending, std::vector<MPI_Status>& statuses, std::vector<int>& indices,
+                   int& first_error);
 
 }  // namespace collshim
