@@ -5,6 +5,7 @@
 #include <cstring>
 #include <deque>
 #include <span>
+#include <utility>
 
 #include "algorithms/engine/comm_context.hpp"
 #include "algorithms/engine/local_copy.hpp"
@@ -84,10 +85,15 @@ struct MessageView {
 // completes them (a blocking call), or test() is called until it says they are complete (a
 // nonblocking or persistent operation's progress). Types and size headers built for the step are
 // freed at its end.
+//
+// A packed message whose block sizes only the sender knows carries them in a header. A blocking
+// run sends header and data as one message, which the receiver probes for to learn its size; a
+// nonblocking run (`headers_apart`) sends the header as a message of its own just before the data
+// (the same tag: MPI keeps their order), so that every receive is a request a wait can block on.
 class StepRunner {
  public:
-  StepRunner(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag)
-      : call_(call), engine_(engine), comm_(comm), tag_(tag) {}
+  StepRunner(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag, bool headers_apart)
+      : call_(call), engine_(engine), comm_(comm), tag_(tag), headers_apart_(headers_apart) {}
   ~StepRunner() {
     if (!engine_.message_types.empty()) {
       for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
@@ -107,7 +113,15 @@ class StepRunner {
     engine_.requests.clear();
     const bool probing =
         std::ranges::any_of(step.recvs, [&](const Transfer& t) { return needs_header(t, call_.rank); });
-    if (!probing) {
+    if (headers_apart_) {
+      header_requests_.clear();
+      header_receives_.clear();
+      for (const Transfer& recv : step.recvs) {
+        keep_first_error(first_error,
+                         needs_header(recv, call_.rank) ? post_header_recv(recv) : post_recv(recv, nullptr));
+      }
+      for (const Transfer& send : step.sends) keep_first_error(first_error, post_send(send));
+    } else if (!probing) {
       for (const Transfer& recv : step.recvs) keep_first_error(first_error, post_recv(recv, nullptr));
       for (const Transfer& send : step.sends) keep_first_error(first_error, post_send(send));
     } else {
@@ -139,6 +153,7 @@ class StepRunner {
 
   // Advances the step without waiting: true once it is complete (its first error in `first_error`).
   bool test(int& first_error) {
+    if (!header_requests_.empty() && !receive_after_headers(first_error)) return false;
     while (!probes_.empty()) {
       int found = 0;
       MPI_Status status;
@@ -161,8 +176,10 @@ class StepRunner {
   // What test() waits for: false while a receive still probes for its envelope.
   bool blocked_on(std::vector<PendingRequest>& pending, int& first_error) {
     if (!probes_.empty()) return false;
-    for (MPI_Request& request : engine_.requests) {
-      if (request != MPI_REQUEST_NULL) pending.push_back({&request, &first_error});
+    for (std::vector<MPI_Request>* requests : {&header_requests_, &engine_.requests}) {
+      for (MPI_Request& request : *requests) {
+        if (request != MPI_REQUEST_NULL) pending.push_back({&request, &first_error});
+      }
     }
     return true;
   }
@@ -289,8 +306,13 @@ class StepRunner {
       std::vector<std::int64_t>& header = engine_.headers.emplace_back();
       for (const std::int64_t block : send.region.blocks)
         header.push_back(packed_location(send.region.buffer, block).bytes);
-      add_bytes(reinterpret_cast<const std::byte*>(header.data()),
-                static_cast<long long>(header.size() * sizeof(std::int64_t)));
+      if (headers_apart_) {
+        const int rc = post(true, {header.data(), static_cast<int>(header.size()), MPI_INT64_T}, send.peer);
+        if (rc != MPI_SUCCESS) return rc;
+      } else {
+        add_bytes(reinterpret_cast<const std::byte*>(header.data()),
+                  static_cast<long long>(header.size() * sizeof(std::int64_t)));
+      }
     }
     for (const std::int64_t block : send.region.blocks) {
       const PackedLocation at = packed_location(send.region.buffer, block);
@@ -347,6 +369,54 @@ class StepRunner {
     engine_.type_lengths.clear();
     engine_.type_offsets.clear();
     add_bytes(target, bytes);
+    const int rc = finish_bytes(view);
+    return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
+  }
+
+  // headers_apart_: a receive whose block sizes come in a header message first.
+  int post_header_recv(const Transfer& recv) {
+    std::vector<std::int64_t>& header = engine_.headers.emplace_back(recv.region.blocks.size());
+    header_receives_.push_back({&recv, &header});
+    header_requests_.push_back(MPI_REQUEST_NULL);
+    return PMPI_Irecv(header.data(), static_cast<int>(header.size()), MPI_INT64_T, recv.peer, tag_, comm_,
+                      &header_requests_.back());
+  }
+
+  // Posts the data receive of every header that arrived; true once all have.
+  bool receive_after_headers(int& first_error) {
+    for (std::size_t i = 0; i < header_requests_.size(); ++i) {
+      if (header_receives_[i].transfer == nullptr) continue;  // posted already
+      int rc = MPI_SUCCESS;
+      if (header_requests_[i] != MPI_REQUEST_NULL) {
+        int arrived = 0;
+        rc = PMPI_Test(&header_requests_[i], &arrived, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && !arrived) continue;
+      }
+      const Transfer& recv = *std::exchange(header_receives_[i].transfer, nullptr);
+      keep_first_error(first_error, rc == MPI_SUCCESS ? post_sized_recv(recv, *header_receives_[i].header) : rc);
+    }
+    if (std::ranges::any_of(header_receives_, [](const HeaderReceive& h) { return h.transfer != nullptr; }))
+      return false;
+    header_requests_.clear();
+    return true;
+  }
+
+  // The data of a receive whose header gave its blocks' sizes.
+  int post_sized_recv(const Transfer& recv, const std::vector<std::int64_t>& sizes) {
+    long long bytes = 0;
+    for (const std::int64_t block_bytes : sizes) {
+      if (block_bytes < 0) return MPI_ERR_TRUNCATE;
+      bytes += block_bytes;
+    }
+    std::byte* at = engine_.allocate(static_cast<std::size_t>(bytes));
+    engine_.type_lengths.clear();
+    engine_.type_offsets.clear();
+    add_bytes(at, bytes);
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      engine_.scratch_blocks[recv.region.blocks[k]] = {at, sizes[k]};
+      at += sizes[k];
+    }
+    MessageView view;
     const int rc = finish_bytes(view);
     return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
   }
@@ -477,13 +547,20 @@ class StepRunner {
     std::byte* data;
     long long bytes;
   };
+  struct HeaderReceive {
+    const Transfer* transfer;  // null once its data receive is posted
+    const std::vector<std::int64_t>* header;
+  };
 
   CallLayout& call_;
   EngineStorage& engine_;
   MPI_Comm comm_;
   int tag_;
+  bool headers_apart_;
   std::vector<HeadedReceive> headed_;
-  std::deque<const Transfer*> probes_;  // receives still waiting for their envelope
+  std::deque<const Transfer*> probes_;        // receives still waiting for their envelope
+  std::vector<MPI_Request> header_requests_;  // headers_apart_: the header receives
+  std::vector<HeaderReceive> header_receives_;
 };
 
 }  // namespace step_engine
@@ -534,7 +611,7 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
         continue;
       }
     }
-    step_engine::StepRunner runner(call, engine, context.comm(), step_tag(0, index));
+    step_engine::StepRunner runner(call, engine, context.comm(), step_tag(0, index), false);
     keep_first_error(first_error, runner.start(step));
     keep_first_error(first_error, runner.finish_blocking());
   }
@@ -543,7 +620,7 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
 }
 
 struct ScheduleRun::Current {
-  Current(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag) : runner(call, engine, comm, tag) {}
+  Current(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag) : runner(call, engine, comm, tag, true) {}
   step_engine::StepRunner runner;
 };
 
