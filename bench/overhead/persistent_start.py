@@ -7,8 +7,9 @@ usage: bench/overhead/persistent_start.py [--build-dir DIR] [--np N] [--calls N]
 Runs DIR/collshim-bench --overlap with one algorithm at one size under `mpirun -np N valgrind
 --tool=callgrind`, twice: collecting only inside the case's blocking call of the algorithm
 (`<Case>::call`: the call's layout, the choice's state, the schedule run by the engine to completion),
-then only inside `Bench::persistent_start` (MPI_Start of a persistent operation: the run whose schedule
-and layout were made once started again, then progressed to completion). Both run the same algorithm
+then only inside `Bench::persistent_start` (MPI_Start of a persistent operation: its layout made again,
+its run, made and planned at the first start, started again and progressed to completion: each step's
+local work from the plan's addresses, its messages by MPI_Startall on the plan's persistent requests). Both run the same algorithm
 on the same buffers, as bench/overhead/run counts a pass-through (--collect-atstart=no
 --toggle-collect). "own" is the shim's instructions: everything collected minus the MPI library's
 communication and completion calls made from it (their polling for the peer varies from run to run).
@@ -36,7 +37,7 @@ overhead = importlib.machinery.SourceFileLoader("overhead_run", os.path.join(HER
 # The MPI library's communication and completion (and the reduction arithmetic it does for the
 # shim): subtracted, what remains is the shim's bookkeeping.
 LIBRARY = {"PMPI_Isend", "PMPI_Irecv", "PMPI_Send", "PMPI_Recv", "PMPI_Sendrecv", "PMPI_Wait", "PMPI_Waitall",
-           "PMPI_Test", "PMPI_Testall", "PMPI_Testsome", "PMPI_Iprobe", "PMPI_Probe", "PMPI_Reduce_local"}
+           "PMPI_Test", "PMPI_Testall", "PMPI_Testsome", "PMPI_Waitany", "PMPI_Start", "PMPI_Startall", "PMPI_Iprobe", "PMPI_Probe", "PMPI_Reduce_local"}
 CASE_CLASS = {"allgather": "AllgatherCase", "allgatherv": "AllgatherCase", "allreduce": "AllreduceCase",
               "alltoall": "AlltoallCase", "alltoallv": "AlltoallvCase"}
 REGIONS = [("blocking", "*{case}::call(*"), ("persistent", "*Bench::persistent_start*")]

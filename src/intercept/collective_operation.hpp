@@ -112,7 +112,7 @@ class CollectiveOperation final : public Operation {
     switch (phase_) {
       case Phase::agreeing: agreement_request_.add_pending(pending); return true;
       case Phase::native: native_request_.add_pending(pending); return true;
-      case Phase::schedule: return run_->blocked_on(pending);
+      case Phase::schedule: run_->blocked_on(pending); return true;
       default: return true;  // waits for an earlier run's turn, which has its own requests
     }
   }
@@ -146,17 +146,27 @@ class CollectiveOperation final : public Operation {
       phase_ = Phase::native;
       return;
     }
-    AlgorithmState* algorithm = nullptr;
-    const Schedule* schedule = nullptr;
+    // The layout at every start: an in-place Alltoall(v) stages the outgoing blocks then (in the
+    // same storage, so a kept run's plan still holds).
     int rc = make_layout(shape_.call, state_.context.size(), state_.context.rank(), layout_storage_, layout_);
-    if (rc == MPI_SUCCESS) rc = prepare_algorithm(*decision.choice, layout_, state_.context, algorithm, schedule);
     if (rc != MPI_SUCCESS) return finish(rc);
-    if (!algorithm->keeps_schedules()) {
-      own_schedule_ = *schedule;
-      schedule = &own_schedule_;
+    if (run_ == nullptr || !keeps_run_) {
+      AlgorithmState* algorithm = nullptr;
+      const Schedule* schedule = nullptr;
+      rc = prepare_algorithm(*decision.choice, layout_, state_.context, algorithm, schedule);
+      if (rc != MPI_SUCCESS) return finish(rc);
+      if (!algorithm->keeps_schedules()) {
+        own_schedule_ = *schedule;
+        schedule = &own_schedule_;
+      }
+      // A persistent operation keeps its run, planned, with a tag slot of its own (the same on every
+      // rank: slots are taken in ticket order) where there are slots to spare.
+      const std::optional<int> own_slot = persistent_ ? state_.lane.take_persistent_slot() : std::nullopt;
+      keeps_run_ = own_slot.has_value();
+      const int slot = own_slot.value_or(state_.lane.nonblocking_slot(ticket_));
+      run_ = std::make_unique<ScheduleRun>(*schedule, layout_, engine_, state_.lane.comm, slot * tags_per_schedule);
+      if (keeps_run_) run_->keep_plan();
     }
-    const int slot = static_cast<int>(ticket_ % static_cast<unsigned long long>(runtime_.nonblocking_tag_slots)) + 1;
-    run_ = std::make_unique<ScheduleRun>(*schedule, layout_, engine_, state_.lane.comm, slot * tags_per_schedule);
     run_->start();
     phase_ = Phase::schedule;
   }
@@ -207,6 +217,7 @@ class CollectiveOperation final : public Operation {
   EngineStorage engine_;
   Schedule own_schedule_;
   std::unique_ptr<ScheduleRun> run_;
+  bool keeps_run_ = false;  // run_ serves every start (a persistent operation's, on its own tags)
 };
 
 // A nonblocking or persistent call, passed on unhandled: counted for the report with the bytes the
@@ -273,7 +284,7 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
                          comm, CallArguments<collective>{args...}, library),
                      true, request);
   };
-  if (runtime.nonblocking_native || runtime.nonblocking_tag_slots == 0) return unhandled();
+  if (runtime.nonblocking_native || NonblockingLane::tag_slots == 0) return unhandled();
   OperationTable::advance_if_running();
   OperationTable& table = OperationTable::instance();
   auto lock = table.lock();

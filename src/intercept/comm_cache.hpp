@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <optional>
 
 #include "algorithms/engine/comm_context.hpp"
 #include "decide/decision_policy.hpp"
@@ -21,13 +22,31 @@ namespace collshim {
 // in any order otherwise), and their schedules' messages take tags apart (step_tag), each run
 // `tag_slot` a different range. Each run of an operation takes a ticket when it starts, in program
 // order, the same on every rank; runs act on the lane in ticket order (`turn`).
+//
+// The tag slots (`tag_slots`, numbered from 1; slot 0 is the blocking calls'): a run of a nonblocking call, or of
+// a persistent one without a slot of its own, takes slot 1 + ticket % (the first half); a persistent
+// operation that keeps its run (its messages made once as persistent requests) takes one of the
+// second half for its life, the next at its first run, never given again.
 struct NonblockingLane {
   explicit NonblockingLane(MPI_Comm shadow);
   ~NonblockingLane();
   NonblockingLane(const NonblockingLane&) = delete;
   NonblockingLane& operator=(const NonblockingLane&) = delete;
 
+  int nonblocking_slot(unsigned long long ticket) const {
+    return 1 + static_cast<int>(ticket % static_cast<unsigned long long>(tag_slots - tag_slots / 2));
+  }
+  std::optional<int> take_persistent_slot() {
+    if (persistent_slots_taken >= tag_slots / 2) return std::nullopt;
+    return tag_slots - tag_slots / 2 + 1 + persistent_slots_taken++;
+  }
+
+  // The job's: ranges of tags_per_schedule tags below the library's MPI_TAG_UB, set at MPI_Init (0:
+  // too few tags, every nonblocking call passes through).
+  static inline int tag_slots = 0;
+
   MPI_Comm comm = MPI_COMM_NULL;  // MPI_COMM_NULL if the dup failed: every such call passes through
+  int persistent_slots_taken = 0;
   unsigned long long next_ticket = 0;
   unsigned long long turn = 0;
 };

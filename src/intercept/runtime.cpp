@@ -242,7 +242,7 @@ void Runtime::start() {
     void* tag_ub = nullptr;
     int found = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
-    if (found) runtime->nonblocking_tag_slots = std::max(0, *static_cast<int*>(tag_ub) / tags_per_schedule - 1);
+    if (found) NonblockingLane::tag_slots = std::max(0, *static_cast<int*>(tag_ub) / tags_per_schedule - 1);
     current_runtime = std::move(runtime);
     active_ = current_runtime.get();
     const Selector& selector = current_runtime->policy.selector();

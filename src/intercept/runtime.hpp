@@ -64,12 +64,9 @@ class Runtime {
   ProcessPlacement placement;
   CommCache comms;
   std::shared_ptr<spdlog::logger> log;
-  std::unique_ptr<Profile> profile;  // only with COLLSHIM_REPORT
-  std::string report_target;         // "stderr" or a path; ".json" means JSON
-  bool nonblocking_native = false;   // COLLSHIM_NONBLOCKING=native
-  // Tag ranges a communicator's nonblocking operations can use at once (step_tag), from MPI_TAG_UB;
-  // 0: none (a library with only the guaranteed 32767), and they all pass through.
-  int nonblocking_tag_slots = 0;
+  std::unique_ptr<Profile> profile;                 // only with COLLSHIM_REPORT
+  std::string report_target;                        // "stderr" or a path; ".json" means JSON
+  bool nonblocking_native = false;                  // COLLSHIM_NONBLOCKING=native
   std::unique_ptr<ProgressThread> progress_thread;  // COLLSHIM_PROGRESS_THREAD=1 under MPI_THREAD_MULTIPLE
 
  private:

@@ -229,28 +229,30 @@ class NonblockingRun {
 
   int start() {
     if (choice_ == nullptr) return case_.start_native(&request_);
-    collshim::AlgorithmState* algorithm = nullptr;
-    int rc = context_.state(*choice_, algorithm);
-    if (rc == MPI_SUCCESS) rc = case_.call_layout(context_, layout_storage_, layout_);
-    if (rc != MPI_SUCCESS) return rc;
-    const collshim::Schedule* schedule = &algorithm->schedule_for(layout_);
-    if (!algorithm->keeps_schedules()) {
-      own_schedule_ = *schedule;
-      schedule = &own_schedule_;
-    }
-    run_.reset();  // the previous run is complete
-    run_ = std::make_unique<collshim::ScheduleRun>(*schedule, layout_, engine_, lane_, collshim::tags_per_schedule);
-    return begin();
+    const int rc = make_run(own_schedule_, run_, collshim::tags_per_schedule);
+    current_ = run_.get();
+    return rc != MPI_SUCCESS ? rc : begin();
   }
+  // As the shim's persistent operation: its run made at the first start (for these buffers, on tags
+  // of its own) and planned, then only started again.
   int restart() {
-    if (choice_ == nullptr || run_ == nullptr) return start();
+    if (choice_ == nullptr) return start();
+    if (persistent_run_ == nullptr) {
+      if (const int rc = make_run(persistent_schedule_, persistent_run_, 2 * collshim::tags_per_schedule);
+          rc != MPI_SUCCESS)
+        return rc;
+      persistent_run_->keep_plan();
+    } else if (const int rc = case_.call_layout(context_, layout_storage_, layout_); rc != MPI_SUCCESS) {
+      return rc;  // (made again at every start, as the shim does: an in-place call stages its data then)
+    }
+    current_ = persistent_run_.get();
     return begin();
   }
   // Advances the run once (native: MPI_Test); true once complete, with its error in `rc`.
   bool test(int& rc) {
     if (choice_ != nullptr) {
-      if (!run_->progress()) return false;
-      rc = run_->error();
+      if (!current_->progress()) return false;
+      rc = current_->error();
       return true;
     }
     int flag = 0;
@@ -258,13 +260,13 @@ class NonblockingRun {
     return rc != MPI_SUCCESS || flag != 0;
   }
   // As the shim's waits: between passes, blocks in the library on what the run waits for
-  // (OperationTable::wait_for_any); polls while a receive probes for its envelope.
+  // (OperationTable::wait_for_any).
   int wait() {
     if (choice_ == nullptr) return PMPI_Wait(&request_, MPI_STATUS_IGNORE);
     int rc = MPI_SUCCESS;
     while (!test(rc)) {
       pending_.clear();
-      if (!run_->blocked_on(pending_)) continue;
+      current_->blocked_on(pending_);
       MPI_Status status;
       int ignored = MPI_SUCCESS;
       collshim::wait_for_any({}, pending_, waited_, &status, ignored);
@@ -273,10 +275,27 @@ class NonblockingRun {
   }
 
  private:
+  // The call's layout and the choice's schedule (a copy in `own` where its state may remake it), in
+  // a new run on `lane` from `tag_base`.
+  int make_run(collshim::Schedule& own, std::unique_ptr<collshim::ScheduleRun>& run, int tag_base) {
+    collshim::AlgorithmState* algorithm = nullptr;
+    int rc = context_.state(*choice_, algorithm);
+    if (rc == MPI_SUCCESS) rc = case_.call_layout(context_, layout_storage_, layout_);
+    if (rc != MPI_SUCCESS) return rc;
+    const collshim::Schedule* schedule = &algorithm->schedule_for(layout_);
+    if (!algorithm->keeps_schedules()) {
+      own = *schedule;
+      schedule = &own;
+    }
+    run.reset();  // the previous run is complete
+    run = std::make_unique<collshim::ScheduleRun>(*schedule, layout_, engine_, lane_, tag_base);
+    return MPI_SUCCESS;
+  }
+
   // As the shim's start (OperationTable::start): what can run at once does, the first messages.
   int begin() {
-    run_->start();
-    run_->progress();
+    current_->start();
+    current_->progress();
     return MPI_SUCCESS;
   }
 
@@ -291,7 +310,10 @@ class NonblockingRun {
   collshim::CallLayout layout_;
   collshim::EngineStorage engine_;
   collshim::Schedule own_schedule_;
-  std::unique_ptr<collshim::ScheduleRun> run_;
+  collshim::Schedule persistent_schedule_;
+  std::unique_ptr<collshim::ScheduleRun> run_;             // the nonblocking call's
+  std::unique_ptr<collshim::ScheduleRun> persistent_run_;  // the persistent operation's
+  collshim::ScheduleRun* current_ = nullptr;               // the one running
 };
 
 // `seconds` of CPU work with `test` called after every `every` seconds of it (0: never), as

@@ -18,7 +18,7 @@ int wait_for_any(std::span<MPI_Request> own, std::span<const PendingRequest> pen
     *request.request = left;
     if (!failed) continue;
     if (*request.error == MPI_SUCCESS) *request.error = waited;
-    if (*request.request != MPI_REQUEST_NULL) PMPI_Request_free(request.request);
+    if (*request.request != MPI_REQUEST_NULL && !request.persistent) PMPI_Request_free(request.request);
   }
   if (index == MPI_UNDEFINED) return nothing_active;
   if (index >= static_cast<int>(own.size())) return MPI_UNDEFINED;

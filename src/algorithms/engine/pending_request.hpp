@@ -11,12 +11,13 @@ namespace collshim {
 struct PendingRequest {
   MPI_Request* request;
   int* error;
+  bool persistent = false;  // the run's own for its life: never freed here
 };
 
 // Blocks inside the library (MPI_Waitany) until one request completes, among `own` (a wait's own
 // requests, as its caller passed them: inactive and null ones are ignored) and `pending` (what
 // nonblocking runs wait for). Every handle goes back where it came from as the library left it; a
-// pending request that failed leaves its error in its slot and is freed. Returns the index in `own`
+// pending request that failed leaves its error in its slot and is freed (if not persistent). Returns the index in `own`
 // of the request that completed (its status in *status, its result in `rc`), MPI_UNDEFINED where a
 // pending one did, or nothing_active where none of them was active. `storage` is the call's array,
 // kept by the caller so that a wait allocates nothing once warm.

@@ -81,6 +81,25 @@ struct MessageView {
   MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 
+// A persistent run's step, made once (ScheduleRun::build_plan): its local work as addresses, and its
+// messages as the library's persistent requests, so that a start only copies, reduces and starts.
+struct PlannedLocal {
+  enum class Kind : std::uint8_t { move, copy, reduce };
+  Kind kind;
+  const void* source;
+  void* target;
+  std::size_t bytes;     // move
+  int count;             // copy: the source's elements; reduce: the elements
+  MPI_Datatype type;     // copy: the source's type; reduce: the elements'
+  int to_count;          // copy
+  MPI_Datatype to_type;  // copy
+};
+struct PlannedStep {
+  std::vector<PlannedLocal> local;
+  std::vector<MPI_Request> requests;
+  std::vector<MPI_Datatype> types;  // message types its requests use
+};
+
 // Runs one step: start() does its local work and posts its messages; then either finish_blocking()
 // completes them (a blocking call), or test() is called until it says they are complete (a
 // nonblocking or persistent operation's progress). Types and size headers built for the step are
@@ -92,22 +111,27 @@ struct MessageView {
 // (the same tag: MPI keeps their order), so that every receive is a request a wait can block on.
 class StepRunner {
  public:
-  StepRunner(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag, bool headers_apart)
-      : call_(call), engine_(engine), comm_(comm), tag_(tag), headers_apart_(headers_apart) {}
-  ~StepRunner() {
+  StepRunner(CallLayout& call, EngineStorage& engine, MPI_Comm comm, bool headers_apart)
+      : call_(call), engine_(engine), comm_(comm), headers_apart_(headers_apart) {}
+  ~StepRunner() { end(); }
+  StepRunner(const StepRunner&) = delete;
+  StepRunner& operator=(const StepRunner&) = delete;
+
+  // After a step: frees what it built. (One runner serves every step of a run: nothing it keeps
+  // is allocated again per step.)
+  void end() {
     if (!engine_.message_types.empty()) {
       for (MPI_Datatype& type : engine_.message_types) PMPI_Type_free(&type);
       engine_.message_types.clear();
     }
     if (!engine_.headers.empty()) engine_.headers.clear();
   }
-  StepRunner(const StepRunner&) = delete;
-  StepRunner& operator=(const StepRunner&) = delete;
 
   // Receives are posted before sends, so that messages find them; except when some receive must
   // first probe for its size, which the peer's send has to be posted for: then the sends go first,
   // and the probing receives wait (probes_) until their envelopes arrive.
-  int start(const Step& step) {
+  int start(const Step& step, int tag) {
+    tag_ = tag;
     int first_error = MPI_SUCCESS;
     if (!step.copies.empty() || !step.reductions.empty()) first_error = run_local(step);
     engine_.requests.clear();
@@ -152,36 +176,75 @@ class StepRunner {
   }
 
   // Advances the step without waiting: true once it is complete (its first error in `first_error`).
+  // (Only with headers_apart: no receive probes.)
   bool test(int& first_error) {
     if (!header_requests_.empty() && !receive_after_headers(first_error)) return false;
-    while (!probes_.empty()) {
-      int found = 0;
-      MPI_Status status;
-      const int rc = PMPI_Iprobe(probes_.front()->peer, tag_, comm_, &found, &status);
-      if (rc != MPI_SUCCESS) {
-        keep_first_error(first_error, rc);
-      } else if (!found) {
-        return false;
-      } else {
-        keep_first_error(first_error, post_recv(*probes_.front(), &status));
-      }
-      probes_.pop_front();
-    }
     if (!test_requests(engine_.requests, engine_.statuses, engine_.indices, first_error)) return false;
     if (!headed_.empty()) keep_first_error(first_error, register_headed_blocks());
     headed_.clear();
     return true;
   }
 
-  // What test() waits for: false while a receive still probes for its envelope.
-  bool blocked_on(std::vector<PendingRequest>& pending, int& first_error) {
-    if (!probes_.empty()) return false;
+  // From here on (until called with null), start() records the step into `step` instead of running
+  // it: what can be planned (typed buffers: no packed scratch, no size headers) is; unplannable()
+  // says whether something could not be.
+  void record_into(PlannedStep* step) {
+    record_ = step;
+    unplannable_ = false;
+  }
+  bool unplannable() const { return unplannable_; }
+
+  // A planned step: its local work, then its messages started.
+  int start_planned(PlannedStep& step) {
+    int first_error = MPI_SUCCESS;
+    for (const PlannedLocal& local : step.local) {
+      switch (local.kind) {
+        case PlannedLocal::Kind::move: std::memmove(local.target, local.source, local.bytes); break;
+        case PlannedLocal::Kind::copy:
+          keep_first_error(first_error, copy_typed(local.source, local.count, local.type, local.target, local.to_count,
+                                                   local.to_type, comm_, call_.rank));
+          break;
+        case PlannedLocal::Kind::reduce:
+          keep_first_error(first_error,
+                           PMPI_Reduce_local(local.source, local.target, local.count, local.type, call_.op));
+          break;
+      }
+    }
+    if (!step.requests.empty())
+      keep_first_error(first_error, PMPI_Startall(static_cast<int>(step.requests.size()), step.requests.data()));
+    return first_error;
+  }
+  // True once a planned step's messages are complete (its requests inactive again).
+  bool test_planned(PlannedStep& step, int& first_error) {
+    if (step.requests.empty()) return true;
+    const int n = static_cast<int>(step.requests.size());
+    if (engine_.statuses.size() < step.requests.size()) engine_.statuses.resize(step.requests.size());
+    int flag = 0;
+    const int rc = PMPI_Testall(n, step.requests.data(), &flag, engine_.statuses.data());
+    if (rc == MPI_SUCCESS) return flag != 0;
+    // A message failed: every request completes (inactive, kept for the next start), first error kept.
+    int error = rc;
+    if (rc == MPI_ERR_IN_STATUS) {
+      for (int i = 0; i < n; ++i) {
+        const int status_error = engine_.statuses[static_cast<std::size_t>(i)].MPI_ERROR;
+        if (status_error != MPI_SUCCESS && status_error != MPI_ERR_PENDING) {
+          error = status_error;
+          break;
+        }
+      }
+    }
+    keep_first_error(first_error, error);
+    PMPI_Waitall(n, step.requests.data(), MPI_STATUSES_IGNORE);
+    return true;
+  }
+
+  // What test() waits for.
+  void blocked_on(std::vector<PendingRequest>& pending, int& first_error) {
     for (std::vector<MPI_Request>* requests : {&header_requests_, &engine_.requests}) {
       for (MPI_Request& request : *requests) {
         if (request != MPI_REQUEST_NULL) pending.push_back({&request, &first_error});
       }
     }
-    return true;
   }
 
  private:
@@ -252,7 +315,7 @@ class StepRunner {
     if (rc == MPI_SUCCESS && cacheable) {
       engine_.message_type_cache.store(key, type);
     } else if (type != MPI_DATATYPE_NULL) {
-      engine_.message_types.push_back(type);
+      (record_ != nullptr ? record_->types : engine_.message_types).push_back(type);
     }
     if (rc == MPI_SUCCESS) view = {buffer.base, 1, type};
     return rc;
@@ -289,6 +352,14 @@ class StepRunner {
 
   int post(bool send, const MessageView& view, int peer) {
     if (view.count == 0) return MPI_SUCCESS;  // both sides know the message is empty and skip it
+    if (record_ != nullptr) {
+      record_->requests.push_back(MPI_REQUEST_NULL);
+      MPI_Request* request = &record_->requests.back();
+      const int rc = send ? PMPI_Send_init(view.address, view.count, view.type, peer, tag_, comm_, request)
+                          : PMPI_Recv_init(view.address, view.count, view.type, peer, tag_, comm_, request);
+      if (rc != MPI_SUCCESS) unplanned();
+      return MPI_SUCCESS;
+    }
     engine_.requests.push_back(MPI_REQUEST_NULL);
     return send ? PMPI_Isend(view.address, view.count, view.type, peer, tag_, comm_, &engine_.requests.back())
                 : PMPI_Irecv(view.address, view.count, view.type, peer, tag_, comm_, &engine_.requests.back());
@@ -300,6 +371,7 @@ class StepRunner {
       const int rc = describe_typed(send.region, view);
       return rc != MPI_SUCCESS ? rc : post(true, view, send.peer);
     }
+    if (record_ != nullptr) return unplanned();
     engine_.type_lengths.clear();
     engine_.type_offsets.clear();
     if (needs_header(send, send.peer)) {
@@ -329,6 +401,7 @@ class StepRunner {
       const int rc = describe_typed(recv.region, view);
       return rc != MPI_SUCCESS ? rc : post(false, view, recv.peer);
     }
+    if (record_ != nullptr) return unplanned();
     if (recv.region.buffer == Buffer::shared) {  // sizes known: every rank holds the counts
       engine_.type_lengths.clear();
       engine_.type_offsets.clear();
@@ -375,6 +448,7 @@ class StepRunner {
 
   // headers_apart_: a receive whose block sizes come in a header message first.
   int post_header_recv(const Transfer& recv) {
+    if (record_ != nullptr) return unplanned();
     std::vector<std::int64_t>& header = engine_.headers.emplace_back(recv.region.blocks.size());
     header_receives_.push_back({&recv, &header});
     header_requests_.push_back(MPI_REQUEST_NULL);
@@ -472,6 +546,28 @@ class StepRunner {
     }
   }
 
+  // copy_typed, or its record.
+  int copy_elements(const char* source, int count, MPI_Datatype type, char* target, int to_count,
+                    MPI_Datatype to_type) {
+    if (record_ == nullptr) return copy_typed(source, count, type, target, to_count, to_type, comm_, call_.rank);
+    if (count == 0 && to_count == 0) return MPI_SUCCESS;
+    if (type == to_type && count == to_count && is_contiguous(type)) {  // copy_typed's memmove, made once
+      MPI_Aint true_lb = 0, true_extent = 0;
+      PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
+      record_->local.push_back({PlannedLocal::Kind::move, source + true_lb, target + true_lb,
+                                static_cast<std::size_t>(type_size(type)) * static_cast<std::size_t>(count), 0,
+                                MPI_DATATYPE_NULL, 0, MPI_DATATYPE_NULL});
+    } else {
+      record_->local.push_back({PlannedLocal::Kind::copy, source, target, 0, count, type, to_count, to_type});
+    }
+    return MPI_SUCCESS;
+  }
+  // What a plan cannot hold (packed bytes, whose places and sizes are made per run).
+  int unplanned() {
+    unplannable_ = true;
+    return MPI_SUCCESS;
+  }
+
   int run_copy(const LocalCopy& copy) {
     int first_error = MPI_SUCCESS;
     if (call_.naming == BlockNaming::reduction && !is_packed(copy.from.buffer) && !is_packed(copy.to.buffer) &&
@@ -483,8 +579,8 @@ class StepRunner {
         const char* source = in.address(from);
         char* target = out.address(to);
         if (elements > 0 && source != target)  // elements <= the call's int count
-          keep_first_error(first_error, copy_typed(source, static_cast<int>(elements), in.type, target,
-                                                   static_cast<int>(elements), out.type, comm_, call_.rank));
+          keep_first_error(first_error, copy_elements(source, static_cast<int>(elements), in.type, target,
+                                                      static_cast<int>(elements), out.type));
       });
       return first_error;
     }
@@ -502,9 +598,9 @@ class StepRunner {
       char* target_address = out.address(target);
       if (source_address == target_address && in.type == out.type && in.count(source) == out.count(target))
         return MPI_SUCCESS;  // MPI_IN_PLACE: the block is where it belongs
-      return copy_typed(source_address, in.count(source), in.type, target_address, out.count(target), out.type, comm,
-                        call_.rank);
+      return copy_elements(source_address, in.count(source), in.type, target_address, out.count(target), out.type);
     }
+    if (record_ != nullptr) return unplanned();
     if (!is_packed(from)) {  // pack
       const TypedBuffer& in = typed(from);
       const long long bytes = in.bytes(source);
@@ -535,9 +631,14 @@ class StepRunner {
     // One MPI_Reduce_local per run of adjacent blocks.
     for_each_typed_run(
         in, reduce.from, inout, reduce.into, [&](std::int64_t from, std::int64_t into, long long elements) {
-          if (elements > 0)
-            keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into),
-                                                            static_cast<int>(elements), inout.type, call_.op));
+          if (elements == 0) return;
+          if (record_ != nullptr) {
+            record_->local.push_back({PlannedLocal::Kind::reduce, in.address(from), inout.address(into), 0,
+                                      static_cast<int>(elements), inout.type, 0, MPI_DATATYPE_NULL});
+            return;
+          }
+          keep_first_error(first_error, PMPI_Reduce_local(in.address(from), inout.address(into),
+                                                          static_cast<int>(elements), inout.type, call_.op));
         });
     return first_error;
   }
@@ -555,10 +656,12 @@ class StepRunner {
   CallLayout& call_;
   EngineStorage& engine_;
   MPI_Comm comm_;
-  int tag_;
+  int tag_ = 0;
   bool headers_apart_;
+  PlannedStep* record_ = nullptr;
+  bool unplannable_ = false;
   std::vector<HeadedReceive> headed_;
-  std::deque<const Transfer*> probes_;        // receives still waiting for their envelope
+  std::vector<const Transfer*> probes_;       // receives still waiting for their envelope
   std::vector<MPI_Request> header_requests_;  // headers_apart_: the header receives
   std::vector<HeaderReceive> header_receives_;
 };
@@ -611,8 +714,8 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
         continue;
       }
     }
-    step_engine::StepRunner runner(call, engine, context.comm(), step_tag(0, index), false);
-    keep_first_error(first_error, runner.start(step));
+    step_engine::StepRunner runner(call, engine, context.comm(), false);
+    keep_first_error(first_error, runner.start(step, step_tag(0, index)));
     keep_first_error(first_error, runner.finish_blocking());
   }
   engine.finish_call();
@@ -620,12 +723,39 @@ int run_schedule(const Schedule& schedule, CallLayout& call, CommContext& contex
 }
 
 struct ScheduleRun::Current {
-  Current(CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag) : runner(call, engine, comm, tag, true) {}
+  Current(CallLayout& call, EngineStorage& engine, MPI_Comm comm) : runner(call, engine, comm, true) {}
   step_engine::StepRunner runner;
 };
 
+struct ScheduleRun::Plan {
+  Plan() = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  ~Plan() {
+    for (step_engine::PlannedStep& step : steps) {
+      for (MPI_Request& request : step.requests) {
+        if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
+      }
+      for (MPI_Datatype& type : step.types) PMPI_Type_free(&type);
+    }
+  }
+  // Whether it was made for these buffers (a layout made again at a start may have moved one).
+  bool holds(const CallLayout& call) const {
+    return call.send.base == send_base && call.recv.base == recv_base && call.temp.base == temp_base;
+  }
+  std::vector<step_engine::PlannedStep> steps;
+  const char* send_base = nullptr;
+  const char* recv_base = nullptr;
+  const char* temp_base = nullptr;
+};
+
 ScheduleRun::ScheduleRun(const Schedule& schedule, CallLayout& call, EngineStorage& engine, MPI_Comm comm, int tag_base)
-    : schedule_(schedule), call_(call), engine_(engine), comm_(comm), tag_base_(tag_base) {}
+    : schedule_(schedule),
+      call_(call),
+      engine_(engine),
+      comm_(comm),
+      tag_base_(tag_base),
+      current_(std::make_unique<Current>(call, engine, comm)) {}
 
 ScheduleRun::~ScheduleRun() = default;
 
@@ -633,22 +763,56 @@ void ScheduleRun::start() {
   engine_.start_call();
   index_ = 0;
   error_ = MPI_SUCCESS;
-  current_.reset();
+  in_step_ = false;
   done_ = false;
   if (schedule_.temp_copies > 0) {
     if (const int rc = set_up_temp(schedule_, call_, engine_); rc != MPI_SUCCESS) {
       error_ = rc;
       done_ = true;
       engine_.finish_call();
+      return;
     }
+  }
+  if (plan_ && !plan_->holds(call_)) plan_.reset();
+  if (plans_ && !plan_) build_plan();
+}
+
+void ScheduleRun::keep_plan() { plans_ = !unplannable_; }
+
+void ScheduleRun::build_plan() {
+  auto plan = std::make_unique<Plan>();
+  plan->steps.resize(schedule_.steps.size());
+  plan->send_base = call_.send.base;
+  plan->recv_base = call_.recv.base;
+  plan->temp_base = call_.temp.base;
+  step_engine::StepRunner& runner = current_->runner;
+  bool planned = true;
+  for (std::size_t index = 0; index < schedule_.steps.size() && planned; ++index) {
+    runner.record_into(&plan->steps[index]);
+    runner.start(schedule_.steps[index], step_tag(tag_base_, index));
+    planned = !runner.unplannable();
+    runner.end();
+  }
+  runner.record_into(nullptr);
+  if (planned) {
+    plan_ = std::move(plan);
+  } else {  // this rank runs it step by step (the messages are the same)
+    plans_ = false;
+    unplannable_ = true;
   }
 }
 
 bool ScheduleRun::progress() {
+  step_engine::StepRunner& runner = current_->runner;
   while (!done_) {
-    if (current_) {
-      if (!current_->runner.test(error_)) return false;
-      current_.reset();
+    if (in_step_ && plan_) {
+      if (!runner.test_planned(plan_->steps[index_], error_)) return false;
+      in_step_ = false;
+      ++index_;
+    } else if (in_step_) {
+      if (!runner.test(error_)) return false;
+      runner.end();
+      in_step_ = false;
       ++index_;
     }
     if (index_ == schedule_.steps.size()) {
@@ -659,14 +823,17 @@ bool ScheduleRun::progress() {
     // Opaque phases are the state's blocking work; an algorithm that has them declares itself
     // blocking-only for the parameters that run them (Algorithm::blocking_only), so here every step
     // runs as modelled.
-    current_ = std::make_unique<Current>(call_, engine_, comm_, step_tag(tag_base_, index_));
-    keep_first_error(error_, current_->runner.start(schedule_.steps[index_]));
+    in_step_ = true;
+    keep_first_error(error_, plan_ ? runner.start_planned(plan_->steps[index_])
+                                   : runner.start(schedule_.steps[index_], step_tag(tag_base_, index_)));
   }
   return true;
 }
 
-bool ScheduleRun::blocked_on(std::vector<PendingRequest>& pending) {
-  return !current_ || current_->runner.blocked_on(pending, error_);
+void ScheduleRun::blocked_on(std::vector<PendingRequest>& pending) {
+  if (!in_step_) return;
+  if (!plan_) return current_->runner.blocked_on(pending, error_);
+  for (MPI_Request& request : plan_->steps[index_].requests) pending.push_back({&request, &error_, true});
 }
 
 }  // namespace collshim

@@ -83,15 +83,21 @@ class ScheduleRun {
   ScheduleRun& operator=(const ScheduleRun&) = delete;
 
   void start();
-  bool progress();                      // true once complete
+  bool progress();  // true once complete
+  // A persistent operation's run, started again and again on the same buffers and tags: at its next
+  // start it makes a plan (the local work as addresses, each step's messages as the library's
+  // persistent requests), and every start after runs that. Where this rank's schedule has packed
+  // bytes (sizes made per run) it goes on step by step, sending the same messages.
+  void keep_plan();
   int error() const { return error_; }  // MPI_SUCCESS or the first error, once complete
   // After progress() said the run is not complete: appends the current step's requests of the
-  // library, with where a wait that completes one leaves its error. False while a receive waits for
-  // an envelope it probes for (no request stands for it).
-  bool blocked_on(std::vector<PendingRequest>& pending);
+  // library, with where a wait that completes one leaves its error.
+  void blocked_on(std::vector<PendingRequest>& pending);
 
  private:
   struct Current;  // the step in flight
+  struct Plan;
+  void build_plan();
   const Schedule& schedule_;
   CallLayout& call_;
   EngineStorage& engine_;
@@ -100,7 +106,11 @@ class ScheduleRun {
   std::size_t index_ = 0;
   int error_ = MPI_SUCCESS;
   bool done_ = true;
-  std::unique_ptr<Current> current_;
+  bool in_step_ = false;
+  bool plans_ = false;
+  bool unplannable_ = false;
+  std::unique_ptr<Current> current_;  // the one runner of every step
+  std::unique_ptr<Plan> plan_;
 };
 
 // Completes (waits for) every request of a step, even when some fail; the first failed message's
