@@ -14,7 +14,8 @@
 //     MPI_Aint, converted to the int form's by their roles (large_count.hpp);
 //   - the started forms, run by the shim or passed on, through the same <Name>Shape: the nonblocking
 //     MPI_I<name> (adds MPI_Request*); the persistent MPI_<Name>_init (adds MPI_Info, MPI_Request*)
-//     where the library declares it (MPI-4; Open MPI 5), and Open MPI 4.1's MPIX_<Name>_init;
+//     where the library declares it (MPI-4; Open MPI 5), and Open MPI 4.1's MPIX_<Name>_init; under
+//     MPI_VERSION >= 4, the large-count MPI_I<name>_c and MPI_<Name>_init_c;
 //   - the Open MPI Fortran bindings (fortran_entry_points.cpp), under every name mangling.
 //
 // X(Name, lower, UPPER, ((role, name), ...), ...): the C name after MPI_, the Fortran names after
@@ -67,10 +68,11 @@
 
 // The nonblocking and persistent forms, run by the shim (collective_operation.hpp) or passed on
 // to the library, and then counted for the report ("passed through, not handled"). Each builds its
-// call shape from the int form's arguments, and runs the library's nonblocking form where it passes
-// a call on from a nonblocking or persistent operation: persistent calls too, whose own library
-// schedules MPICH 4.0.2 gets wrong (pmodels/mpich#6423).
-// X(Function, Pmpi, Shape, (parameters), (shape arguments), (arguments), form, the nonblocking
+// call shape from its own arguments (a large-count form's converted to the int form's), and runs
+// the library's int nonblocking form where it passes a call on from a nonblocking or persistent
+// operation: persistent calls too, whose own library schedules MPICH 4.0.2 gets wrong
+// (pmodels/mpich#6423).
+// X(Function, Pmpi, Shape, (parameters), (shape arguments), (arguments), form, the int nonblocking
 // form's Function). `count_form`: the counts' types (int or c, parameter_roles.hpp); `added`: the
 // parameters after the row's, and their names.
 #define COLLSHIM_STARTED_FORM(Function, Pmpi, Shape, count_form, parameters, added, added_names, form, lower, X)    \
@@ -83,6 +85,12 @@
 // `prefix`: MPI, or MPIX for Open MPI 4.1's extension.
 #define COLLSHIM_PERSISTENT_FORM(Name, lower, UPPER, parameters, X, prefix)                                       \
   COLLSHIM_STARTED_FORM(prefix##_##Name##_init, P##prefix##_##Name##_init, IntForm<Name##Shape>, int, parameters, \
+                        (MPI_Info info, MPI_Request * request), (info, request), persistent, lower, X)
+#define COLLSHIM_LARGE_COUNT_NONBLOCKING_FORM(Name, lower, UPPER, parameters, X)                          \
+  COLLSHIM_STARTED_FORM(MPI_I##lower##_c, PMPI_I##lower##_c, LargeCountShape<Name##Shape>, c, parameters, \
+                        (MPI_Request * request), (request), nonblocking, lower, X)
+#define COLLSHIM_LARGE_COUNT_PERSISTENT_FORM(Name, lower, UPPER, parameters, X)                                 \
+  COLLSHIM_STARTED_FORM(MPI_##Name##_init_c, PMPI_##Name##_init_c, LargeCountShape<Name##Shape>, c, parameters, \
                         (MPI_Info info, MPI_Request * request), (info, request), persistent, lower, X)
 
 // Which started forms the library declares. MPI-4's persistent collectives: MPICH 4, and Open MPI 5,
@@ -98,9 +106,19 @@
 #else
 #define COLLSHIM_MPIX_PERSISTENT_ENTRY_POINTS(X)
 #endif
+// The large-count ones, as the blocking large-count forms (MPI-4: MPICH 4; not Open MPI 4.1).
+#if MPI_VERSION >= 4
+#define COLLSHIM_LARGE_COUNT_STARTED_ENTRY_POINTS(X)             \
+  COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_NONBLOCKING_FORM, X) \
+  COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_PERSISTENT_FORM, X)
+#else
+#define COLLSHIM_LARGE_COUNT_STARTED_ENTRY_POINTS(X)
+#endif
 #define COLLSHIM_NONBLOCKING_ENTRY_POINTS(X) COLLSHIM_COLLECTIVES(COLLSHIM_NONBLOCKING_FORM, X)
-#define COLLSHIM_STARTED_ENTRY_POINTS(X) \
-  COLLSHIM_NONBLOCKING_ENTRY_POINTS(X) COLLSHIM_MPI_PERSISTENT_ENTRY_POINTS(X) COLLSHIM_MPIX_PERSISTENT_ENTRY_POINTS(X)
+#define COLLSHIM_STARTED_ENTRY_POINTS(X)  \
+  COLLSHIM_NONBLOCKING_ENTRY_POINTS(X)    \
+  COLLSHIM_MPI_PERSISTENT_ENTRY_POINTS(X) \
+  COLLSHIM_MPIX_PERSISTENT_ENTRY_POINTS(X) COLLSHIM_LARGE_COUNT_STARTED_ENTRY_POINTS(X)
 
 namespace collshim {
 

@@ -78,8 +78,8 @@ COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
 // Every nonblocking and persistent form: run by the shim (start_collective), or passed straight on
 // where nothing can route it to an algorithm and there is no report (Runtime::started_forms_pass).
-// `library` is the operation's way to the library's nonblocking form (the user's arguments on the
-// communicator's lane), `pass_on` the call unchanged.
+// `library` is the operation's way to the library's int nonblocking form (the int form's arguments,
+// a large-count call's converted, on the communicator's lane), `pass_on` the call unchanged.
 #define COLLSHIM_STARTED_ENTRY_POINT(Function, Pmpi, Shape, parameters, shape_arguments, arguments, form, nonblocking) \
   COLLSHIM_EXPORT int Function parameters {                                                                            \
     Runtime* runtime = Runtime::active();                                                                              \
