@@ -4,6 +4,8 @@
 // form the call came in (blocking, large-count, nonblocking, persistent).
 #include <mpi.h>
 
+#include <optional>
+
 #include "algorithms/engine/collective.hpp"
 #include "intercept/entry_point_table.hpp"
 
@@ -26,6 +28,14 @@ struct IntForm : Shape {
   template <typename... Args>
   explicit IntForm(Args... args) : Shape(CallArguments<Shape::collective>{args...}) {}
   explicit IntForm(const CallArguments<Shape::collective>& arguments) : Shape(arguments) {}
+
+  // What a started call keeps of its arguments and reads them with (collective_operation.hpp): the
+  // int form's arguments, here the call's own, and this shape. (LargeCountShape has its own.)
+  using IntShape = IntForm;
+  template <typename... Args>
+  std::optional<CallArguments<Shape::collective>> int_arguments(Args... args) const {
+    return CallArguments<Shape::collective>{args...};
+  }
 };
 
 }  // namespace collshim

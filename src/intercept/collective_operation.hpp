@@ -269,19 +269,24 @@ class LibraryPersistentOperation final : public Operation {
 // (made by a blocking call on it, or at MPI_Init for MPI_COMM_WORLD: making one is collective and
 // would block) and its arguments are usable; otherwise the library gets it, counted for the report.
 // Decided here where every rank knows the size alone; a nonblocking call decided native then goes
-// to the library unwrapped. Otherwise the operation agrees first (CollectiveOperation).
+// to the library unwrapped. Otherwise the operation agrees first (CollectiveOperation). `Shape`
+// reads the call's own arguments (IntForm, LargeCountShape); the operation keeps the int form's
+// (Shape::int_arguments) and reads them with Shape::IntShape.
 template <typename Shape, typename LibraryCall, typename PassOn, typename... Args>
 [[gnu::noinline]] int start_collective(Runtime& runtime, StartedFunction function, const char* name, bool persistent,
                                        MPI_Comm comm, MPI_Request* request, LibraryCall library, PassOn pass_on,
                                        Args... args) {
   constexpr Collective collective = Shape::collective;
+  Shape shape(args...);  // (the operation reads copies of the arguments: `shape` reads the program's)
   const auto unhandled = [&] {
     if (runtime.profile) count_unhandled<Shape>(runtime, function, comm, args...);
     if (!persistent || runtime.nonblocking_native) return pass_on();  // native: the library's own, as asked
+    // A large-count value beyond int: the library's own _c function, with the call as it is.
+    const std::optional<CallArguments<collective>> arguments = shape.int_arguments(args...);
+    if (!arguments) return pass_on();
     OperationTable& table = OperationTable::instance();
     const auto lock = table.lock();
-    return table.add(std::make_unique<LibraryPersistentOperation<collective, LibraryCall>>(
-                         comm, CallArguments<collective>{args...}, library),
+    return table.add(std::make_unique<LibraryPersistentOperation<collective, LibraryCall>>(comm, *arguments, library),
                      true, request);
   };
   if (runtime.nonblocking_native || NonblockingLane::tag_slots == 0) return unhandled();
@@ -289,7 +294,6 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
   OperationTable& table = OperationTable::instance();
   auto lock = table.lock();
   CommState* state = runtime.comms.existing(comm);
-  Shape shape(args...);
   const int p = state != nullptr ? state->context.size() : 0;
   if constexpr (requires { shape.rank; }) shape.rank = state != nullptr ? state->context.rank() : MPI_PROC_NULL;
   if (state == nullptr || state->lane.comm == MPI_COMM_NULL || !shape.arguments_usable(p)) {
@@ -323,9 +327,9 @@ template <typename Shape, typename LibraryCall, typename PassOn, typename... Arg
       return pass_on();
     }
   }
-  // (The operation reads copies of the arguments from here on: `shape` read the program's.)
-  auto operation = std::make_unique<CollectiveOperation<Shape, LibraryCall>>(
-      runtime, comm, *state, CallArguments<collective>{args...}, std::move(library), name, persistent, size_to_agree,
+  // Usable arguments have an int form.
+  auto operation = std::make_unique<CollectiveOperation<typename Shape::IntShape, LibraryCall>>(
+      runtime, comm, *state, *shape.int_arguments(args...), std::move(library), name, persistent, size_to_agree,
       block_bytes, properties, decision);
   return table.add(std::move(operation), persistent, request);
 }

@@ -45,20 +45,20 @@ Runtime* runtime_for(Collective collective) {
 using namespace collshim;
 
 COLLSHIM_EXPORT int MPI_Init(int* argc, char*** argv) {
-  const int rc = next_mpi.Init(argc, argv);
+  const int rc = next_mpi.MPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) Runtime::start();
   return rc;
 }
 
 COLLSHIM_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const int rc = next_mpi.Init_thread(argc, argv, required, provided);
+  const int rc = next_mpi.MPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) Runtime::start();
   return rc;
 }
 
 COLLSHIM_EXPORT int MPI_Finalize() {
   Runtime::stop();
-  return next_mpi.Finalize();
+  return next_mpi.MPI_Finalize();
 }
 
 // Every row of the table: the exported function, its fast path and the shim's path. A call the shim
@@ -66,44 +66,44 @@ COLLSHIM_EXPORT int MPI_Finalize() {
 // preloaded after the shim, such as a profiler, or the MPI library), as PMPI tools stack; the shim's
 // own messages go to PMPI_* and are not the application's.
 #define COLLSHIM_ARGUMENTS(...) __VA_ARGS__
-#define COLLSHIM_ENTRY_POINT(Name, Shape, parameters, arguments)                                                \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                   \
-    Runtime* runtime = runtime_for(Shape::collective);                                                          \
-    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();                \
-    if (runtime == nullptr && !OperationTable::running()) return next_mpi.Name arguments;                       \
-    if (runtime == nullptr) return call_library<Shape::collective, &next_##Name>(COLLSHIM_ARGUMENTS arguments); \
-    return intercept<Shape, &next_##Name>(runtime, comm, COLLSHIM_ARGUMENTS arguments);                         \
+#define COLLSHIM_ENTRY_POINT(Function, Pmpi, Shape, parameters, arguments)                                          \
+  COLLSHIM_EXPORT int Function parameters {                                                                         \
+    Runtime* runtime = runtime_for(Shape::collective);                                                              \
+    if (comm == MPI_COMM_NULL && Runtime::active() != nullptr) return null_communicator_error();                    \
+    if (runtime == nullptr && !OperationTable::running()) return next_mpi.Function arguments;                       \
+    if (runtime == nullptr) return call_library<Shape::collective, &next_##Function>(COLLSHIM_ARGUMENTS arguments); \
+    return intercept<Shape, &next_##Function>(runtime, comm, COLLSHIM_ARGUMENTS arguments);                         \
   }
 COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_ENTRY_POINT)
 
 // Every nonblocking and persistent form: run by the shim (start_collective), or passed straight on
 // where nothing can route it to an algorithm and there is no report (Runtime::started_forms_pass).
-// `library` is the operation's way to the library's nonblocking form (the user's arguments on the
-// communicator's lane), `pass_on` the call unchanged.
-#define COLLSHIM_STARTED_ENTRY_POINT(Name, Shape, parameters, shape_arguments, arguments, form, nonblocking_name) \
-  COLLSHIM_EXPORT int MPI_##Name parameters {                                                                     \
-    Runtime* runtime = Runtime::active();                                                                         \
-    if (runtime == nullptr || runtime->started_forms_pass(Shape::collective)) return next_mpi.Name arguments;     \
-    if (comm == MPI_COMM_NULL) return null_communicator_error();                                                  \
-    return start_collective<Shape>(                                                                               \
-        *runtime, StartedFunction::Name, "MPI_" #Name, CallForm::form == CallForm::persistent, comm, request,     \
-        [](CallArguments<Shape::collective> kept, MPI_Comm lane, MPI_Request* started) {                          \
-          kept.comm = lane;                                                                                       \
-          const auto [COLLSHIM_ARGUMENTS shape_arguments] = kept;                                                 \
-          return next_##nonblocking_name(COLLSHIM_ARGUMENTS shape_arguments, started);                            \
-        },                                                                                                        \
-        [=] { return next_mpi.Name arguments; }, COLLSHIM_ARGUMENTS shape_arguments);                             \
+// `library` is the operation's way to the library's int nonblocking form (the int form's arguments,
+// a large-count call's converted, on the communicator's lane), `pass_on` the call unchanged.
+#define COLLSHIM_STARTED_ENTRY_POINT(Function, Pmpi, Shape, parameters, shape_arguments, arguments, form, nonblocking) \
+  COLLSHIM_EXPORT int Function parameters {                                                                            \
+    Runtime* runtime = Runtime::active();                                                                              \
+    if (runtime == nullptr || runtime->started_forms_pass(Shape::collective)) return next_mpi.Function arguments;      \
+    if (comm == MPI_COMM_NULL) return null_communicator_error();                                                       \
+    return start_collective<Shape>(                                                                                    \
+        *runtime, StartedFunction::Function, #Function, CallForm::form == CallForm::persistent, comm, request,         \
+        [](CallArguments<Shape::collective> kept, MPI_Comm lane, MPI_Request* started) {                               \
+          kept.comm = lane;                                                                                            \
+          const auto [COLLSHIM_ARGUMENTS shape_arguments] = kept;                                                      \
+          return next_##nonblocking(COLLSHIM_ARGUMENTS shape_arguments, started);                                      \
+        },                                                                                                             \
+        [=] { return next_mpi.Function arguments; }, COLLSHIM_ARGUMENTS shape_arguments);                              \
   }
 COLLSHIM_STARTED_ENTRY_POINTS(COLLSHIM_STARTED_ENTRY_POINT)
 
 // Runs when the library is loaded, before the program's main.
 [[gnu::constructor]] static void collshim_look_up_next_functions() {
-#define COLLSHIM_LOOK_UP(Name, ...) \
-  look_up_next(next_mpi.Name, "MPI_" #Name, reinterpret_cast<const void*>(&MPI_##Name));
+#define COLLSHIM_LOOK_UP(Function, ...) \
+  look_up_next(next_mpi.Function, #Function, reinterpret_cast<const void*>(&Function));
   COLLSHIM_DECIDED_ENTRY_POINTS(COLLSHIM_LOOK_UP)
   COLLSHIM_STARTED_ENTRY_POINTS(COLLSHIM_LOOK_UP)
-  COLLSHIM_LOOK_UP(Init)
-  COLLSHIM_LOOK_UP(Init_thread)
-  COLLSHIM_LOOK_UP(Finalize)
+  COLLSHIM_LOOK_UP(MPI_Init)
+  COLLSHIM_LOOK_UP(MPI_Init_thread)
+  COLLSHIM_LOOK_UP(MPI_Finalize)
 #undef COLLSHIM_LOOK_UP
 }

@@ -147,6 +147,24 @@ COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_BINDING)
   }
 COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_NONBLOCKING_BINDING)
 
+// Open MPI 4.1's persistent forms (MPIX_ALLGATHER_INIT, ...: the pcollreq extension), whose Fortran
+// bindings in libmpi_mpifh (ompix_allgather_init_f, which libmpi_usempif08's calls too) call
+// PMPIX_Allgather_init and the rest directly: as the nonblocking ones, with the info handle, through
+// the C MPIX_<Name>_init. MPI_START and the completion calls are the shim's already.
+#ifdef OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define COLLSHIM_FORTRAN_PERSISTENT_BINDING(Name, lower, UPPER, parameters, ...)                               \
+  extern "C" void collshim_##lower##_init_f(COLLSHIM_PARAMETERS(fortran, parameters), const MPI_Fint* info,    \
+                                            MPI_Fint* request, MPI_Fint* ierr) {                               \
+    MPI_Request c_request = MPI_REQUEST_NULL;                                                                  \
+    const int rc =                                                                                             \
+        MPIX_##Name##_init(COLLSHIM_EACH(COLLSHIM_FROM_FORTRAN, COLLSHIM_COMMA, -, COLLSHIM_SPLAT parameters), \
+                           PMPI_Info_f2c(*info), &c_request);                                                  \
+    if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(c_request);                                             \
+    set_error(ierr, rc);                                                                                       \
+  }
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_PERSISTENT_BINDING)
+#endif
+
 // Exported under every mangling (fortran_abi.hpp), as aliases of the definitions above.
 COLLSHIM_FORTRAN_NAMES(mpi_init, MPI_INIT, collshim_init_f)
 COLLSHIM_FORTRAN_NAMES(mpi_init_thread, MPI_INIT_THREAD, collshim_init_thread_f)
@@ -157,3 +175,8 @@ COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_ALIASES)
 #define COLLSHIM_FORTRAN_NONBLOCKING_ALIASES(Name, lower, UPPER, ...) \
   COLLSHIM_FORTRAN_NAMES(mpi_i##lower, MPI_I##UPPER, collshim_i##lower##_f)
 COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_NONBLOCKING_ALIASES)
+#ifdef OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define COLLSHIM_FORTRAN_PERSISTENT_ALIASES(Name, lower, UPPER, ...) \
+  COLLSHIM_FORTRAN_NAMES(mpix_##lower##_init, MPIX_##UPPER##_INIT, collshim_##lower##_init_f)
+COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_PERSISTENT_ALIASES)
+#endif

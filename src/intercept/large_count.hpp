@@ -128,14 +128,33 @@ struct LargeCountArguments;
 COLLSHIM_COLLECTIVES(COLLSHIM_LARGE_COUNT_ARGUMENTS)
 #undef COLLSHIM_LARGE_COUNT_ARGUMENTS
 
+// The int form's arguments of a large-count call, as converted (LargeCounts holds what they point to).
+template <Collective collective>
+struct ConvertedArguments {
+  CallArguments<collective> converted;
+};
+
 // A large-count call shape: the int shape `Shape` built from the converted arguments, usable only
-// where they fitted. LargeCounts is constructed first (the base listed first) and lives with the call.
+// where they fitted. The bases are constructed in the order listed: LargeCounts first, which lives
+// with the call.
 template <typename Shape>
-struct LargeCountShape : LargeCounts, Shape {
+struct LargeCountShape : LargeCounts, ConvertedArguments<Shape::collective>, Shape {
   template <typename... Args>
   explicit LargeCountShape(Args... args)
-      : LargeCounts(), Shape(LargeCountArguments<Shape::collective>::convert(*this, args...)) {}
+      : LargeCounts(),
+        ConvertedArguments<Shape::collective>{LargeCountArguments<Shape::collective>::convert(*this, args...)},
+        Shape(this->converted) {}
   bool arguments_usable(int p) const { return fits() && Shape::arguments_usable(p); }
+
+  // What a started call keeps (collective_operation.hpp, as IntForm's): the converted arguments,
+  // which it copies (their arrays, the contiguous types) before this shape ends, read by the int
+  // form's shape. None where a value has no int form: the library's own _c function gets the call.
+  using IntShape = IntForm<Shape>;
+  template <typename... Args>
+  std::optional<CallArguments<Shape::collective>> int_arguments(Args...) const {
+    if (!fits()) return std::nullopt;
+    return this->converted;
+  }
 };
 
 }  // namespace collshim

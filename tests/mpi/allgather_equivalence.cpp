@@ -59,8 +59,8 @@ void run_allgather(MPI_Comm comm, const std::string& comm_name, MPI_Datatype sen
     if (form == Form::nonblocking)
       return MPI_Iallgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm, request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Allgather_init(sendbuf, send_count, send_type, actual.data(), count, recv_type,
-                                                       comm, MPI_INFO_NULL, request));
+      return EQUIVALENCE_PERSISTENT(Allgather)(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm,
+                                               MPI_INFO_NULL, request);
     return MPI_Allgather(sendbuf, send_count, send_type, actual.data(), count, recv_type, comm);
   };
   const auto check = [&](int, const std::string& what) { tally.check(expected == actual, what, expected, actual); };
@@ -126,8 +126,8 @@ void run_call(MPI_Comm comm, const std::string& comm_name, MPI_Datatype type, co
       return MPI_Iallgatherv(sendbuf, counts[rank], type, actual.data(), counts.data(), displs.data(), type, comm,
                              request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Allgatherv_init(sendbuf, counts[rank], type, actual.data(), counts.data(),
-                                                        displs.data(), type, comm, MPI_INFO_NULL, request));
+      return EQUIVALENCE_PERSISTENT(Allgatherv)(sendbuf, counts[rank], type, actual.data(), counts.data(),
+                                                displs.data(), type, comm, MPI_INFO_NULL, request);
     return MPI_Allgatherv(sendbuf, counts[rank], type, actual.data(), counts.data(), displs.data(), type, comm);
   };
   const auto check = [&](int, const std::string& what) { tally.check(expected == actual, what, expected, actual); };

@@ -85,8 +85,8 @@ void run_case(Tally& tally, MPI_Comm comm, const Case& c, int count, bool in_pla
   const auto call = [&](Form f, MPI_Request* request) {
     if (f == Form::nonblocking) return MPI_Iallreduce(send_arg, shim.data(), count, c.type, c.op, comm, request);
     if (f == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(
-          MPI_Allreduce_init(send_arg, shim.data(), count, c.type, c.op, comm, MPI_INFO_NULL, request));
+      return EQUIVALENCE_PERSISTENT(Allreduce)(send_arg, shim.data(), count, c.type, c.op, comm, MPI_INFO_NULL,
+                                               request);
     return MPI_Allreduce(send_arg, shim.data(), count, c.type, c.op, comm);
   };
   const auto check = [&](int, const std::string& description) {

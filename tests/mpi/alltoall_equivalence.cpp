@@ -60,8 +60,8 @@ void alltoall_case(MPI_Comm comm, const std::string& what, int count, MPI_Dataty
     if (form == Form::nonblocking)
       return MPI_Ialltoall(sendbuf, sendcount, sendtype, actual.data(), count, recvtype, comm, request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Alltoall_init(sendbuf, sendcount, sendtype, actual.data(), count, recvtype,
-                                                      comm, MPI_INFO_NULL, request));
+      return EQUIVALENCE_PERSISTENT(Alltoall)(sendbuf, sendcount, sendtype, actual.data(), count, recvtype, comm,
+                                              MPI_INFO_NULL, request);
     return MPI_Alltoall(sendbuf, sendcount, sendtype, actual.data(), count, recvtype, comm);
   };
   const auto check = [&](int, const std::string& description) {

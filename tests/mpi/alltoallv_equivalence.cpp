@@ -106,9 +106,9 @@ void run_case(MPI_Comm comm, const std::string& comm_name, const Pattern& patter
       return MPI_Ialltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(),
                             rdispls.data(), recv_type, comm, request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Alltoallv_init(sendbuf, sendcounts.data(), sdispls.data(), send_type,
-                                                       actual.data(), recvcounts.data(), rdispls.data(), recv_type,
-                                                       comm, MPI_INFO_NULL, request));
+      return EQUIVALENCE_PERSISTENT(Alltoallv)(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(),
+                                               recvcounts.data(), rdispls.data(), recv_type, comm, MPI_INFO_NULL,
+                                               request);
     return MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), send_type, actual.data(), recvcounts.data(),
                          rdispls.data(), recv_type, comm);
   };

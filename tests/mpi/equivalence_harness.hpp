@@ -3,7 +3,8 @@
 // inputs, once through PMPI_* (the MPI library itself) and once through MPI_* (the shim when it is
 // preloaded), and compares the whole receive buffers byte for byte, holes included. `--form` picks
 // how the MPI_* run calls: blocking, nonblocking (MPI_I<coll> + MPI_Wait) or persistent (MPI-4's
-// <Coll>_init, then two MPI_Start + MPI_Wait rounds with new data, then MPI_Request_free). The
+// MPI_<Coll>_init or Open MPI 4.1's MPIX_<Coll>_init, then two MPI_Start + MPI_Wait rounds with new
+// data, then MPI_Request_free). The
 // reference is always the blocking PMPI_* call: a library's own persistent collective is not trusted
 // (MPICH 4.0.2's MPI_Allgather_init returns wrong data at 2, 4 and 8 ranks, and on one-process
 // communicators its Allgatherv_init does, and its Allgather_init aborts in MPI_Start).
@@ -15,12 +16,15 @@
 #include <string>
 #include <vector>
 
-// The persistent collectives exist from MPI 4 on (MPICH 4; not Open MPI 4.1): elsewhere the form is
-// refused at start and this stands in for the call, never reached.
-#if MPI_VERSION >= 4
-#define EQUIVALENCE_PERSISTENT(call) (call)
+#include "library_forms.hpp"
+
+// The library's persistent collective <Name> (library_forms.hpp: MPI-4's MPI_<Name>_init, Open MPI
+// 4.1's MPIX_<Name>_init), called as EQUIVALENCE_PERSISTENT(Name)(arguments). Where there is none
+// the form is refused at start, and a stand-in takes the call, never reached.
+#if LIBRARY_HAS_PERSISTENT
+#define EQUIVALENCE_PERSISTENT(Name) LIBRARY_PERSISTENT(Name)
 #else
-#define EQUIVALENCE_PERSISTENT(call) MPI_ERR_OTHER
+#define EQUIVALENCE_PERSISTENT(Name) [](auto...) { return MPI_ERR_OTHER; }
 #endif
 
 namespace equivalence {
@@ -86,7 +90,7 @@ inline const char* form_name(Form form) {
 }
 
 // Takes `--form NAME` (or `--form=NAME`) out of the arguments, so each program parses the rest as
-// before; blocking when absent. An unknown form, or persistent without MPI-4, ends the job.
+// before; blocking when absent. An unknown form, or persistent where the library has none, ends the job.
 inline Form take_form(int& argc, char** argv) {
   Form form = Form::blocking;
   std::string name;
@@ -104,9 +108,9 @@ inline Form take_form(int& argc, char** argv) {
   argc = kept;
   if (name.empty() || name == "blocking") return form;
   if (name == "nonblocking") return Form::nonblocking;
-  if (name == "persistent" && MPI_VERSION >= 4) return Form::persistent;
+  if (name == "persistent" && LIBRARY_HAS_PERSISTENT) return Form::persistent;
   std::fprintf(stderr, "equivalence: form '%s' is not available here (blocking, nonblocking%s)\n", name.c_str(),
-               MPI_VERSION >= 4 ? ", persistent" : "; persistent needs an MPI-4 library");
+               LIBRARY_HAS_PERSISTENT ? ", persistent" : "; the library has no persistent collectives");
   MPI_Abort(MPI_COMM_WORLD, 2);
   return form;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "intercept/entry_point_table.hpp"
+#include "library_forms.hpp"
 
 namespace every_collective {
 
@@ -21,7 +22,24 @@ struct Arguments {
   const int* displs = nullptr;
   MPI_Comm comm = MPI_COMM_NULL;
   int root = 0;
+  // The same counts and displacements as the large-count forms take them (MPI-4).
+  const MPI_Count* large_counts = nullptr;
+  const MPI_Aint* large_displs = nullptr;
 };
+
+// The arguments of a large-count form, under the names the role macros below read.
+struct LargeCountArguments {
+  int n;
+  const int* send;
+  int* recv;
+  const MPI_Count* counts;
+  const MPI_Aint* displs;
+  MPI_Comm comm;
+  int root;
+};
+inline LargeCountArguments large_count(const Arguments& a) {
+  return {a.n, a.send, a.recv, a.large_counts, a.large_displs, a.comm, a.root};
+}
 
 // A function and its blocking reference through PMPI_* (which no PMPI tool sees). `start` makes a
 // request for the nonblocking and persistent forms (the blocking form leaves it MPI_REQUEST_NULL).
@@ -64,8 +82,9 @@ inline std::vector<Function> blocking() {
   };
 }
 
-// The nonblocking MPI_I<name> of every row and, where the library is MPI-4, the persistent
-// MPI_<Name>_init: what the shim passes on unhandled.
+// The nonblocking MPI_I<name> of every row and, where the library has them, the persistent forms
+// (library_forms.hpp: MPI_<Name>_init, or Open MPI 4.1's MPIX_<Name>_init) and, under MPI-4, the
+// large-count MPI_I<name>_c and MPI_<Name>_init_c: what the shim passes on unhandled.
 inline std::vector<Function> unhandled() {
   std::vector<Function> functions = {
 #define EVERY_COLLECTIVE_NONBLOCKING(Name, lower, UPPER, parameters, ...)     \
@@ -77,18 +96,38 @@ inline std::vector<Function> unhandled() {
       COLLSHIM_COLLECTIVES(EVERY_COLLECTIVE_NONBLOCKING, -)
 #undef EVERY_COLLECTIVE_NONBLOCKING
   };
-#if MPI_VERSION >= 4
+#if LIBRARY_HAS_PERSISTENT
   const std::vector<Function> persistent = {
-#define EVERY_COLLECTIVE_PERSISTENT(Name, lower, UPPER, parameters, ...)                          \
-  {"MPI_" #Name "_init",                                                                          \
-   [](const Arguments& a, MPI_Request* request) {                                                 \
-     return MPI_##Name##_init(EVERY_COLLECTIVE_ARGUMENTS(a, parameters), MPI_INFO_NULL, request); \
-   },                                                                                             \
+#define EVERY_COLLECTIVE_PERSISTENT(Name, lower, UPPER, parameters, ...)                                 \
+  {LIBRARY_PERSISTENT_NAME(Name),                                                                        \
+   [](const Arguments& a, MPI_Request* request) {                                                        \
+     return LIBRARY_PERSISTENT(Name)(EVERY_COLLECTIVE_ARGUMENTS(a, parameters), MPI_INFO_NULL, request); \
+   },                                                                                                    \
    [](const Arguments& a) { return PMPI_##Name(EVERY_COLLECTIVE_ARGUMENTS(a, parameters)); }, true},
       COLLSHIM_COLLECTIVES(EVERY_COLLECTIVE_PERSISTENT, -)
 #undef EVERY_COLLECTIVE_PERSISTENT
   };
   functions.insert(functions.end(), persistent.begin(), persistent.end());
+#endif
+#if MPI_VERSION >= 4
+  const std::vector<Function> large_count = {
+#define EVERY_COLLECTIVE_LARGE_COUNT(Name, lower, UPPER, parameters, ...)                               \
+  {"MPI_I" #lower "_c",                                                                                 \
+   [](const Arguments& a, MPI_Request* request) {                                                       \
+     const LargeCountArguments c = every_collective::large_count(a);                                    \
+     return MPI_I##lower##_c(EVERY_COLLECTIVE_ARGUMENTS(c, parameters), request);                       \
+   },                                                                                                   \
+   [](const Arguments& a) { return PMPI_##Name(EVERY_COLLECTIVE_ARGUMENTS(a, parameters)); }},          \
+      {"MPI_" #Name "_init_c",                                                                          \
+       [](const Arguments& a, MPI_Request* request) {                                                   \
+         const LargeCountArguments c = every_collective::large_count(a);                                \
+         return MPI_##Name##_init_c(EVERY_COLLECTIVE_ARGUMENTS(c, parameters), MPI_INFO_NULL, request); \
+       },                                                                                               \
+       [](const Arguments& a) { return PMPI_##Name(EVERY_COLLECTIVE_ARGUMENTS(a, parameters)); }, true},
+      COLLSHIM_COLLECTIVES(EVERY_COLLECTIVE_LARGE_COUNT, -)
+#undef EVERY_COLLECTIVE_LARGE_COUNT
+  };
+  functions.insert(functions.end(), large_count.begin(), large_count.end());
 #endif
   return functions;
 }

@@ -1,10 +1,17 @@
 ! A Fortran 2008 MPI program (use mpi_f08) whose nonblocking and persistent requests must complete
 ! through the shim's completion calls: the calls and checks of fortran_requests.inc in mpi_f08's
 ! types, some with ierror and some without (an absent ierror reaches the library as a null pointer).
-! Preprocessed: COLLSHIM_PERSISTENT_COLLECTIVES (MPI-4 libraries: MPICH) adds the persistent
-! collective. Prints "fortran_requests_f08: N checks passed, M failed".
+! Preprocessed: COLLSHIM_MPIX_PERSISTENT (Open MPI 4.1) calls the persistent collective
+! MPIX_Allgather_init (mpi_f08_ext), not MPI-4's MPI_Allgather_init. Prints "fortran_requests_f08: N
+! checks passed, M failed".
 program fortran_requests_f08
   use mpi_f08
+#if COLLSHIM_MPIX_PERSISTENT
+  use mpi_f08_ext  ! MPIX_Allgather_init
+#define PERSISTENT_ALLGATHER MPIX_ALLGATHER_INIT
+#else
+#define PERSISTENT_ALLGATHER MPI_ALLGATHER_INIT
+#endif
   implicit none
   character(len=*), parameter :: program_name = 'fortran_requests_f08'
   integer :: ierr, rank, p, left, right, j, n, idx, outcount, checks, failures, counts(2)
@@ -202,11 +209,13 @@ program fortran_requests_f08
     call check(ierr == MPI_SUCCESS .and. preqs(j) == MPI_REQUEST_NULL, 'MPI_REQUEST_FREE request null')
   end do
 
-#if COLLSHIM_PERSISTENT_COLLECTIVES
   ! MPI_ALLGATHER_INIT: two rounds of MPI_START and MPI_WAIT with new send data each time, then a
   ! third through MPI_STARTALL and MPI_WAITALL (MPICH 4.0's MPI_Testall fails on a persistent
-  ! collective request, in C too), then MPI_REQUEST_FREE.
-  call MPI_ALLGATHER_INIT(sendv, 2, MPI_INTEGER, gath, 2, MPI_INTEGER, comm, MPI_INFO_NULL, preqs(1), ierr)
+  ! collective request, in C too), then MPI_REQUEST_FREE. On MPI_COMM_WORLD, whose state the shim
+  ! makes at MPI_INIT: Open MPI's Fortran MPI_COMM_DUP calls PMPI_Comm_dup directly, so `comm` has
+  ! none there and its nonblocking and persistent calls pass through to the library.
+  call PERSISTENT_ALLGATHER(sendv, 2, MPI_INTEGER, gath, 2, MPI_INTEGER, MPI_COMM_WORLD, MPI_INFO_NULL, preqs(1), &
+                            ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_ALLGATHER_INIT ierr')
   do n = 5, 7
     sendv = [1000 * n + 10 * rank + 1, 1000 * n + 10 * rank + 2]
@@ -224,7 +233,6 @@ program fortran_requests_f08
   end do
   call MPI_REQUEST_FREE(preqs(1), ierr)
   call check(ierr == MPI_SUCCESS .and. preqs(1) == MPI_REQUEST_NULL, 'MPI_REQUEST_FREE persistent collective')
-#endif
 
   call MPI_COMM_FREE(comm, ierr)
   ! A main program's allocatables live to the end: freed here so LeakSanitizer sees no leak.

@@ -2,6 +2,9 @@
 ! through the shim's completion calls.
 program fortran_requests_use_mpi
   use mpi
+#if COLLSHIM_MPIX_PERSISTENT
+  use mpi_ext  ! MPIX_ALLGATHER_INIT
+#endif
   implicit none
   character(len=*), parameter :: program_name = 'fortran_requests_use_mpi'
 #include "fortran_requests.inc"

@@ -96,9 +96,8 @@ void gatherv_case(MPI_Comm comm, const std::string& what, const std::vector<int>
       return MPI_Igatherv(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(), displs.data(),
                           types.root_type, root, comm, request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Gatherv_init(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(),
-                                                     displs.data(), types.root_type, root, comm, MPI_INFO_NULL,
-                                                     request));
+      return EQUIVALENCE_PERSISTENT(Gatherv)(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(),
+                                             displs.data(), types.root_type, root, comm, MPI_INFO_NULL, request);
     return MPI_Gatherv(sendbuf, sendcount, types.rank_type, actual.data(), counts.data(), displs.data(),
                        types.root_type, root, comm);
   };
@@ -136,9 +135,8 @@ void scatterv_case(MPI_Comm comm, const std::string& what, const std::vector<int
       return MPI_Iscatterv(send.data(), counts.data(), displs.data(), types.root_type, recvbuf, recvcount,
                            types.rank_type, root, comm, request);
     if (form == Form::persistent)
-      return EQUIVALENCE_PERSISTENT(MPI_Scatterv_init(send.data(), counts.data(), displs.data(), types.root_type,
-                                                      recvbuf, recvcount, types.rank_type, root, comm, MPI_INFO_NULL,
-                                                      request));
+      return EQUIVALENCE_PERSISTENT(Scatterv)(send.data(), counts.data(), displs.data(), types.root_type, recvbuf,
+                                              recvcount, types.rank_type, root, comm, MPI_INFO_NULL, request);
     return MPI_Scatterv(send.data(), counts.data(), displs.data(), types.root_type, recvbuf, recvcount, types.rank_type,
                         root, comm);
   };

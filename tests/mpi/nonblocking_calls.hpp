@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "library_forms.hpp"
+
 namespace nonblocking {
 
 enum class Kind { allgather, allgatherv, alltoall, alltoallv, allreduce, gatherv, scatterv };
@@ -58,13 +60,14 @@ inline int total(const std::vector<int>& counts) {
   return sum;
 }
 
-// How a call is made: MPI_I<name>, or MPI_<Name>_init (MPI-4 libraries), which leaves the request
-// inactive until MPI_Start.
+// How a call is made: MPI_I<name>, or the library's persistent form (library_forms.hpp: MPI-4's
+// MPI_<Name>_init, Open MPI 4.1's MPIX_<Name>_init), which leaves the request inactive until MPI_Start.
 enum class Form { nonblocking, persistent };
 
-#if MPI_VERSION >= 4
-#define NONBLOCKING_CALL(Nonblocking, Persistent, ...) \
-  (form == Form::persistent ? Persistent(__VA_ARGS__, MPI_INFO_NULL, &c.request) : Nonblocking(__VA_ARGS__, &c.request))
+#if LIBRARY_HAS_PERSISTENT
+#define NONBLOCKING_CALL(Nonblocking, Persistent, ...)                                               \
+  (form == Form::persistent ? LIBRARY_PERSISTENT(Persistent)(__VA_ARGS__, MPI_INFO_NULL, &c.request) \
+                            : Nonblocking(__VA_ARGS__, &c.request))
 #else
 #define NONBLOCKING_CALL(Nonblocking, Persistent, ...) \
   (form == Form::persistent ? MPI_ERR_OTHER : Nonblocking(__VA_ARGS__, &c.request))
@@ -93,8 +96,7 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
       for (int r = 0; r < p; ++r)
         for (int i = 0; i < n; ++i) c.expected.push_back(value(r, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Iallgather, MPI_Allgather_init, c.send.data(), n, element, c.recv.data(), n, element,
-                              comm);
+      c.rc = NONBLOCKING_CALL(MPI_Iallgather, Allgather, c.send.data(), n, element, c.recv.data(), n, element, comm);
       break;
     case Kind::allgatherv:
       for (int r = 0; r < p; ++r) c.recv_counts.push_back(irregular(r));
@@ -103,8 +105,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
       for (int r = 0; r < p; ++r)
         for (int i = 0; i < c.recv_counts[r]; ++i) c.expected.push_back(value(r, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Iallgatherv, MPI_Allgatherv_init, c.send.data(), c.recv_counts[rank], element,
-                              c.recv.data(), c.recv_counts.data(), c.recv_displs.data(), element, comm);
+      c.rc = NONBLOCKING_CALL(MPI_Iallgatherv, Allgatherv, c.send.data(), c.recv_counts[rank], element, c.recv.data(),
+                              c.recv_counts.data(), c.recv_displs.data(), element, comm);
       break;
     case Kind::alltoall:
       for (int to = 0; to < p; ++to)
@@ -112,8 +114,7 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
       for (int from = 0; from < p; ++from)
         for (int i = 0; i < n; ++i) c.expected.push_back(value(from, rank * 100000LL + i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Ialltoall, MPI_Alltoall_init, c.send.data(), n, element, c.recv.data(), n, element,
-                              comm);
+      c.rc = NONBLOCKING_CALL(MPI_Ialltoall, Alltoall, c.send.data(), n, element, c.recv.data(), n, element, comm);
       break;
     case Kind::alltoallv: {
       const auto count = [&](int from, int to) { return (from + 2 * to + salt) % 3 == 0 ? 0 : n + (from + to) % 3; };
@@ -128,9 +129,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
       for (int from = 0; from < p; ++from)
         for (int i = 0; i < c.recv_counts[from]; ++i) c.expected.push_back(value(from, rank * 100000LL + i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Ialltoallv, MPI_Alltoallv_init, c.send.data(), c.send_counts.data(),
-                              c.send_displs.data(), element, c.recv.data(), c.recv_counts.data(), c.recv_displs.data(),
-                              element, comm);
+      c.rc = NONBLOCKING_CALL(MPI_Ialltoallv, Alltoallv, c.send.data(), c.send_counts.data(), c.send_displs.data(),
+                              element, c.recv.data(), c.recv_counts.data(), c.recv_displs.data(), element, comm);
       break;
     }
     case Kind::allreduce:
@@ -141,8 +141,7 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
         c.expected.push_back(sum);
       }
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Iallreduce, MPI_Allreduce_init, c.send.data(), c.recv.data(), n, MPI_LONG_LONG,
-                              MPI_SUM, comm);
+      c.rc = NONBLOCKING_CALL(MPI_Iallreduce, Allreduce, c.send.data(), c.recv.data(), n, MPI_LONG_LONG, MPI_SUM, comm);
       break;
     case Kind::gatherv:
       for (int r = 0; r < p; ++r) c.recv_counts.push_back(irregular(r));
@@ -153,8 +152,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
           for (int i = 0; i < c.recv_counts[r]; ++i) c.expected.push_back(value(r, i, salt));
       }
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Igatherv, MPI_Gatherv_init, c.send.data(), c.recv_counts[rank], element,
-                              c.recv.data(), c.recv_counts.data(), c.recv_displs.data(), element, root, comm);
+      c.rc = NONBLOCKING_CALL(MPI_Igatherv, Gatherv, c.send.data(), c.recv_counts[rank], element, c.recv.data(),
+                              c.recv_counts.data(), c.recv_displs.data(), element, root, comm);
       break;
     case Kind::scatterv:
       for (int r = 0; r < p; ++r) c.send_counts.push_back(irregular(r));
@@ -165,8 +164,8 @@ inline std::unique_ptr<Call> start(Kind kind, MPI_Comm comm, int n, int salt, Fo
       }
       for (int i = 0; i < c.send_counts[rank]; ++i) c.expected.push_back(value(rank, i, salt));
       c.recv.assign(c.expected.size(), sentinel);
-      c.rc = NONBLOCKING_CALL(MPI_Iscatterv, MPI_Scatterv_init, c.send.data(), c.send_counts.data(),
-                              c.send_displs.data(), element, c.recv.data(), c.send_counts[rank], element, root, comm);
+      c.rc = NONBLOCKING_CALL(MPI_Iscatterv, Scatterv, c.send.data(), c.send_counts.data(), c.send_displs.data(),
+                              element, c.recv.data(), c.send_counts[rank], element, root, comm);
       break;
   }
   return call;

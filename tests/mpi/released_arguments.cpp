@@ -3,10 +3,11 @@
 // algorithms): release the count and displacement arrays at once, free a derived datatype while the
 // call is pending (MPI_Type_free: pending communication completes normally), let the allocator hand
 // the released memory to the next arrays, and free the buffers right after completion, so that the
-// next call's land at the same addresses. Persistent calls (MPI-4 libraries) are started twice with
-// their arrays released after MPI_*_init: the call is bound at init, as the libraries' own
-// schedules are. Every result is checked against computed values (nonblocking_calls.hpp); under
-// ASan a read of a released array or a late write to a freed buffer is a heap-use-after-free.
+// next call's land at the same addresses. Persistent calls (MPI-4's MPI_*_init, Open MPI 4.1's
+// MPIX_*_init) are started twice with their arrays released after the init call: the call is bound
+// there, as the libraries' own schedules are. Every result is checked against computed values
+// (nonblocking_calls.hpp); under ASan a read of a released array or a late write to a freed buffer
+// is a heap-use-after-free.
 // Prints "released_arguments: N checks passed, M failed".
 #include <mpi.h>
 
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
   };
 
   std::vector<Form> forms = {Form::nonblocking};
-#if MPI_VERSION >= 4
+#if LIBRARY_HAS_PERSISTENT
   forms.push_back(Form::persistent);
 #endif
   for (const Form form : forms) {

@@ -1,6 +1,7 @@
-// Known nonblocking (and, where the library has them, MPI-4 persistent) calls of every collective
-// of the entry-point table (every_collective.hpp): `repeats` times each (argument 1, default 3) on
-// MPI_COMM_WORLD, 16 ints per block. The shim passes them on unhandled and counts them for the
+// Known nonblocking and persistent calls of every collective of the entry-point table, in each
+// form the library has (every_collective.hpp: MPI_I<name>; MPI_<Name>_init or Open MPI 4.1's
+// MPIX_<Name>_init; under MPI-4 the large-count _c ones): `repeats` times each (argument 1,
+// default 3) on MPI_COMM_WORLD, 16 ints per block. The shim passes them on unhandled and counts them for the
 // report; their results must equal the blocking PMPI_* call's, element for element. Prints
 // "unhandled_calls: N calls of each of M variants, every result equal" (or FAIL lines and exit
 // status 1).
@@ -24,8 +25,12 @@ void check(const every_collective::Function& f, int p, int rank, int repeats) {
   std::vector<int> send(static_cast<std::size_t>(n) * p), counts(p, n), displs(p);
   for (std::size_t i = 0; i < send.size(); ++i) send[i] = rank * 100000 + static_cast<int>(i);
   for (int i = 0; i < p; ++i) displs[i] = i * n;
+  const std::vector<MPI_Count> large_counts(counts.begin(), counts.end());
+  const std::vector<MPI_Aint> large_displs(displs.begin(), displs.end());
   std::vector<int> expected(send.size(), -1), got(send.size(), -1);
-  every_collective::Arguments a{n, send.data(), expected.data(), counts.data(), displs.data(), MPI_COMM_WORLD, 0};
+  every_collective::Arguments a{
+      n, send.data(),         expected.data(),    counts.data(), displs.data(), MPI_COMM_WORLD,
+      0, large_counts.data(), large_displs.data()};
   f.reference(a);
   a.recv = got.data();
   for (int i = 0; i < repeats; ++i) {
