@@ -6,25 +6,27 @@
 // each communicator it returns (MPI_Comm_create_group and MPI_Comm_create_from_group over the group
 // alone; the others over their input communicator, both groups of an intercommunicator for
 // MPI_Intercomm_merge), and all of those ranks return it from the same call: they all make its
-// state, and the application cannot use it before. Skipped where no nonblocking call can use a
+// state, and the application cannot use it before. MPI_Comm_idup makes it in nonblocking steps that
+// its request completes after (comm_idup_operation.hpp). Skipped where no nonblocking call can use a
 // state (COLLSHIM_NONBLOCKING=native, the shim off), for MPI_COMM_NULL (a rank outside a split's
 // color, a topology's grid or a created group) and for intercommunicators.
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include "intercept/comm_idup_operation.hpp"
 #include "intercept/runtime.hpp"
 
 #define COLLSHIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 // MPI-4's constructors, where the library declares them (MPICH 4; not Open MPI 4.1).
 #if MPI_VERSION >= 4
-#define COLLSHIM_MPI4_CONSTRUCTORS(X) X(Comm_create_from_group)
+#define COLLSHIM_MPI4_CONSTRUCTORS(X) X(Comm_idup_with_info) X(Comm_create_from_group)
 #else
 #define COLLSHIM_MPI4_CONSTRUCTORS(X)
 #endif
 // clang-format off
 #define COLLSHIM_CONSTRUCTORS(X)                                                                          \
-  X(Comm_dup) X(Comm_dup_with_info) X(Comm_split) X(Comm_split_type) X(Comm_create)                      \
+  X(Comm_dup) X(Comm_dup_with_info) X(Comm_idup) X(Comm_split) X(Comm_split_type) X(Comm_create)          \
   X(Comm_create_group) X(Cart_create) X(Cart_sub) X(Graph_create) X(Dist_graph_create)                    \
   X(Dist_graph_create_adjacent) X(Intercomm_merge) COLLSHIM_MPI4_CONSTRUCTORS(X)
 // clang-format on
@@ -66,6 +68,14 @@ COLLSHIM_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 
 COLLSHIM_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   return with_state(next_constructor.Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+
+COLLSHIM_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  Runtime* runtime = making_states();
+  if (runtime == nullptr) return next_constructor.Comm_idup(comm, newcomm, request);
+  return start_comm_idup(
+      runtime->comms, runtime->placement, comm, newcomm, request,
+      [&](MPI_Comm* made, MPI_Request* started) { return next_constructor.Comm_idup(comm, made, started); });
 }
 
 COLLSHIM_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -121,6 +131,15 @@ COLLSHIM_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* 
 }
 
 #if MPI_VERSION >= 4
+COLLSHIM_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  Runtime* runtime = making_states();
+  if (runtime == nullptr) return next_constructor.Comm_idup_with_info(comm, info, newcomm, request);
+  return start_comm_idup(runtime->comms, runtime->placement, comm, newcomm, request,
+                         [&](MPI_Comm* made, MPI_Request* started) {
+                           return next_constructor.Comm_idup_with_info(comm, info, made, started);
+                         });
+}
+
 COLLSHIM_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
                                                MPI_Errhandler errhandler, MPI_Comm* newcomm) {
   return with_state(next_constructor.Comm_create_from_group(group, stringtag, info, errhandler, newcomm), newcomm);
