@@ -57,10 +57,6 @@ void CommCache::release_predefined_states() {
   }
 }
 
-NonblockingLane::NonblockingLane(MPI_Comm shadow) {
-  if (PMPI_Comm_dup(shadow, &comm) != MPI_SUCCESS) comm = MPI_COMM_NULL;
-}
-
 NonblockingLane::~NonblockingLane() {
   if (comm != MPI_COMM_NULL) PMPI_Comm_free(&comm);
 }
@@ -74,18 +70,26 @@ CommState* CommCache::state(MPI_Comm comm, const ProcessPlacement& placement) {
     MPI_Comm shadow = MPI_COMM_NULL;
     if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return nullptr;
     // Errors inside an algorithm come back as return codes and are raised on the user's communicator
-    // (run_decided), whose handler may have changed since this dup copied it.
+    // (run_decided), whose handler may have changed since this dup copied it. The lane inherits it.
     PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN);
-    auto created = std::make_unique<StateReference>(std::make_shared<CommState>(shadow, placement));
-    if (PMPI_Comm_set_attr(comm, keyval_, created.get()) != MPI_SUCCESS) return nullptr;
-    ++live_state_count;
-    state = created.release()->get();  // the reference is owned by the attribute from here on
+    CommMapping mapping = detect_comm_mapping(shadow, placement);
+    MPI_Comm lane = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(shadow, &lane) != MPI_SUCCESS) lane = MPI_COMM_NULL;
+    state = install(comm, std::make_shared<CommState>(shadow, std::move(mapping), lane));
+    if (state == nullptr) return nullptr;
   }
   if (use_recent_) {
     recent_comm_ = comm;
     recent_state_ = state;
   }
   return state;
+}
+
+CommState* CommCache::install(MPI_Comm comm, std::shared_ptr<CommState> state) {
+  auto reference = std::make_unique<StateReference>(std::move(state));
+  if (PMPI_Comm_set_attr(comm, keyval_, reference.get()) != MPI_SUCCESS) return nullptr;
+  ++live_state_count;
+  return reference.release()->get();  // the reference is owned by the attribute from here on
 }
 
 CommState* CommCache::existing(MPI_Comm comm) const {

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "algorithms/engine/comm_context.hpp"
 #include "decide/decision_policy.hpp"
@@ -28,7 +29,7 @@ namespace collshim {
 // operation that keeps its run (its messages made once as persistent requests) takes one of the
 // second half for its life, the next at its first run, never given again.
 struct NonblockingLane {
-  explicit NonblockingLane(MPI_Comm shadow);
+  explicit NonblockingLane(MPI_Comm lane) : comm(lane) {}  // takes ownership
   ~NonblockingLane();
   NonblockingLane(const NonblockingLane&) = delete;
   NonblockingLane& operator=(const NonblockingLane&) = delete;
@@ -54,9 +55,12 @@ struct NonblockingLane {
 // Shared: the attribute holds one reference, and every operation of the shim running on the
 // communicator another (CollectiveOperation keeps shared_from_this()).
 struct CommState : std::enable_shared_from_this<CommState> {
-  CommState(MPI_Comm shadow, const ProcessPlacement& placement)
-      : context(shadow), mapping(detect_comm_mapping(context.comm(), placement)), lane(context.comm()) {
-    context.set_node_of_rank(mapping.node_of_rank);
+  // Takes ownership of the dups made for it, collectively over the user's communicator, in blocking
+  // steps (CommCache::state) or nonblocking ones (an MPI_Comm_idup's, CommIdupOperation): `shadow`,
+  // with the mapping of its ranks' node ids (classify_mapping), and `lane`, a dup of the shadow.
+  CommState(MPI_Comm shadow, CommMapping mapping, MPI_Comm lane)
+      : context(shadow), mapping(std::move(mapping)), lane(lane) {
+    context.set_node_of_rank(this->mapping.node_of_rank);
   }
   CommContext context;
   CommMapping mapping;
@@ -75,12 +79,16 @@ class CommCache {
   CommCache(const CommCache&) = delete;
   CommCache& operator=(const CommCache&) = delete;
 
-  // The state of an intracommunicator, created on first use: collective over `comm` then (a dup and
+  // The state of an intracommunicator, created on first use: collective over `comm` then (two dups and
   // one allgather of node ids). Returns nullptr if the dup fails (the caller passes the call through).
   // Only for intracommunicators: recent() relies on it.
   CommState* state(MPI_Comm comm, const ProcessPlacement& placement);
   // The state of `comm` if it has one already, else nullptr: never collective (a nonblocking call's).
   CommState* existing(MPI_Comm comm) const;
+  // Gives `comm`, an intracommunicator without a state, the state made for it; returns it, or nullptr
+  // if the attribute cannot be set (the state then goes, and `comm`'s calls pass through). Not
+  // collective: what state() and an MPI_Comm_idup's last step end with.
+  CommState* install(MPI_Comm comm, std::shared_ptr<CommState> state);
 
   // The state of `comm` if state() returned it last: a repeated call on the same communicator then
   // skips the attribute lookup (PMPI_Comm_get_attr is a hash lookup, ~140 instructions in Open MPI

@@ -14,15 +14,15 @@
 // replace MPICH's own wrapper (and its MPI_IN_PLACE handling) with this Open MPI one.
 #include <mpi.h>
 
-#include <cstddef>
-#include <memory>
 #include <type_traits>
 
 #include "intercept/entry_point_table.hpp"
 #include "intercept/fortran_abi.hpp"
+#include "intercept/fortran_constructors.hpp"
 
 namespace {
 
+using collshim::fortran::IntArray;
 using collshim::fortran::set_error;
 
 // Fortran choice buffers as the C API takes them.
@@ -32,31 +32,6 @@ const void* send_buffer(const void* buffer) {
   if (collshim::fortran::is_in_place(buffer)) return MPI_IN_PLACE;
   return receive_buffer(const_cast<void*>(buffer));
 }
-
-// A Fortran INTEGER array of p counts or displacements as a C int array: the same memory where
-// MPI_Fint is int (gfortran's default INTEGER), a converted copy where it is not (an Open MPI built
-// for 8-byte INTEGER). Null stays null, so the C entry point rejects it as it would in C.
-class IntArray {
- public:
-  IntArray(const MPI_Fint* values, int p) {
-    if constexpr (std::is_same_v<MPI_Fint, int>) {
-      data_ = values;
-    } else {
-      if (values == nullptr || p <= 0) {
-        data_ = reinterpret_cast<const int*>(values);
-        return;
-      }
-      copy_ = std::make_unique<int[]>(static_cast<std::size_t>(p));
-      for (int i = 0; i < p; ++i) copy_[i] = static_cast<int>(values[i]);
-      data_ = copy_.get();
-    }
-  }
-  const int* get() const { return data_; }
-
- private:
-  const int* data_ = nullptr;
-  std::unique_ptr<int[]> copy_;
-};
 
 // The size of the communicator a count array belongs to; 0 where the handle is not usable, and
 // then the C entry point raises the error.
@@ -180,3 +155,20 @@ COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_NONBLOCKING_ALIASES)
   COLLSHIM_FORTRAN_NAMES(mpix_##lower##_init, MPIX_##UPPER##_INIT, collshim_##lower##_init_f)
 COLLSHIM_COLLECTIVES(COLLSHIM_FORTRAN_PERSISTENT_ALIASES)
 #endif
+
+// The communicator constructors (fortran_constructors.hpp), under every mangling. `use mpi_f08`
+// reaches ompi_comm_dup_f and the others through these aliases, but its MPI_Cart_create,
+// MPI_Cart_sub, MPI_Graph_create, MPI_Dist_graph_create(_adjacent) and MPI_Intercomm_merge call the
+// Fortran pmpi_cart_create_ and friends (libmpi_usempif08 4.1.4), so the shim defines those f08
+// symbols as well.
+COLLSHIM_FORTRAN_CONSTRUCTOR_CALLS
+#define COLLSHIM_FORTRAN_CONSTRUCTOR_ALIASES(Name, lower, UPPER, ...) \
+  COLLSHIM_FORTRAN_NAMES(mpi_##lower, MPI_##UPPER, collshim_##lower##_f)
+COLLSHIM_FORTRAN_CONSTRUCTORS(COLLSHIM_FORTRAN_CONSTRUCTOR_ALIASES)
+COLLSHIM_FORTRAN_NAMES(mpi_comm_idup, MPI_COMM_IDUP, collshim_comm_idup_f)
+COLLSHIM_FORTRAN_F08_NAME(cart_create)
+COLLSHIM_FORTRAN_F08_NAME(cart_sub)
+COLLSHIM_FORTRAN_F08_NAME(graph_create)
+COLLSHIM_FORTRAN_F08_NAME(dist_graph_create)
+COLLSHIM_FORTRAN_F08_NAME(dist_graph_create_adjacent)
+COLLSHIM_FORTRAN_F08_NAME(intercomm_merge)

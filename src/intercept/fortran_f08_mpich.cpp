@@ -1,5 +1,5 @@
 // The `use mpi_f08` hooks of libcollshim.so, built for MPICH only (see CMakeLists.txt): start and
-// end, and the completion calls.
+// end, the completion calls and the communicator constructors.
 //
 // MPICH's mpi_f08 collectives reach the C MPI_Allgather, MPI_Allgatherv and MPI_Alltoallv, hence the
 // shim, but its MPI_Init, MPI_Init_thread and MPI_Finalize (mpi_init_f08_ and the others in
@@ -14,12 +14,19 @@
 // 1-based indices where MPICH 4.0.2's own f08 MPI_Waitsome and MPI_Testsome give 0-based ones, and
 // MPI_UNDEFINED where its MPI_Waitany and MPI_Testany give MPI_UNDEFINED + 1.) MPICH's mpif.h and
 // `use mpi` completion calls call the C functions.
+//
+// And for its f08 communicator constructors (mpi_comm_dup_f08_ ... call PMPI_Comm_dup and the rest),
+// whose communicators would otherwise have no state of the shim: fortran_constructors.hpp's, but
+// for MPI_Dist_graph_create(_adjacent), whose f08 MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY are module
+// variables of MPICH's the shim does not recognise, and MPI-4's MPI_Comm_idup_with_info and
+// MPI_Comm_create_from_group.
 #include <mpi.h>
 
 #include <cstddef>
 #include <cstring>
 
 #include "intercept/fortran_abi.hpp"
+#include "intercept/fortran_constructors.hpp"
 #include "intercept/fortran_requests.hpp"
 
 // ierror is optional in mpi_f08: null when the caller leaves it out.
@@ -68,6 +75,18 @@ struct MpichF08Statuses {
 COLLSHIM_FORTRAN_REQUEST_CALLS(MpichF08Statuses)
 
 // Under the names libmpichfort exports for them (gfortran's mangling of MPI_Wait_f08 ...).
-#define COLLSHIM_FORTRAN_F08_NAME(lower, UPPER) \
-  COLLSHIM_EXPORT __typeof__(collshim_##lower##_f) mpi_##lower##_f08_ __attribute__((alias("collshim_" #lower "_f")));
-COLLSHIM_FORTRAN_REQUEST_CALL_NAMES(COLLSHIM_FORTRAN_F08_NAME)
+#define COLLSHIM_FORTRAN_REQUEST_F08_NAME(lower, UPPER) COLLSHIM_FORTRAN_F08_NAME(lower)
+COLLSHIM_FORTRAN_REQUEST_CALL_NAMES(COLLSHIM_FORTRAN_REQUEST_F08_NAME)
+
+COLLSHIM_FORTRAN_CONSTRUCTOR_CALLS
+COLLSHIM_FORTRAN_F08_NAME(comm_dup)
+COLLSHIM_FORTRAN_F08_NAME(comm_dup_with_info)
+COLLSHIM_FORTRAN_F08_NAME(comm_idup)
+COLLSHIM_FORTRAN_F08_NAME(comm_split)
+COLLSHIM_FORTRAN_F08_NAME(comm_split_type)
+COLLSHIM_FORTRAN_F08_NAME(comm_create)
+COLLSHIM_FORTRAN_F08_NAME(comm_create_group)
+COLLSHIM_FORTRAN_F08_NAME(intercomm_merge)
+COLLSHIM_FORTRAN_F08_NAME(cart_create)
+COLLSHIM_FORTRAN_F08_NAME(cart_sub)
+COLLSHIM_FORTRAN_F08_NAME(graph_create)

@@ -41,8 +41,6 @@ COLLSHIM_FORTRAN_REQUEST_CALLS(OpenMpiStatuses)
 #define COLLSHIM_FORTRAN_REQUEST_NAMES(lower, UPPER) \
   COLLSHIM_FORTRAN_NAMES(mpi_##lower, MPI_##UPPER, collshim_##lower##_f)
 COLLSHIM_FORTRAN_REQUEST_CALL_NAMES(COLLSHIM_FORTRAN_REQUEST_NAMES)
-#define COLLSHIM_FORTRAN_F08_NAME(lower) \
-  COLLSHIM_EXPORT __typeof__(collshim_##lower##_f) mpi_##lower##_f08_ __attribute__((alias("collshim_" #lower "_f")));
 COLLSHIM_FORTRAN_F08_NAME(test)
 COLLSHIM_FORTRAN_F08_NAME(testall)
 COLLSHIM_FORTRAN_F08_NAME(testany)

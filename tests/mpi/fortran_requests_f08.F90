@@ -234,6 +234,7 @@ program fortran_requests_f08
   call MPI_REQUEST_FREE(preqs(1), ierr)
   call check(ierr == MPI_SUCCESS .and. preqs(1) == MPI_REQUEST_NULL, 'MPI_REQUEST_FREE persistent collective')
 
+  call made_communicators()
   call MPI_COMM_FREE(comm, ierr)
   ! A main program's allocatables live to the end: freed here so LeakSanitizer sees no leak.
   deallocate(gath, avals, arecv, scounts, sdispls, rcounts, rdispls)
@@ -299,5 +300,8 @@ contains
     undefined_index = idx == MPI_UNDEFINED
   end function undefined_index
 
+#define MADE_COMM type(MPI_Comm)
+#define MADE_REQUEST type(MPI_Request)
+#include "fortran_made_communicators.inc"
 #include "fortran_checks.inc"
 end program fortran_requests_f08
