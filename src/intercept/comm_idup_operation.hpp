@@ -57,6 +57,11 @@ class CommIdupOperation final : public Operation {
   int error() const override { return error_; }
   // Where the library's idup error goes, as the library's own request would raise it.
   MPI_Comm comm() const override { return comm_; }
+  bool blocked_on(std::vector<PendingRequest>& pending) override {
+    idup_.add_pending(pending);
+    step_.add_pending(pending);
+    return true;
+  }
 
  private:
   enum class Phase : std::uint8_t { library, shadow, node_ids, lane, done };
